@@ -1,0 +1,27 @@
+// OAuth client authentication at the token and revocation endpoints: client_id is the account's
+// receiver_id and client_secret its receiver secret (the contract's "client credentials").
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Merchant } from '../domain/merchant.js';
+import { TokenEndpointError } from '../domain/oauth-errors.js';
+import { parseClientId } from '../domain/oauth-request.js';
+import type { AppContext } from './context.js';
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+// Hashing first gives equal-length inputs, so the comparison's time says nothing about the secret.
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+export async function authenticateClient(ctx: AppContext, credentials: ClientCredentials | undefined): Promise<Merchant> {
+  const refuse = () => new TokenEndpointError('invalid_client', 'Client authentication failed');
+  if (!credentials) throw refuse();
+  const receiverId = parseClientId(credentials.clientId);
+  const merchant = receiverId === undefined ? undefined : await ctx.merchants.byReceiverId(receiverId);
+  if (!merchant || !sameSecret(credentials.clientSecret, merchant.secret)) throw refuse();
+  return merchant;
+}

@@ -1,0 +1,152 @@
+// The steps of an open authorization flow: the user signs in at the institution, then consents or
+// refuses, and the client gets the code (or the error) at its redirect_uri. Each step moves the
+// flow on only from the status it read, so a double submission changes nothing twice. Every step
+// has FLOW_STEP_TIMEOUT_MS on the developer clock: a user who never signs in ends in A003, one who
+// never answers the consent page in E001.
+import type { PayerCredentials } from '../bank/connector.js';
+import { connectorFor } from '../bank/registry.js';
+import { notFound } from '../domain/errors.js';
+import { newUuid } from '../domain/ids.js';
+import { type FlowError, flowError, flowErrorParams } from '../domain/oauth-errors.js';
+import { simulatedInstitutionFault } from '../domain/oauth-institution.js';
+import { authorizationCodeHash, CODE_LIFETIME_MS, FLOW_STEP_TIMEOUT_MS } from '../domain/oauth-tokens.js';
+import { advanceAuthorization, findAuthorization, upsertConsent } from '../store/oauth-authorizations.js';
+import type { OAuthAuthorizationRow } from '../store/schema.js';
+import { inTransaction } from '../store/transaction.js';
+import type { AppContext } from './context.js';
+
+/** What the user sees of a flow that waits for them. */
+export interface FlowPage {
+  authorizationId: string;
+  step: 'login' | 'consent';
+  clientName: string;
+  institutionId: string;
+  /** The user who signed in (consent step). */
+  userId: string | null;
+  redirectUri: string;
+}
+
+/** An answer for the client, carried by the browser: a redirect with query parameters or an auto-submitted form. */
+export interface Delivery {
+  mode: 'query' | 'form_post';
+  redirectUri: string;
+  params: Record<string, string>;
+  /** The request's custom value, echoed in the x-custom header. */
+  custom: string | null;
+}
+
+export type FlowAnswer = { kind: 'page'; page: FlowPage } | { kind: 'deliver'; delivery: Delivery } | { kind: 'finished'; redirectUri: string };
+
+async function load(ctx: AppContext, authorizationId: string): Promise<OAuthAuthorizationRow> {
+  const row = await findAuthorization(ctx.db, authorizationId);
+  if (!row) throw notFound('Authorization');
+  return row;
+}
+
+async function page(ctx: AppContext, row: OAuthAuthorizationRow): Promise<FlowAnswer> {
+  const client = await ctx.merchants.byReceiverId(row.receiver_id);
+  return {
+    kind: 'page',
+    page: {
+      authorizationId: row.authorization_id,
+      step: row.status === 'consent' ? 'consent' : 'login',
+      clientName: client?.name ?? String(row.receiver_id),
+      institutionId: row.institution_id,
+      userId: row.user_id,
+      redirectUri: row.redirect_uri,
+    },
+  };
+}
+
+const finished = (row: OAuthAuthorizationRow): FlowAnswer => ({ kind: 'finished', redirectUri: row.redirect_uri });
+
+/** Ends the flow with an error for the client (the contract delivers errors as query parameters). */
+async function failFlow(ctx: AppContext, row: OAuthAuthorizationRow, error: FlowError): Promise<FlowAnswer> {
+  const moved = await advanceAuthorization(ctx.db, row.authorization_id, row.status, { status: 'failed' });
+  if (!moved) return finished(row);
+  return { kind: 'deliver', delivery: { mode: 'query', redirectUri: row.redirect_uri, params: flowErrorParams(error, row.state), custom: row.custom } };
+}
+
+function timedOut(ctx: AppContext, row: OAuthAuthorizationRow): boolean {
+  return ctx.clock.now().getTime() > row.step_deadline;
+}
+
+const TIMEOUTS = {
+  login: flowError('A003', 'The user did not start the authentication in time'),
+  consent: flowError('E001', 'The user did not answer the consent in time'),
+};
+
+/** The page of the flow's current step, or its end. */
+export async function showFlow(ctx: AppContext, authorizationId: string): Promise<FlowAnswer> {
+  const row = await load(ctx, authorizationId);
+  if (row.status !== 'login' && row.status !== 'consent') return finished(row);
+  if (timedOut(ctx, row)) return failFlow(ctx, row, TIMEOUTS[row.status]);
+  return page(ctx, row);
+}
+
+/** The user's credentials at the institution, checked by its bank connector. */
+export async function signIn(ctx: AppContext, authorizationId: string, credentials: PayerCredentials): Promise<FlowAnswer> {
+  const row = await load(ctx, authorizationId);
+  if (row.status === 'consent') return showFlow(ctx, authorizationId);
+  if (row.status !== 'login') return finished(row);
+  if (timedOut(ctx, row)) return failFlow(ctx, row, TIMEOUTS.login);
+  const fault = simulatedInstitutionFault(row.institution_id, credentials.password);
+  if (fault) return failFlow(ctx, row, fault);
+  const connector = connectorFor(row.institution_id);
+  if (!connector) return failFlow(ctx, row, flowError('E201', 'The institution cannot process the authentication'));
+  let login;
+  try {
+    login = await connector.login(credentials);
+  } catch (error) {
+    ctx.log.warn({ err: error, institution: row.institution_id }, 'institution sign-in failed');
+    return failFlow(ctx, row, flowError('E002', 'The institution failed to process the sign-in'));
+  }
+  if (!login.ok) {
+    return failFlow(ctx, row, login.error === 'invalid-identifier' ? flowError('E101', 'The RUT given is not valid') : flowError('E102', 'The institution refused the credentials'));
+  }
+  const now = ctx.clock.now().getTime();
+  const moved = await advanceAuthorization(ctx.db, authorizationId, 'login', {
+    status: 'consent',
+    user_id: login.account.personalIdentifier,
+    authenticated_at: now,
+    step_deadline: now + FLOW_STEP_TIMEOUT_MS,
+  });
+  return moved ? showFlow(ctx, authorizationId) : finished(row);
+}
+
+/** The user's answer on the consent page: a code for the client, or A001. */
+export async function decideConsent(ctx: AppContext, authorizationId: string, allow: boolean): Promise<FlowAnswer> {
+  const row = await load(ctx, authorizationId);
+  if (row.status !== 'consent') return finished(row);
+  if (timedOut(ctx, row)) return failFlow(ctx, row, TIMEOUTS.consent);
+  if (!allow) return failFlow(ctx, row, flowError('A001', 'The user refused consent'));
+  const code = Buffer.from(ctx.random(32)).toString('base64url');
+  const issued = await inTransaction(ctx.db, async (trx) => {
+    const now = ctx.clock.now().getTime();
+    const consent = await upsertConsent(trx, {
+      consent_id: newUuid(ctx.random),
+      receiver_id: row.receiver_id,
+      institution_id: row.institution_id,
+      user_id: row.user_id!,
+      subject: newUuid(ctx.random),
+      created_at: now,
+      updated_at: now,
+    });
+    return advanceAuthorization(trx, authorizationId, 'consent', {
+      status: 'code',
+      consent_id: consent.consent_id,
+      code_hash: authorizationCodeHash(code),
+      code_expires_at: now + CODE_LIFETIME_MS,
+    });
+  });
+  if (!issued) return finished(row);
+  const params: Record<string, string> = { code, ...(row.state !== null ? { state: row.state } : {}) };
+  return { kind: 'deliver', delivery: { mode: row.response_mode === 'form_post' ? 'form_post' : 'query', redirectUri: row.redirect_uri, params, custom: row.custom } };
+}
+
+/** Ends a flow that hit an unexpected failure with E999, if it is still open. */
+export async function abortFlow(ctx: AppContext, authorizationId: string): Promise<FlowAnswer | undefined> {
+  const row = await findAuthorization(ctx.db, authorizationId);
+  if (!row || (row.status !== 'login' && row.status !== 'consent')) return undefined;
+  return failFlow(ctx, row, flowError('E999', 'The authorization could not be completed'));
+}

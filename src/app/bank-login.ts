@@ -1,0 +1,35 @@
+// The payer logs in to their bank within an open attempt. Only the payer the merchant fixed
+// (fixed_payer_personal_identifier) may go on; nothing changes on a failed login.
+import { DomainError, fieldError, stateError } from '../domain/errors.js';
+import { isAttemptOpen, payerAllowed, payerBlock } from '../domain/payment-attempt.js';
+import type { PayerCredentials } from '../bank/connector.js';
+import { connectorFor } from '../bank/registry.js';
+import { moveAttempt } from '../store/attempts.js';
+import type { AppContext } from './context.js';
+import { getPayerAttempt } from './payer-payment.js';
+
+export async function loginToBank(ctx: AppContext, attemptId: string, credentials: PayerCredentials): Promise<void> {
+  const { attempt, payment } = await getPayerAttempt(ctx, attemptId);
+  const now = ctx.clock.now();
+  if (!isAttemptOpen(attempt, now)) throw stateError('This attempt has expired');
+  const block = payerBlock(payment, now);
+  if (block) throw stateError(`The payment cannot be paid: ${block}`);
+  if (attempt.state !== 'started') throw stateError('The payer already logged in to the bank in this attempt');
+  const connector = connectorFor(attempt.bankId);
+  if (!connector) throw new DomainError('forbidden', 'Quipu has no connection to this bank');
+  const login = await connector.login(credentials);
+  if (!login.ok) {
+    throw login.error === 'invalid-identifier' ? fieldError('rut', 'is not a valid RUT') : fieldError('password', 'the RUT or the password is wrong');
+  }
+  if (!payerAllowed(payment.fixedPayerPersonalIdentifier, login.account.personalIdentifier)) {
+    throw new DomainError('forbidden', 'Only the payer the merchant named may pay this payment');
+  }
+  const moved = await moveAttempt(ctx.db, attempt.attemptId, 'started', {
+    state: 'authenticated',
+    personal_identifier: login.account.personalIdentifier,
+    account_number: login.account.accountNumber,
+    payer_name: login.account.holderName,
+    updated_at: now.getTime(),
+  });
+  if (!moved) throw stateError('The payer already logged in to the bank in this attempt');
+}

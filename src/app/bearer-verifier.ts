@@ -1,0 +1,59 @@
+// Bearer authentication of the merchant APIs. A token is checked in full once (signature with a
+// current or previous key, algorithm, issuer, audience, typ, expiry), then kept in a bounded cache,
+// so a repeated token costs two cache reads, about what an API key costs. Its jti's revocation
+// state is cached as well: a revocation reaches this cache at once in the process that made it
+// and through the invalidation feed (every INVALIDATION_POLL_MS) in every other process.
+import { LRUCache } from 'lru-cache';
+import type { Merchant } from '../domain/merchant.js';
+import { findTokenState } from '../store/oauth-tokens.js';
+import type { AppContext } from './context.js';
+import { type AccessTokenFacts, verifyAccessToken } from './signed-tokens.js';
+import { KeyRing } from './token-keys.js';
+
+export const REVOKED_TOPIC = 'oauth-token-revoked';
+
+export class BearerVerifier {
+  readonly #tokens: LRUCache<string, AccessTokenFacts>;
+  /** jti → revoked. A token whose jti was never issued here counts as revoked. */
+  readonly #revoked: LRUCache<string, boolean>;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly keys: KeyRing,
+  ) {
+    this.#tokens = new LRUCache({ max: ctx.config.credentialCacheSize });
+    this.#revoked = new LRUCache({ max: ctx.config.credentialCacheSize });
+    ctx.feed.on(REVOKED_TOPIC, (jti) => this.#revoked.set(jti, true));
+  }
+
+  async verify(token: string): Promise<Merchant | undefined> {
+    const now = this.ctx.clock.now();
+    let facts = this.#tokens.get(token);
+    if (!facts) {
+      facts = await verifyAccessToken(this.keys, token, this.ctx.config.publicBaseUrl, now);
+      if (!facts) return undefined;
+      this.#tokens.set(token, facts);
+    }
+    // The developer clock may have moved since the token was cached.
+    if (facts.exp * 1000 <= now.getTime()) return undefined;
+    if (await this.#isRevoked(facts)) return undefined;
+    return this.ctx.merchants.byReceiverId(facts.receiverId);
+  }
+
+  async #isRevoked(facts: AccessTokenFacts): Promise<boolean> {
+    const known = this.#revoked.get(facts.jti);
+    if (known !== undefined) return known;
+    const row = await findTokenState(this.ctx.db, facts.jti);
+    const revoked = !row || row.revoked_at !== null || row.receiver_id !== facts.receiverId;
+    // A revocation heard while the row was being read wins over what the read saw.
+    if (this.#revoked.get(facts.jti) === true) return true;
+    this.#revoked.set(facts.jti, revoked);
+    return revoked;
+  }
+}
+
+/** What `AppContext.verifyBearer` runs: a verifier with this process's own key cache. */
+export function bearerAuthentication(ctx: AppContext): (token: string) => Promise<Merchant | undefined> {
+  const verifier = new BearerVerifier(ctx, new KeyRing(ctx.db, ctx.secrets, ctx.clock, ctx.feed));
+  return (token) => verifier.verify(token);
+}

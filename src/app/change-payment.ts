@@ -1,0 +1,41 @@
+// The one place a stored payment changes. A use case decides what to change from the current
+// payment (under a row lock), status moves go through the transition table, and the change, its
+// version bump and any extra writes (refund rows, notifications) commit together.
+import type { Kysely } from 'kysely';
+import { notFound } from '../domain/errors.js';
+import type { Payment } from '../domain/payment.js';
+import { applyEvent, type PaymentEvent } from '../domain/payment-status.js';
+import type { DB, PaymentUpdate } from '../store/schema.js';
+import { findPayment, updatePayment } from '../store/payments.js';
+import { inTransaction } from '../store/transaction.js';
+import type { AppContext } from './context.js';
+
+export interface PaymentChange {
+  /** A status move, looked up in the transition table. */
+  event?: PaymentEvent;
+  /** Other columns to set. */
+  fields?: Omit<PaymentUpdate, 'status' | 'status_detail' | 'version' | 'updated_at'>;
+  /** Writes that belong to the same change, run after the payment row is updated. */
+  also?: (trx: Kysely<DB>, changed: Payment) => Promise<void>;
+}
+
+export async function changePayment(
+  ctx: AppContext,
+  receiverId: number,
+  paymentId: string,
+  decide: (payment: Payment, now: Date) => PaymentChange,
+): Promise<Payment> {
+  return inTransaction(ctx.db, async (trx) => {
+    const payment = await findPayment(trx, receiverId, paymentId, { lock: true });
+    if (!payment) throw notFound('Payment');
+    const now = ctx.clock.now();
+    const change = decide(payment, now);
+    const next = change.event ? applyEvent(payment, change.event) : payment;
+    const update: PaymentUpdate = { ...change.fields, status: next.status, status_detail: next.statusDetail, updated_at: now.getTime() };
+    // The row is locked, so the version always matches; the check guards against a caller that forgot the lock.
+    if (!(await updatePayment(trx, paymentId, payment.version, update))) throw new Error(`payment ${paymentId} changed during its own transaction`);
+    const changed = (await findPayment(trx, receiverId, paymentId, { includeDeleted: true }))!;
+    if (change.also) await change.also(trx, changed);
+    return changed;
+  });
+}

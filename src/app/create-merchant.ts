@@ -1,0 +1,76 @@
+// Opens a collection account: from the CLI, for the demo account, and for an integrator's
+// receivers. Returns the credentials once; afterwards only hashes and sealed secrets are kept.
+import type { Kysely } from 'kysely';
+import { hashApiKey } from '../domain/credentials.js';
+import { newReceiverId, newReceiverSecret, newUuid } from '../domain/ids.js';
+import { DEFAULT_NOTIFY_API_VERSION, type Merchant, type MerchantFeatures } from '../domain/merchant.js';
+import { PAYMENT_METHOD_IDS } from '../domain/payment-methods.js';
+import { insertMerchant } from '../store/merchants.js';
+import type { DB } from '../store/schema.js';
+import { isUniqueViolation } from '../store/transaction.js';
+import type { AppContext } from './context.js';
+import { toMerchant } from './merchant-directory.js';
+
+export interface NewMerchant {
+  name: string;
+  developer: boolean;
+  features?: Partial<MerchantFeatures>;
+  notifyUrl?: string | null;
+  notifyApiVersion?: string;
+  parentReceiverId?: number | null;
+  paymentMethods?: string[];
+  users?: string[];
+  countryCode?: string;
+  profile?: Record<string, string>;
+}
+
+export interface MerchantCredentials {
+  receiver_id: number;
+  secret: string;
+  api_key: string;
+  developer: boolean;
+}
+
+export async function createMerchant(ctx: AppContext, input: NewMerchant, db: Kysely<DB> = ctx.db): Promise<{ merchant: Merchant; credentials: MerchantCredentials }> {
+  const secret = newReceiverSecret(ctx.random);
+  const apiKey = newUuid(ctx.random);
+  const now = ctx.clock.now().getTime();
+  const features = { confirm: false, integrator: false, refunds: false, contractUrl: false, psp: false, ...input.features };
+  const flag = (on: boolean) => (on ? 1 : 0);
+  // Receiver ids are six random digits: retry the rare collision.
+  for (let attempt = 0; ; attempt++) {
+    const receiverId = newReceiverId(ctx.random);
+    const row = {
+      receiver_id: receiverId,
+      name: input.name,
+      secret_enc: ctx.secrets.seal(secret),
+      api_key_hash: hashApiKey(apiKey),
+      developer: flag(input.developer),
+      notify_url: input.notifyUrl ?? null,
+      notify_api_version: input.notifyApiVersion ?? DEFAULT_NOTIFY_API_VERSION,
+      feature_confirm: flag(features.confirm),
+      feature_integrator: flag(features.integrator),
+      feature_refunds: flag(features.refunds),
+      feature_contract_url: flag(features.contractUrl),
+      feature_psp: flag(features.psp),
+      parent_receiver_id: input.parentReceiverId ?? null,
+      payment_methods: JSON.stringify(input.paymentMethods ?? PAYMENT_METHOD_IDS),
+      users: JSON.stringify(input.users ?? []),
+      collect_accounts: JSON.stringify([newUuid(ctx.random)]),
+      country_code: input.countryCode ?? 'CL',
+      profile: JSON.stringify(input.profile ?? {}),
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await insertMerchant(db, row);
+    } catch (error) {
+      if (isUniqueViolation(error) && attempt < 20) continue;
+      throw error;
+    }
+    return {
+      merchant: toMerchant(row, ctx.secrets),
+      credentials: { receiver_id: receiverId, secret, api_key: apiKey, developer: input.developer },
+    };
+  }
+}

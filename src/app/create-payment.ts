@@ -1,0 +1,76 @@
+// Creates a payment from a v3 or v2 request. A single insert: nothing else is written, so nothing
+// can be left half-done.
+import { findBank } from '../domain/banks.js';
+import { newNotificationToken, newPaymentId } from '../domain/ids.js';
+import type { Merchant } from '../domain/merchant.js';
+import type { Payment } from '../domain/payment.js';
+import { type ApiSurface, parsePaymentRequest } from '../domain/payment-request.js';
+import type { RawValue } from '../domain/field-rules.js';
+import { insertPayment, toPayment } from '../store/payments.js';
+import type { PaymentRow } from '../store/schema.js';
+import { isUniqueViolation } from '../store/transaction.js';
+import type { AppContext } from './context.js';
+
+export async function createPayment(ctx: AppContext, merchant: Merchant, surface: ApiSurface, raw: Readonly<Record<string, RawValue>>): Promise<Payment> {
+  const now = ctx.clock.now();
+  const req = parsePaymentRequest(surface, raw, { merchant, now, defaultTtlHours: ctx.config.paymentDefaultTtlHours });
+  const at = now.getTime();
+  for (let attempt = 0; ; attempt++) {
+    const row: PaymentRow = {
+      payment_id: newPaymentId(ctx.random),
+      receiver_id: merchant.receiverId,
+      notification_token: newNotificationToken(ctx.random),
+      status: 'pending',
+      status_detail: 'pending',
+      version: 1,
+      subject: req.subject,
+      body: req.body ?? null,
+      amount: req.amount,
+      currency: req.currency,
+      discount: 0,
+      refunded: 0,
+      transaction_id: req.transactionId ?? null,
+      custom: req.custom ?? null,
+      bank_id: req.bankId ?? null,
+      bank_name: req.bankId ? (findBank(req.bankId, merchant.developer)?.name ?? null) : null,
+      return_url: req.returnUrl ?? null,
+      cancel_url: req.cancelUrl ?? null,
+      picture_url: req.pictureUrl ?? null,
+      notify_url: req.notifyUrl ?? null,
+      notify_api_version: req.notifyApiVersion ?? null,
+      contract_url: req.contractUrl ?? null,
+      expires_at: req.expiresAt.getTime(),
+      send_email: req.sendEmail ? 1 : 0,
+      send_reminders: req.sendReminders ? 1 : 0,
+      payer_name: req.payerName ?? null,
+      payer_email: req.payerEmail ?? null,
+      responsible_user_email: req.responsibleUserEmail ?? null,
+      fixed_payer_personal_identifier: req.fixedPayerPersonalIdentifier ?? null,
+      integrator_fee: req.integratorFee ?? null,
+      collect_account_uuid: req.collectAccountUuid,
+      confirm_timeout_at: req.confirmTimeoutAt?.getTime() ?? null,
+      mandatory_payment_method: req.mandatoryPaymentMethod ?? null,
+      psp_client_merchant_name: req.pspClientMerchantName ?? null,
+      personal_identifier: null,
+      bank_account_number: null,
+      payment_method: null,
+      funds_source: null,
+      receipt_url: null,
+      out_of_date_conciliation: 0,
+      conciliation_at: null,
+      confirmed_at: null,
+      funds_delivery_at: null,
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    };
+    try {
+      await insertPayment(ctx.db, row);
+      return toPayment(row);
+    } catch (error) {
+      // 36^12 ids and 2^256 tokens: a collision is astronomically rare, but never a 500.
+      if (isUniqueViolation(error) && attempt < 5) continue;
+      throw error;
+    }
+  }
+}

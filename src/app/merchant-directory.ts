@@ -1,0 +1,75 @@
+// Finds accounts by API key or receiver id, with a bounded in-memory cache per process. Changes
+// made anywhere reach every process's cache through the invalidation feed.
+import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import { hashApiKey } from '../domain/credentials.js';
+import type { Merchant, MerchantFeatures } from '../domain/merchant.js';
+import { findMerchantRow, findReceiverIdByApiKeyHash } from '../store/merchants.js';
+import type { DB, MerchantRow } from '../store/schema.js';
+import type { InvalidationFeed } from '../runtime/invalidation-feed.js';
+import type { SecretBox } from '../runtime/secret-box.js';
+
+export const MERCHANT_TOPIC = 'merchant';
+export const API_KEY_TOPIC = 'api-key';
+
+export function toMerchant(row: MerchantRow, secrets: SecretBox): Merchant {
+  const features: MerchantFeatures = {
+    confirm: row.feature_confirm === 1,
+    integrator: row.feature_integrator === 1,
+    refunds: row.feature_refunds === 1,
+    contractUrl: row.feature_contract_url === 1,
+    psp: row.feature_psp === 1,
+  };
+  return {
+    receiverId: row.receiver_id,
+    name: row.name,
+    developer: row.developer === 1,
+    secret: secrets.open(row.secret_enc),
+    notifyUrl: row.notify_url,
+    notifyApiVersion: row.notify_api_version,
+    features,
+    parentReceiverId: row.parent_receiver_id,
+    paymentMethods: JSON.parse(row.payment_methods) as string[],
+    users: JSON.parse(row.users) as string[],
+    collectAccounts: JSON.parse(row.collect_accounts) as string[],
+    countryCode: row.country_code,
+  };
+}
+
+export class MerchantDirectory {
+  readonly #byKeyHash: LRUCache<string, number>;
+  readonly #byId: LRUCache<number, Merchant>;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly secrets: SecretBox,
+    feed: InvalidationFeed,
+    size: number,
+  ) {
+    this.#byKeyHash = new LRUCache({ max: size });
+    this.#byId = new LRUCache({ max: size });
+    feed.on(MERCHANT_TOPIC, (item) => this.#byId.delete(Number(item)));
+    feed.on(API_KEY_TOPIC, (hash) => this.#byKeyHash.delete(hash));
+  }
+
+  async byApiKey(apiKey: string): Promise<Merchant | undefined> {
+    const hash = hashApiKey(apiKey);
+    let receiverId = this.#byKeyHash.get(hash);
+    if (receiverId === undefined) {
+      receiverId = await findReceiverIdByApiKeyHash(this.db, hash);
+      if (receiverId === undefined) return undefined;
+      this.#byKeyHash.set(hash, receiverId);
+    }
+    return this.byReceiverId(receiverId);
+  }
+
+  async byReceiverId(receiverId: number): Promise<Merchant | undefined> {
+    const cached = this.#byId.get(receiverId);
+    if (cached) return cached;
+    const row = await findMerchantRow(this.db, receiverId);
+    if (!row) return undefined;
+    const merchant = toMerchant(row, this.secrets);
+    this.#byId.set(receiverId, merchant);
+    return merchant;
+  }
+}

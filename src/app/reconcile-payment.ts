@@ -1,0 +1,47 @@
+// A credit to the collection account matched a payment: the payment is done. This is the only way
+// a payment becomes paid by transfer; the bank details of the credit fill the payment's payer fields.
+import type { Kysely } from 'kysely';
+import { findBank } from '../domain/banks.js';
+import type { Merchant } from '../domain/merchant.js';
+import type { Payment } from '../domain/payment.js';
+import { deliveryAfterReconciliation } from '../domain/settlement.js';
+import type { DB } from '../store/schema.js';
+import type { AppContext } from './context.js';
+import { changePayment } from './change-payment.js';
+
+export interface MatchedCredit {
+  bankId: string;
+  payerName: string;
+  payerEmail: string;
+  personalIdentifier: string;
+  bankAccountNumber: string;
+  paymentMethod: 'simplified_transfer' | 'regular_transfer';
+  /** '' for a plain bank transfer, as the contract says. */
+  fundsSource: 'debit' | 'prepaid' | 'credit' | '';
+  /** When the bank credited the account. */
+  creditedAt: Date;
+}
+
+/** Writes that must commit with the reconciliation (the merchant's notification). */
+export type OnReconciled = (trx: Kysely<DB>, payment: Payment) => Promise<void>;
+
+export async function reconcilePayment(ctx: AppContext, merchant: Merchant, paymentId: string, credit: MatchedCredit, onReconciled?: OnReconciled): Promise<Payment> {
+  return changePayment(ctx, merchant.receiverId, paymentId, (payment, now) => ({
+    event: 'reconciled',
+    fields: {
+      bank_id: credit.bankId,
+      bank_name: findBank(credit.bankId, merchant.developer)?.name ?? credit.bankId,
+      payer_name: credit.payerName,
+      payer_email: credit.payerEmail,
+      personal_identifier: credit.personalIdentifier,
+      bank_account_number: credit.bankAccountNumber,
+      payment_method: credit.paymentMethod,
+      funds_source: credit.fundsSource,
+      conciliation_at: now.getTime(),
+      out_of_date_conciliation: credit.creditedAt > payment.expiresAt ? 1 : 0,
+      receipt_url: `${ctx.config.publicBaseUrl}/payment/receipt/${payment.paymentId}`,
+      funds_delivery_at: deliveryAfterReconciliation(now, payment.confirmTimeoutAt, merchant.features.confirm)?.getTime() ?? null,
+    },
+    also: onReconciled,
+  }));
+}

@@ -1,0 +1,60 @@
+// GET /oauth2/authorize: checks the request and opens a flow, whose pages (sign-in at the
+// institution, then consent) the user goes through next.
+import { connectorFor } from '../bank/registry.js';
+import { flowErrorParams } from '../domain/oauth-errors.js';
+import { type AuthorizationRequest, checkAuthorizationRequest, parseClientId, type Query } from '../domain/oauth-request.js';
+import { redirectWith } from '../domain/oauth-redirect.js';
+import { FLOW_STEP_TIMEOUT_MS } from '../domain/oauth-tokens.js';
+import { insertAuthorization } from '../store/oauth-authorizations.js';
+import { redirectUrisOf } from '../store/oauth-redirect-uris.js';
+import type { AppContext } from './context.js';
+
+export type AuthorizationStart =
+  /** A bad client_id or redirect_uri: shown to the user, never redirected to. */
+  | { outcome: 'refused'; parameter: string; message: string }
+  /** Any other problem, redirected to the client. */
+  | { outcome: 'redirect'; url: string }
+  | { outcome: 'started'; authorizationId: string };
+
+function hasConnector(bankId: string): boolean {
+  return connectorFor(bankId) !== undefined;
+}
+
+export async function startAuthorization(ctx: AppContext, query: Query): Promise<AuthorizationStart> {
+  const raw = query.client_id;
+  const clientId = parseClientId(typeof raw === 'string' ? raw : undefined);
+  const merchant = clientId === undefined ? undefined : await ctx.merchants.byReceiverId(clientId);
+  const client = merchant && { receiverId: merchant.receiverId, developer: merchant.developer, redirectUris: await redirectUrisOf(ctx.db, merchant.receiverId) };
+  const check = checkAuthorizationRequest(query, client, hasConnector);
+  if (check.outcome === 'refused') return check;
+  if (check.outcome === 'redirect-error') return { outcome: 'redirect', url: redirectWith(check.redirectUri, flowErrorParams(check.error, check.state)) };
+  const authorizationId = await openFlow(ctx, check.request);
+  return { outcome: 'started', authorizationId };
+}
+
+async function openFlow(ctx: AppContext, request: AuthorizationRequest): Promise<string> {
+  const now = ctx.clock.now().getTime();
+  const authorizationId = Buffer.from(ctx.random(18)).toString('base64url');
+  await insertAuthorization(ctx.db, {
+    authorization_id: authorizationId,
+    receiver_id: request.clientId,
+    redirect_uri: request.redirectUri,
+    response_mode: request.responseMode,
+    state: request.state,
+    nonce: request.nonce,
+    custom: request.custom,
+    institution_id: request.institutionId,
+    code_challenge: request.pkce?.challenge ?? null,
+    code_challenge_method: request.pkce?.method ?? null,
+    status: 'login',
+    step_deadline: now + FLOW_STEP_TIMEOUT_MS,
+    user_id: null,
+    authenticated_at: null,
+    consent_id: null,
+    code_hash: null,
+    code_expires_at: null,
+    redeemed_at: null,
+    created_at: now,
+  });
+  return authorizationId;
+}

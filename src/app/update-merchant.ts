@@ -1,0 +1,67 @@
+// Changes an account's settings or rotates its API key; every process drops its cached copy.
+import { hashApiKey } from '../domain/credentials.js';
+import { notFound, validationError } from '../domain/errors.js';
+import { newUuid } from '../domain/ids.js';
+import type { Merchant, MerchantFeatures } from '../domain/merchant.js';
+import { redirectUriProblem } from '../domain/oauth-redirect.js';
+import { findMerchantRow, updateMerchantRow } from '../store/merchants.js';
+import { replaceRedirectUris } from '../store/oauth-redirect-uris.js';
+import type { MerchantsTable } from '../store/schema.js';
+import { inTransaction } from '../store/transaction.js';
+import type { AppContext } from './context.js';
+import { API_KEY_TOPIC, MERCHANT_TOPIC, toMerchant } from './merchant-directory.js';
+
+export interface MerchantChanges {
+  name?: string;
+  developer?: boolean;
+  features?: Partial<MerchantFeatures>;
+  notifyUrl?: string | null;
+  notifyApiVersion?: string;
+  paymentMethods?: string[];
+  users?: string[];
+  /** Replace the API key; the new one is returned once. */
+  rotateApiKey?: boolean;
+  /** Replace the OAuth redirect URIs (matched exactly by the authorization endpoint). */
+  redirectUris?: string[];
+}
+
+const FEATURE_COLUMNS: Record<keyof MerchantFeatures, keyof MerchantsTable> = {
+  confirm: 'feature_confirm',
+  integrator: 'feature_integrator',
+  refunds: 'feature_refunds',
+  contractUrl: 'feature_contract_url',
+  psp: 'feature_psp',
+};
+
+export async function updateMerchant(ctx: AppContext, receiverId: number, changes: MerchantChanges): Promise<{ merchant: Merchant; apiKey?: string }> {
+  const badUris = (changes.redirectUris ?? []).flatMap((uri) => {
+    const problem = redirectUriProblem(uri);
+    return problem ? [{ field: 'redirect_uri', message: `${uri} ${problem}` }] : [];
+  });
+  if (badUris.length > 0) throw validationError(badUris);
+  return inTransaction(ctx.db, async (trx) => {
+    const before = await findMerchantRow(trx, receiverId);
+    if (!before) throw notFound('Merchant');
+    const set: Partial<MerchantsTable> = { updated_at: ctx.clock.now().getTime() };
+    if (changes.name !== undefined) set.name = changes.name;
+    if (changes.developer !== undefined) set.developer = changes.developer ? 1 : 0;
+    if (changes.notifyUrl !== undefined) set.notify_url = changes.notifyUrl;
+    if (changes.notifyApiVersion !== undefined) set.notify_api_version = changes.notifyApiVersion;
+    if (changes.paymentMethods !== undefined) set.payment_methods = JSON.stringify(changes.paymentMethods);
+    if (changes.users !== undefined) set.users = JSON.stringify(changes.users);
+    for (const [feature, on] of Object.entries(changes.features ?? {})) {
+      (set as Record<string, number>)[FEATURE_COLUMNS[feature as keyof MerchantFeatures]] = on ? 1 : 0;
+    }
+    let apiKey: string | undefined;
+    if (changes.rotateApiKey) {
+      apiKey = newUuid(ctx.random);
+      set.api_key_hash = hashApiKey(apiKey);
+      await ctx.feed.publish(trx, API_KEY_TOPIC, before.api_key_hash);
+    }
+    if (changes.redirectUris !== undefined) await replaceRedirectUris(trx, receiverId, [...new Set(changes.redirectUris)], set.updated_at!);
+    await updateMerchantRow(trx, receiverId, set);
+    await ctx.feed.publish(trx, MERCHANT_TOPIC, String(receiverId));
+    const after = (await findMerchantRow(trx, receiverId))!;
+    return { merchant: toMerchant(after, ctx.secrets), apiKey };
+  });
+}

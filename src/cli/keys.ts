@@ -1,0 +1,42 @@
+// `quipu keys rotate|list`: the keys that sign OAuth tokens. Rotation takes effect in running
+// servers within INVALIDATION_POLL_MS; tokens signed by the previous keys stay valid.
+import { Command } from 'commander';
+import { rotateKeys } from '../app/rotate-keys.js';
+import { keyRetentionCutoff } from '../app/token-keys.js';
+import { liveKeys } from '../store/oauth-keys.js';
+import { withRuntime } from './runtime.js';
+
+export function keysCommand(): Command {
+  const keys = new Command('keys').description('the keys that sign OAuth tokens');
+
+  keys
+    .command('rotate')
+    .description('sign new tokens with a new key; tokens signed by previous keys stay valid until they expire')
+    .option('--json', 'print JSON')
+    .action(async (options) =>
+      withRuntime(async (ctx) => {
+        const rotation = await rotateKeys(ctx);
+        if (options.json) console.log(JSON.stringify(rotation));
+        else console.log(`signing key ${rotation.kid}${rotation.retired.length > 0 ? ` (previous: ${rotation.retired.join(', ')})` : ''}`);
+      }),
+    );
+
+  keys
+    .command('list')
+    .description('list the keys the JWKS publishes, newest first')
+    .option('--json', 'print JSON')
+    .action(async (options) =>
+      withRuntime(async (ctx) => {
+        const rows = await liveKeys(ctx.db, keyRetentionCutoff(ctx.clock.now()));
+        const view = rows.map((r) => ({
+          kid: r.kid,
+          alg: r.alg,
+          created_at: new Date(r.created_at).toISOString(),
+          retired_at: r.retired_at === null ? null : new Date(r.retired_at).toISOString(),
+        }));
+        if (options.json) console.log(JSON.stringify(view));
+        else for (const k of view) console.log(`${k.kid}  ${k.alg}  ${k.retired_at ? `retired ${k.retired_at}` : 'signing'}`);
+      }),
+    );
+  return keys;
+}

@@ -1,0 +1,166 @@
+// `quipu merchants create|list|show|update`: collection accounts from the command line.
+import { Command, InvalidArgumentError } from 'commander';
+import { createMerchant } from '../app/create-merchant.js';
+import { updateMerchant, type MerchantChanges } from '../app/update-merchant.js';
+import { isEmail, isWebUrl } from '../domain/formats.js';
+import { FEATURE_NAMES, type MerchantFeatures, NOTIFY_API_VERSIONS } from '../domain/merchant.js';
+import { redirectUriProblem } from '../domain/oauth-redirect.js';
+import { findPaymentMethod } from '../domain/payment-methods.js';
+import { listMerchantRows } from '../store/merchants.js';
+import { redirectUrisOf } from '../store/oauth-redirect-uris.js';
+import { toMerchant } from '../app/merchant-directory.js';
+import { notFound } from '../domain/errors.js';
+import { merchantView, printHuman } from './merchant-view.js';
+import { withRuntime } from './runtime.js';
+
+// Commander turns --contract-url into options.contractUrl: the flags map onto feature names.
+const FEATURE_FLAGS: Record<keyof MerchantFeatures, { flag: string; help: string }> = {
+  confirm: { flag: 'confirm', help: 'contracted payment confirmation' },
+  integrator: { flag: 'integrator', help: 'contracted the integrator feature (may create receivers)' },
+  refunds: { flag: 'refunds', help: 'collects in a provider account (refunds allowed)' },
+  contractUrl: { flag: 'contract-url', help: 'enabled for contract_url' },
+  psp: { flag: 'psp', help: 'payment-service provider (psp_client_merchant_name required)' },
+};
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function email(value: string, previous: string[] = []): string[] {
+  if (!isEmail(value)) throw new InvalidArgumentError(`${value} is not an email address`);
+  return collect(value, previous);
+}
+
+function method(value: string, previous: string[] = []): string[] {
+  const found = findPaymentMethod(value);
+  if (!found) throw new InvalidArgumentError(`${value} is not a payment method`);
+  return collect(found.id, previous);
+}
+
+function url(value: string): string {
+  if (!isWebUrl(value)) throw new InvalidArgumentError(`${value} is not an http(s) URL`);
+  return value;
+}
+
+function redirectUri(value: string, previous: string[] = []): string[] {
+  const problem = redirectUriProblem(value);
+  if (problem) throw new InvalidArgumentError(`${value} ${problem}`);
+  return collect(value, previous);
+}
+
+function version(value: string): string {
+  if (!(NOTIFY_API_VERSIONS as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${NOTIFY_API_VERSIONS.join(', ')}`);
+  return value;
+}
+
+function receiverId(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a receiver id (a number)');
+  return Number(value);
+}
+
+function features(options: Record<string, unknown>): Partial<MerchantFeatures> {
+  const out: Partial<MerchantFeatures> = {};
+  for (const name of FEATURE_NAMES) {
+    const value = options[name];
+    if (typeof value === 'boolean') out[name] = value;
+  }
+  return out;
+}
+
+function output(value: object, json: boolean): void {
+  if (json) console.log(JSON.stringify(value));
+  else printHuman(value as Record<string, unknown>);
+}
+
+export function merchantsCommand(): Command {
+  const merchants = new Command('merchants').description('manage collection accounts');
+
+  const create = merchants
+    .command('create')
+    .description('create a collection account (developer mode unless --production) and print its credentials')
+    .requiredOption('--name <name>', 'account name')
+    .option('--production', 'a regular account: real banks, no test bank')
+    .option('--notify-url <url>', 'default notification URL', url)
+    .option('--notify-api-version <version>', 'default notification API version', version)
+    .option('--user <email>', 'a user allowed to be responsible for collections (repeatable)', email)
+    .option('--payment-method <id>', 'a payment method the account offers (repeatable; default all)', method)
+    .option('--json', 'print one JSON object');
+  for (const { flag, help } of Object.values(FEATURE_FLAGS)) create.option(`--${flag}`, help);
+  create.action(async (options) =>
+    withRuntime(async (ctx) => {
+      const { credentials } = await createMerchant(ctx, {
+        name: options.name,
+        developer: !options.production,
+        features: features(options),
+        notifyUrl: options.notifyUrl,
+        notifyApiVersion: options.notifyApiVersion,
+        users: options.user,
+        paymentMethods: options.paymentMethod,
+      });
+      output(credentials, options.json === true);
+    }),
+  );
+
+  merchants
+    .command('list')
+    .description('list collection accounts')
+    .option('--json', 'print JSON')
+    .action(async (options) =>
+      withRuntime(async (ctx) => {
+        const views = (await listMerchantRows(ctx.db)).map((row) => merchantView(toMerchant(row, ctx.secrets), false));
+        if (options.json) console.log(JSON.stringify(views));
+        else for (const v of views) console.log(`${v.receiver_id}  ${v.developer ? 'developer ' : 'production'}  ${v.name}`);
+      }),
+    );
+
+  merchants
+    .command('show <receiver_id>')
+    .description('show one collection account')
+    .option('--show-secret', 'include the receiver secret')
+    .option('--json', 'print JSON')
+    .action(async (id: string, options) =>
+      withRuntime(async (ctx) => {
+        const merchant = await ctx.merchants.byReceiverId(receiverId(id));
+        if (!merchant) throw notFound('Merchant');
+        output(merchantView(merchant, options.showSecret === true), options.json === true);
+      }),
+    );
+
+  const update = merchants
+    .command('update <receiver_id>')
+    .description('change a collection account')
+    .option('--name <name>', 'account name')
+    .option('--developer', 'switch to developer mode')
+    .option('--production', 'switch to production mode')
+    .option('--notify-url <url>', 'default notification URL', url)
+    .option('--no-notify-url', 'remove the default notification URL')
+    .option('--notify-api-version <version>', 'default notification API version', version)
+    .option('--user <email>', 'replace the users allowed to be responsible for collections (repeatable)', email)
+    .option('--payment-method <id>', 'replace the payment methods offered (repeatable)', method)
+    .option('--rotate-api-key', 'issue a new API key; the old one stops working at once')
+    .option('--redirect-uri <uri>', 'replace the OAuth redirect URIs, matched exactly (repeatable)', redirectUri)
+    .option('--no-redirect-uri', 'remove every OAuth redirect URI')
+    .option('--json', 'print JSON');
+  for (const { flag, help } of Object.values(FEATURE_FLAGS)) {
+    update.option(`--${flag}`, `turn on: ${help}`);
+    update.option(`--no-${flag}`, `turn off: ${help}`);
+  }
+  update.action(async (id: string, options) =>
+    withRuntime(async (ctx) => {
+      if (options.developer && options.production) throw new InvalidArgumentError('--developer and --production exclude each other');
+      const changes: MerchantChanges = {
+        name: options.name,
+        developer: options.developer ? true : options.production ? false : undefined,
+        features: features(options),
+        notifyUrl: options.notifyUrl === false ? null : options.notifyUrl,
+        notifyApiVersion: options.notifyApiVersion,
+        users: options.user,
+        paymentMethods: options.paymentMethod,
+        rotateApiKey: options.rotateApiKey === true,
+        redirectUris: options.redirectUri === false ? [] : options.redirectUri,
+      };
+      const { merchant, apiKey } = await updateMerchant(ctx, receiverId(id), changes);
+      const redirectUris = await redirectUrisOf(ctx.db, merchant.receiverId);
+      output({ ...merchantView(merchant, false), redirect_uris: redirectUris, ...(apiKey ? { api_key: apiKey } : {}) }, options.json === true);
+    }),
+  );
+  return merchants;
+}

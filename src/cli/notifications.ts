@@ -1,0 +1,70 @@
+// `quipu notifications list|show|resend`: the operator's view of notification delivery, across
+// accounts or for one (--receiver).
+import { Command, InvalidArgumentError } from 'commander';
+import { getNotification, listNotifications } from '../app/notification-queries.js';
+import { resendNotification } from '../app/resend-notification.js';
+import { notificationDetailView, notificationView } from '../delivery/notification-view.js';
+import { NOTIFICATION_STATUSES, type NotificationStatus } from '../store/notifications.js';
+import { printHuman } from './merchant-view.js';
+import { withRuntime } from './runtime.js';
+
+function wholeNumber(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
+  return Number(value);
+}
+
+function status(value: string): NotificationStatus {
+  if (!(NOTIFICATION_STATUSES as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${NOTIFICATION_STATUSES.join(', ')}`);
+  return value as NotificationStatus;
+}
+
+export function notificationsCommand(): Command {
+  const notifications = new Command('notifications').description('payment notifications and their delivery attempts');
+
+  notifications
+    .command('list')
+    .description('list notifications, newest first')
+    .option('--receiver <id>', 'only this account', wholeNumber)
+    .option('--payment <id>', 'only this payment')
+    .option('--status <status>', `only this status (${NOTIFICATION_STATUSES.join(', ')})`, status)
+    .option('--limit <n>', 'at most this many', wholeNumber, 100)
+    .option('--json', 'print JSON')
+    .action(async (options) =>
+      withRuntime(async (ctx) => {
+        const rows = await listNotifications(ctx, { receiverId: options.receiver, paymentId: options.payment, status: options.status, limit: options.limit, offset: 0 });
+        const views = rows.map(notificationView);
+        if (options.json) console.log(JSON.stringify(views));
+        else for (const v of views) console.log(`${v.notification_id}  ${v.status.padEnd(9)}  ${String(v.attempts).padStart(2)} attempts  ${v.receiver_id}  ${v.payment_id}  ${v.api_version}  ${v.url}`);
+      }),
+    );
+
+  notifications
+    .command('show <notification_id>')
+    .description('show one notification, its body and every attempt')
+    .option('--json', 'print JSON')
+    .action(async (id: string, options) =>
+      withRuntime(async (ctx) => {
+        const { notification, attempts } = await getNotification(ctx, id);
+        const view = notificationDetailView(notification, attempts);
+        if (options.json) return console.log(JSON.stringify(view));
+        const { attempt_log: log, ...rest } = view;
+        printHuman(rest);
+        for (const a of log) {
+          console.log(`  #${a.number} ${a.trigger.padEnd(6)} ${a.started_at}  ${a.outcome.padEnd(9)} ${a.http_status ?? '-'}  ${a.latency_ms} ms  ${a.error ?? ''}`);
+        }
+      }),
+    );
+
+  notifications
+    .command('resend <notification_id>')
+    .description('send a notification again now (same body and ids)')
+    .option('--json', 'print JSON')
+    .action(async (id: string, options) =>
+      withRuntime(async (ctx) => {
+        const view = notificationView(await resendNotification(ctx, id));
+        if (options.json) console.log(JSON.stringify(view));
+        else console.log(`${view.notification_id} queued for delivery at ${view.next_attempt_at}`);
+      }),
+    );
+  return notifications;
+}

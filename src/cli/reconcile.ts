@@ -1,0 +1,76 @@
+// `quipu reconcile <file>` feeds a bank statement (CSV or JSON lines, see docs/payment-cycle.md)
+// through the same reconciliation as the operator API; `quipu credits list` shows what was
+// recorded, above all the unmatched credits an operator has to resolve.
+import fs from 'node:fs';
+import { Command, InvalidArgumentError } from 'commander';
+import { getCredits } from '../app/credit-queries.js';
+import { recordCredits } from '../app/record-credits.js';
+import { fieldError } from '../domain/errors.js';
+import { parseStatement, statementFormat } from '../domain/statement.js';
+import { creditResource } from '../http/operator/credit-resource.js';
+import { withRuntime } from './runtime.js';
+
+function format(value: string): 'csv' | 'jsonl' {
+  if (value !== 'csv' && value !== 'jsonl') throw new InvalidArgumentError('must be csv or jsonl');
+  return value;
+}
+
+function wholeNumber(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a positive whole number');
+  return Number(value);
+}
+
+function readStatement(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw fieldError('file', `cannot be read: ${(error as Error).message}`);
+  }
+}
+
+export function reconcileCommand(): Command {
+  return new Command('reconcile')
+    .description('record the credits of a bank statement file and reconcile the payments they pay (a statement imported twice counts once)')
+    .argument('<file>', 'statement: CSV with a header row, or JSON lines')
+    .option('--format <format>', 'csv or jsonl (default: from the file name, else from its content)', format)
+    .option('--json', 'print JSON')
+    .action(async (file: string, options) =>
+      withRuntime(async (ctx) => {
+        const content = readStatement(file);
+        const credits = parseStatement(content, options.format ?? statementFormat(file, content));
+        const outcomes = await recordCredits(ctx, credits, 'statement');
+        const count = (status: string) => outcomes.filter((o) => o.status === status).length;
+        const summary = { credits: outcomes.length, matched: count('matched'), unmatched: count('unmatched'), duplicates: count('duplicate') };
+        if (options.json) {
+          console.log(JSON.stringify({ ...summary, results: outcomes }));
+          return;
+        }
+        console.log(`${summary.credits} credits: ${summary.matched} matched, ${summary.unmatched} unmatched, ${summary.duplicates} already recorded`);
+        for (const o of outcomes) {
+          const detail = o.status === 'matched' ? `payment ${o.paymentId}` : o.status === 'unmatched' ? o.reason : '';
+          console.log(`  ${o.bankReference}  ${o.status.padEnd(9)}  ${detail}`);
+        }
+      }),
+    );
+}
+
+export function creditsCommand(): Command {
+  const credits = new Command('credits').description('credits reported to the collection accounts');
+  credits
+    .command('list')
+    .description('list recorded credits, newest first')
+    .option('--unmatched', 'only credits that matched no payment')
+    .option('--matched', 'only credits that reconciled a payment')
+    .option('--limit <n>', 'at most this many', wholeNumber, 100)
+    .option('--json', 'print JSON')
+    .action(async (options) =>
+      withRuntime(async (ctx) => {
+        if (options.unmatched && options.matched) throw new InvalidArgumentError('--unmatched and --matched exclude each other');
+        const status = options.unmatched ? 'unmatched' : options.matched ? 'matched' : undefined;
+        const views = (await getCredits(ctx, { status, limit: options.limit })).map(creditResource);
+        if (options.json) console.log(JSON.stringify(views));
+        else for (const v of views) console.log(`${v.bank_reference}  ${v.status.padEnd(9)}  ${v.amount} ${v.currency}  ${v.account}  ${v.reference ?? '-'}  ${v.payment_id ?? v.reason ?? ''}`);
+      }),
+    );
+  return credits;
+}

@@ -1,0 +1,150 @@
+// Every setting of Quipu, its default and the environment variable that overrides it.
+// `docs/configuration.md` lists the same table for operators; keep the two in step.
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  /** PORT: TCP port of the HTTP server (0 picks a free one). */
+  port: number;
+  /** HOST: interface to listen on. */
+  host: string;
+  /** PUBLIC_BASE_URL: the URL clients use to reach this server; payment URLs and v2 signatures use it. */
+  publicBaseUrl: string;
+  /** DATABASE_URL: `sqlite:<path>` (embedded, the default) or `postgres://...`. */
+  databaseUrl: string;
+  /** DATA_DIR: where the embedded database and the generated encryption key live. */
+  dataDir: string;
+  /** LOG_LEVEL: pino level. */
+  logLevel: LogLevel;
+  /** QUIPU_ENCRYPTION_KEY: 32 bytes (64 hex chars or base64) encrypting receiver secrets at rest. */
+  encryptionKey: string | undefined;
+  /** BODY_LIMIT: largest accepted request body in bytes. */
+  bodyLimit: number;
+  /** SQLITE_SYNCHRONOUS: `normal` (survives process crashes) or `full` (also survives power loss). */
+  sqliteSynchronous: 'normal' | 'full';
+  /** DB_POOL_SIZE: PostgreSQL connections per process. */
+  dbPoolSize: number;
+  /** CREDENTIAL_CACHE_SIZE: API keys, accounts, verified bearer tokens and their revocation state kept in memory per process (each). */
+  credentialCacheSize: number;
+  /** INVALIDATION_POLL_MS: how often a process reads the shared invalidation feed and clock. */
+  invalidationPollMs: number;
+  /** IDEMPOTENCY_TTL_HOURS: how long an Idempotency-Key and its stored answer are kept. */
+  idempotencyTtlHours: number;
+  /** IDEMPOTENCY_LOCK_SECONDS: after this, a claim whose request never finished may be retried. */
+  idempotencyLockSeconds: number;
+  /** PAYMENT_DEFAULT_TTL_HOURS: expiry of a payment created without expires_date. */
+  paymentDefaultTtlHours: number;
+  /** DEMO_ACCOUNT: create a developer-mode demo account on first start with an empty database. */
+  demoAccount: boolean;
+  /** RUN_WORKER: run the notification delivery worker inside `quipu serve` (turn off when workers run as `quipu worker`). */
+  runWorker: boolean;
+  /** DELIVERY_CONCURRENCY: notification requests in flight at once per worker process. */
+  deliveryConcurrency: number;
+  /** DELIVERY_TIMEOUT_MS: a notification request that has not answered by then is a failed attempt. */
+  deliveryTimeoutMs: number;
+  /** DELIVERY_LEASE_MS: how long a worker holds the notifications it claimed (at least twice DELIVERY_TIMEOUT_MS); a dead worker's claims come back after it. */
+  deliveryLeaseMs: number;
+  /** DELIVERY_POLL_MS: how often an idle worker looks for due notifications. */
+  deliveryPollMs: number;
+  /** DELIVERY_BATCH_SIZE: most notifications claimed by one query (and attempts that trigger an immediate write of the attempt log). */
+  deliveryBatchSize: number;
+  /** SANDBOX: developer-mode extras (the movable clock at /sandbox/clock); turn off on a production installation. */
+  sandbox: boolean;
+  /** OPERATOR_TOKEN: bearer token of the operator API (/operator/v1: bank credits); unset, that API refuses every request. */
+  operatorToken: string | undefined;
+  /** PAYER_FORM_TTL_SECONDS: how long a payer page's form (its CSRF token) stays valid. */
+  payerFormTtlSeconds: number;
+  /** API_KEYS_RETIRED: the contract's announced retirement of API keys: x-api-key is refused everywhere (401) and only OAuth bearer tokens authenticate. */
+  apiKeysRetired: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const lower = raw.toLowerCase() as T;
+  if (!allowed.includes(lower)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return lower;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function baseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an absolute URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('PUBLIC_BASE_URL must use http or https');
+  return raw.replace(/\/+$/, '');
+}
+
+function databaseUrl(raw: string): string {
+  if (raw.startsWith('sqlite:') || raw.startsWith('postgres://') || raw.startsWith('postgresql://')) return raw;
+  throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${raw}"`);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  return {
+    port,
+    host,
+    publicBaseUrl: baseUrl(env.PUBLIC_BASE_URL || `http://localhost:${port}`),
+    databaseUrl: databaseUrl(env.DATABASE_URL || `sqlite:${path.join(dataDir, 'quipu.db')}`),
+    dataDir,
+    logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    encryptionKey: env.QUIPU_ENCRYPTION_KEY || undefined,
+    bodyLimit: integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'normal', ['normal', 'full'] as const),
+    dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 500),
+    credentialCacheSize: integer(env, 'CREDENTIAL_CACHE_SIZE', 10_000, 1, 10_000_000),
+    invalidationPollMs: integer(env, 'INVALIDATION_POLL_MS', 500, 50, 60_000),
+    idempotencyTtlHours: integer(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365),
+    idempotencyLockSeconds: integer(env, 'IDEMPOTENCY_LOCK_SECONDS', 60, 1, 3600),
+    paymentDefaultTtlHours: integer(env, 'PAYMENT_DEFAULT_TTL_HOURS', 24, 1, 24 * 365),
+    demoAccount: flag(env, 'DEMO_ACCOUNT', true),
+    ...delivery(env),
+    sandbox: flag(env, 'SANDBOX', true),
+    operatorToken: env.OPERATOR_TOKEN || undefined,
+    payerFormTtlSeconds: integer(env, 'PAYER_FORM_TTL_SECONDS', 3 * 3600, 1, 7 * 24 * 3600),
+    apiKeysRetired: flag(env, 'API_KEYS_RETIRED', false),
+  };
+}
+
+function delivery(env: Env) {
+  const deliveryTimeoutMs = integer(env, 'DELIVERY_TIMEOUT_MS', 15_000, 100, 300_000);
+  const deliveryLeaseMs = integer(env, 'DELIVERY_LEASE_MS', 60_000, 1_000, 3_600_000);
+  // A lease covers a request and its wait for a free slot; a shorter one would hand an attempt
+  // still in flight to another worker.
+  if (deliveryLeaseMs < 2 * deliveryTimeoutMs) throw new ConfigError('DELIVERY_LEASE_MS must be at least twice DELIVERY_TIMEOUT_MS');
+  return {
+    runWorker: flag(env, 'RUN_WORKER', true),
+    deliveryConcurrency: integer(env, 'DELIVERY_CONCURRENCY', 64, 1, 10_000),
+    deliveryTimeoutMs,
+    deliveryLeaseMs,
+    deliveryPollMs: integer(env, 'DELIVERY_POLL_MS', 250, 10, 60_000),
+    deliveryBatchSize: integer(env, 'DELIVERY_BATCH_SIZE', 200, 1, 5_000),
+  };
+}

@@ -1,0 +1,64 @@
+// Failures a use case can report. Each carries a public message for the client and a kind that
+// every HTTP surface maps to its own status codes (v3 and v2 differ), never an HTTP status itself.
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export type FailureKind =
+  | 'validation' // the request is malformed or breaks a field rule
+  | 'unauthenticated' // no credential, or one we do not recognise
+  | 'forbidden' // the account may not use this operation
+  | 'not_found' // unknown id, or a resource of another account
+  | 'state' // the resource is in a state that does not allow the operation
+  | 'conflict' // another request holds the resource
+  | 'unprocessable'; // the request contradicts an earlier one (idempotency key reuse)
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+    readonly fields: FieldError[] = [],
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export function validationError(fields: FieldError[], message = 'Invalid request'): DomainError {
+  return new DomainError('validation', message, fields);
+}
+
+export function fieldError(field: string, message: string): DomainError {
+  return validationError([{ field, message }], `${field}: ${message}`);
+}
+
+export function notFound(what: string): DomainError {
+  return new DomainError('not_found', `${what} not found`);
+}
+
+export function forbidden(message: string): DomainError {
+  return new DomainError('forbidden', message);
+}
+
+export function stateError(message: string): DomainError {
+  return new DomainError('state', message);
+}
+
+/** Collects field errors so a request reports every offending field at once. */
+export class FieldErrors {
+  readonly list: FieldError[] = [];
+
+  add(field: string, message: string): void {
+    this.list.push({ field, message });
+  }
+
+  has(field: string): boolean {
+    return this.list.some((e) => e.field === field);
+  }
+
+  throwIfAny(): void {
+    if (this.list.length > 0) throw validationError(this.list);
+  }
+}

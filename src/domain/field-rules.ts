@@ -1,0 +1,103 @@
+// Field rules as data: one table per request describes each field's kind, presence and length.
+// The HTTP schemas are generated from the same tables, and `decodeFields` applies them to values
+// that arrive as JSON (typed) or as form text (v2), so a rule is written once.
+import { parseDateTime } from './dates.js';
+import type { FieldErrors } from './errors.js';
+import { isEmail, isRedirectUrl, isWebUrl } from './formats.js';
+import { numberToDecimalText } from './money.js';
+
+export type FieldKind = 'amount' | 'string' | 'web-url' | 'redirect-url' | 'email' | 'date-time' | 'boolean';
+
+export interface FieldRule {
+  kind: FieldKind;
+  required?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  enum?: readonly string[];
+  description?: string;
+}
+
+export type FieldTable = Readonly<Record<string, FieldRule>>;
+
+export type RawValue = string | number | boolean | null | undefined;
+
+/** What a decoded field holds: amounts stay decimal text until their currency is known. */
+export type Decoded = string | boolean | Date;
+
+/** Booleans as form text, spelled as the v2 clients write them: Ruby and Java `true`, PHP `1`, .NET `True`. */
+export const FORM_BOOLEANS: Readonly<Record<string, boolean>> = { true: true, false: false, '1': true, '0': false, True: true, False: false };
+
+function decodeBoolean(value: RawValue): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  return typeof value === 'string' && Object.hasOwn(FORM_BOOLEANS, value) ? FORM_BOOLEANS[value] : undefined;
+}
+
+function decodeOne(rule: FieldRule, value: string | number | boolean): { value?: Decoded; error?: string } {
+  switch (rule.kind) {
+    case 'boolean': {
+      const b = decodeBoolean(value);
+      return b === undefined ? { error: 'must be a boolean (true or false)' } : { value: b };
+    }
+    case 'amount': {
+      const text = typeof value === 'number' ? numberToDecimalText(value) : typeof value === 'string' ? value.trim() : undefined;
+      return text === undefined ? { error: 'must be a number' } : { value: text };
+    }
+    default:
+      break;
+  }
+  if (typeof value !== 'string') return { error: 'must be a string' };
+  if (rule.minLength !== undefined && value.length < rule.minLength) return { error: `must be at least ${rule.minLength} characters long` };
+  if (rule.maxLength !== undefined && value.length > rule.maxLength) return { error: `must be at most ${rule.maxLength} characters long` };
+  if (rule.enum && !rule.enum.includes(value)) return { error: `must be one of ${rule.enum.join(', ')}` };
+  switch (rule.kind) {
+    case 'email':
+      return isEmail(value) ? { value } : { error: 'must be an email address' };
+    case 'web-url':
+      return isWebUrl(value) ? { value } : { error: 'must be an absolute http or https URL' };
+    case 'redirect-url':
+      return isRedirectUrl(value) ? { value } : { error: 'must be an absolute URL' };
+    case 'date-time': {
+      const date = parseDateTime(value);
+      return date ? { value: date } : { error: 'must be an ISO 8601 date-time with a time zone' };
+    }
+    default:
+      return { value };
+  }
+}
+
+/**
+ * Applies a field table to raw input. Unknown fields are refused; absent optional fields, explicit
+ * nulls and empty values are left out of the result. Every problem is added to `errors`.
+ */
+export function decodeFields(table: FieldTable, raw: Readonly<Record<string, RawValue>>, errors: FieldErrors): Map<string, Decoded> {
+  const out = new Map<string, Decoded>();
+  for (const field of Object.keys(raw)) {
+    if (!(field in table)) errors.add(field, 'is not a known field');
+  }
+  for (const [field, rule] of Object.entries(table)) {
+    const value = raw[field];
+    // Clients of the v2 libraries send every field, unset ones as empty text: empty means absent.
+    if (value === undefined || value === null || value === '') {
+      if (rule.required) errors.add(field, 'is required');
+      continue;
+    }
+    const result = decodeOne(rule, value);
+    if (result.error) errors.add(field, result.error);
+    else out.set(field, result.value!);
+  }
+  return out;
+}
+
+export function text(fields: Map<string, Decoded>, name: string): string | undefined {
+  const v = fields.get(name);
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function flagValue(fields: Map<string, Decoded>, name: string): boolean {
+  return fields.get(name) === true;
+}
+
+export function dateValue(fields: Map<string, Decoded>, name: string): Date | undefined {
+  const v = fields.get(name);
+  return v instanceof Date ? v : undefined;
+}

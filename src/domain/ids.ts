@@ -1,0 +1,49 @@
+// Identifier formats of the provider: 12-char payment ids, 64-hex notification tokens, 40-hex
+// receiver secrets, UUID API keys and 6-digit receiver ids. Randomness comes in as an argument.
+
+export type RandomBytes = (size: number) => Uint8Array;
+
+const PAYMENT_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('hex');
+}
+
+/** Unbiased characters from `alphabet`: bytes that would skew the distribution are skipped. */
+function randomString(random: RandomBytes, alphabet: string, length: number): string {
+  const limit = 256 - (256 % alphabet.length);
+  let out = '';
+  while (out.length < length) {
+    for (const byte of random(length * 2)) {
+      if (byte < limit) out += alphabet[byte % alphabet.length];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export function newPaymentId(random: RandomBytes): string {
+  return randomString(random, PAYMENT_ID_ALPHABET, 12);
+}
+
+export function newNotificationToken(random: RandomBytes): string {
+  return hex(random(32));
+}
+
+export function newReceiverSecret(random: RandomBytes): string {
+  return hex(random(20));
+}
+
+export function newUuid(random: RandomBytes): string {
+  const b = random(16);
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = hex(b);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export function newReceiverId(random: RandomBytes): number {
+  return 100_000 + Number(randomString(random, '0123456789', 6)) % 900_000;
+}
+
+export const PAYMENT_ID_PATTERN = /^[a-z0-9]{12}$/;

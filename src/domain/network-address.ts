@@ -1,0 +1,87 @@
+// Which network an IP address belongs to, so that a production account's notifications can never
+// be aimed at the service's own machine or internal network (server-side request forgery).
+// Developer-mode accounts may notify such addresses: a receiver on localhost is their point.
+import { isIPv4, isIPv6 } from 'node:net';
+
+export type AddressScope = 'public' | 'private' | 'loopback' | 'link-local' | 'unspecified' | 'multicast' | 'reserved';
+
+type Range4 = [base: number, bits: number, scope: AddressScope];
+
+const ip4 = (text: string): number => text.split('.').reduce((acc, part) => acc * 256 + Number(part), 0);
+
+const RANGES_4: readonly Range4[] = [
+  [ip4('0.0.0.0'), 8, 'unspecified'],
+  [ip4('10.0.0.0'), 8, 'private'],
+  [ip4('100.64.0.0'), 10, 'private'], // carrier-grade NAT
+  [ip4('127.0.0.0'), 8, 'loopback'],
+  [ip4('169.254.0.0'), 16, 'link-local'],
+  [ip4('172.16.0.0'), 12, 'private'],
+  [ip4('192.0.0.0'), 24, 'reserved'],
+  [ip4('192.0.2.0'), 24, 'reserved'],
+  [ip4('192.168.0.0'), 16, 'private'],
+  [ip4('198.18.0.0'), 15, 'private'], // benchmarking networks
+  [ip4('198.51.100.0'), 24, 'reserved'],
+  [ip4('203.0.113.0'), 24, 'reserved'],
+  [ip4('224.0.0.0'), 4, 'multicast'],
+  [ip4('240.0.0.0'), 4, 'reserved'],
+];
+
+function scope4(value: number): AddressScope {
+  for (const [base, bits, scope] of RANGES_4) {
+    const size = 2 ** (32 - bits);
+    if (value >= base && value < base + size) return scope;
+  }
+  return 'public';
+}
+
+/** The eight 16-bit groups of an IPv6 address (a trailing dotted IPv4 part included). */
+function groups6(text: string): number[] {
+  let address = text;
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(address);
+  if (dotted) {
+    const v4 = ip4(dotted[1]!);
+    address = `${address.slice(0, dotted.index)}${Math.floor(v4 / 65536).toString(16)}:${(v4 % 65536).toString(16)}`;
+  }
+  const [head, tail] = address.split('::') as [string, string | undefined];
+  const part = (s: string | undefined) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
+  const left = part(head);
+  const right = part(tail);
+  return tail === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+function scope6(g: number[]): AddressScope {
+  const v4At = (i: number) => g[i]! * 65536 + g[i + 1]!;
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 8)) return 'unspecified';
+  if (zeros(0, 7) && g[7] === 1) return 'loopback';
+  if (zeros(0, 5) && g[5] === 0xffff) return scope4(v4At(6)); // IPv4-mapped
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return scope4(v4At(6)); // NAT64
+  if (g[0] === 0x2002) return scope4(v4At(1)); // 6to4
+  if (zeros(0, 6)) return 'reserved'; // IPv4-compatible, deprecated
+  if ((g[0]! & 0xfe00) === 0xfc00 || (g[0]! & 0xffc0) === 0xfec0) return 'private'; // unique local, old site-local
+  if ((g[0]! & 0xffc0) === 0xfe80) return 'link-local';
+  if ((g[0]! & 0xff00) === 0xff00) return 'multicast';
+  if (g[0] === 0x2001 && g[1] === 0xdb8) return 'reserved'; // documentation
+  if (g[0] === 0x100 && zeros(1, 4)) return 'reserved'; // discard prefix
+  return 'public';
+}
+
+/** The scope of an IP address literal, or undefined if `address` is not one. */
+export function addressScope(address: string): AddressScope | undefined {
+  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  if (isIPv4(bare)) return scope4(ip4(bare));
+  if (isIPv6(bare)) return scope6(groups6(bare));
+  return undefined;
+}
+
+/**
+ * Why a production account may not use this URL host without even resolving it: an address
+ * literal outside the public internet, or a `localhost` name (RFC 6761 reserves it for loopback).
+ * Undefined when the host is a public address or a name that must be resolved to judge.
+ */
+export function nonPublicHostReason(hostname: string): string | undefined {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'names the loopback interface (localhost)';
+  const scope = addressScope(host);
+  return scope === undefined || scope === 'public' ? undefined : `is a ${scope} address`;
+}

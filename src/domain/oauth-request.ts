@@ -1,0 +1,129 @@
+// The authorization request (GET /oauth2/authorize) and its rules, in the order that decides who
+// hears about a problem: a bad client_id or redirect_uri is shown to the user and never redirected
+// to (that would make the server an open redirector); every later problem is redirected to the
+// registered redirect_uri as A002 (or E201 for an institution without connector).
+import { type FlowError, flowError } from './oauth-errors.js';
+import { institutionAvailability } from './oauth-institution.js';
+import { isPkceMethod, isPkceText, type PkceChallenge } from './oauth-pkce.js';
+
+export const RESPONSE_MODES = ['query', 'form_post'] as const;
+export type ResponseMode = (typeof RESPONSE_MODES)[number];
+
+/** The contract: scope is always `openid api`. */
+export const FLOW_SCOPES = ['openid', 'api'] as const;
+export const FLOW_SCOPE = FLOW_SCOPES.join(' ');
+
+/** Longest state and nonce accepted: they travel in URLs and come back in redirects and tokens. */
+export const MAX_STATE_LENGTH = 1024;
+
+export interface AuthorizationRequest {
+  clientId: number;
+  redirectUri: string;
+  responseMode: ResponseMode;
+  state: string | null;
+  nonce: string | null;
+  custom: string | null;
+  institutionId: string;
+  pkce: PkceChallenge | null;
+}
+
+/** What the rules need to know about the client named by client_id. */
+export interface ClientView {
+  receiverId: number;
+  developer: boolean;
+  redirectUris: readonly string[];
+}
+
+/** Whether Quipu can drive a sign-in at this bank. */
+export type HasConnector = (bankId: string) => boolean;
+
+export type AuthorizationCheck =
+  | { outcome: 'refused'; parameter: 'client_id' | 'redirect_uri'; message: string }
+  | { outcome: 'redirect-error'; redirectUri: string; state: string | null; error: FlowError }
+  | { outcome: 'ok'; request: AuthorizationRequest };
+
+export type Query = Record<string, string | string[] | undefined>;
+
+const PARAMETERS = ['client_id', 'redirect_uri', 'response_type', 'response_mode', 'scope', 'state', 'nonce', 'custom', 'institution_id', 'code_challenge', 'code_challenge_method'];
+
+function single(query: Query, name: string): string | undefined {
+  const value = query[name];
+  return Array.isArray(value) ? undefined : value;
+}
+
+/** A receiver id as client_id: digits only, within the exact integer range. */
+export function parseClientId(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d{1,15}$/.test(text)) return undefined;
+  return Number(text);
+}
+
+function scopeMatches(scope: string): boolean {
+  const parts = scope.split(' ');
+  return parts.length === FLOW_SCOPES.length && FLOW_SCOPES.every((s) => parts.includes(s));
+}
+
+function a002(description: string, error?: FlowError['error']): FlowError {
+  return flowError('A002', description, error);
+}
+
+function requestProblem(query: Query, client: ClientView, hasConnector: HasConnector): FlowError | AuthorizationRequest {
+  for (const name of PARAMETERS) if (Array.isArray(query[name])) return a002(`${name} must be sent once`);
+  const get = (name: string) => single(query, name);
+  const responseType = get('response_type');
+  if (responseType === undefined) return a002('response_type is required');
+  if (responseType !== 'code') return a002('response_type must be code', 'unsupported_response_type');
+  const responseMode = get('response_mode');
+  if (responseMode === undefined) return a002('response_mode is required');
+  if (!(RESPONSE_MODES as readonly string[]).includes(responseMode)) return a002('response_mode must be query or form_post');
+  const scope = get('scope');
+  if (scope === undefined) return a002('scope is required', 'invalid_scope');
+  if (!scopeMatches(scope)) return a002(`scope must be "${FLOW_SCOPE}"`, 'invalid_scope');
+  for (const name of ['state', 'nonce']) {
+    const value = get(name);
+    if (value !== undefined && (value === '' || value.length > MAX_STATE_LENGTH)) return a002(`${name} must be between 1 and ${MAX_STATE_LENGTH} characters`);
+  }
+  const institutionId = get('institution_id');
+  if (institutionId === undefined || institutionId === '') return a002('institution_id is required');
+  const availability = institutionAvailability(institutionId, client.developer, hasConnector);
+  if (availability === 'unknown') return a002('institution_id is not a supported institution');
+  if (availability === 'no-connector') return flowError('E201', 'The institution cannot process the authentication');
+  const challenge = get('code_challenge');
+  const method = get('code_challenge_method');
+  let pkce: PkceChallenge | null = null;
+  if (challenge !== undefined) {
+    if (!isPkceText(challenge)) return a002('code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
+    // RFC 7636: without a method the challenge is plain.
+    const chosen = method ?? 'plain';
+    if (!isPkceMethod(chosen)) return a002('code_challenge_method must be S256 or plain');
+    pkce = { challenge, method: chosen };
+  } else if (method !== undefined) {
+    return a002('code_challenge_method was sent without code_challenge');
+  }
+  return {
+    clientId: client.receiverId,
+    redirectUri: get('redirect_uri')!,
+    responseMode: responseMode as ResponseMode,
+    state: get('state') ?? null,
+    nonce: get('nonce') ?? null,
+    custom: get('custom') ?? null,
+    institutionId,
+    pkce,
+  };
+}
+
+/** Applies every rule of the authorization request; `client` is undefined when client_id names no account. */
+export function checkAuthorizationRequest(query: Query, client: ClientView | undefined, hasConnector: HasConnector): AuthorizationCheck {
+  if (!client) return { outcome: 'refused', parameter: 'client_id', message: 'client_id does not name a registered client' };
+  const redirectUri = single(query, 'redirect_uri');
+  if (redirectUri === undefined || redirectUri === '') return { outcome: 'refused', parameter: 'redirect_uri', message: 'redirect_uri is required (sent once)' };
+  // Exact string comparison: no normalisation, prefix or pattern can widen what was registered.
+  if (!client.redirectUris.includes(redirectUri)) return { outcome: 'refused', parameter: 'redirect_uri', message: 'redirect_uri is not registered for this client' };
+  const state = single(query, 'state');
+  const checked = requestProblem(query, client, hasConnector);
+  if ('code' in checked) {
+    // A state that broke its own rule is not echoed back.
+    const echoed = state !== undefined && state !== '' && state.length <= MAX_STATE_LENGTH ? state : null;
+    return { outcome: 'redirect-error', redirectUri, state: echoed, error: checked };
+  }
+  return { outcome: 'ok', request: checked };
+}

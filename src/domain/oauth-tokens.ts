@@ -1,0 +1,92 @@
+// What the issued JWTs say and how long the flow's pieces live.
+//
+// Access tokens (RFC 9068 profile, `typ: at+jwt`): iss and aud are the service's public base URL
+// (it is both the authorization server and the resource server), sub and client_id are the
+// account (receiver_id) the token acts for, in both flows. ID tokens: sub is the user's subject
+// for this client (stable across flows, opaque: not the RUT), aud the client_id.
+import { createHash } from 'node:crypto';
+
+export const TOKEN_ALGORITHM = 'ES256';
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
+/** The contract: one full year, and no refresh tokens. */
+export const TOKEN_LIFETIME_SECONDS = 31_536_000;
+/** Authorization codes are single-use and short-lived (RFC 9700: at most 10 minutes). */
+export const CODE_LIFETIME_MS = 10 * 60_000;
+/** How long the user has for each step: to sign in at the institution (else A003), then to consent (else E001). */
+export const FLOW_STEP_TIMEOUT_MS = 10 * 60_000;
+
+export const API_SCOPE = 'api';
+const KNOWN_SCOPES = new Set(['openid', API_SCOPE]);
+
+export interface AccessTokenInput {
+  issuer: string;
+  receiverId: number;
+  jti: string;
+  now: Date;
+  scope: string;
+  custom: string | null;
+}
+
+function seconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
+}
+
+export function accessTokenClaims(input: AccessTokenInput): Record<string, unknown> {
+  const iat = seconds(input.now);
+  const account = String(input.receiverId);
+  return {
+    iss: input.issuer,
+    sub: account,
+    aud: input.issuer,
+    client_id: account,
+    iat,
+    exp: iat + TOKEN_LIFETIME_SECONDS,
+    jti: input.jti,
+    scope: input.scope,
+    ...(input.custom !== null ? { custom: input.custom } : {}),
+  };
+}
+
+export interface IdTokenInput {
+  issuer: string;
+  clientId: number;
+  subject: string;
+  now: Date;
+  authTime: Date;
+  nonce: string | null;
+  custom: string | null;
+}
+
+export function idTokenClaims(input: IdTokenInput): Record<string, unknown> {
+  const iat = seconds(input.now);
+  return {
+    iss: input.issuer,
+    sub: input.subject,
+    aud: String(input.clientId),
+    iat,
+    exp: iat + TOKEN_LIFETIME_SECONDS,
+    auth_time: seconds(input.authTime),
+    ...(input.nonce !== null ? { nonce: input.nonce } : {}),
+    ...(input.custom !== null ? { custom: input.custom } : {}),
+  };
+}
+
+/**
+ * The scope a client_credentials token gets: `api` (there is no user, so nothing for `openid` to
+ * name). A requested scope may only list known scopes; undefined means invalid_scope.
+ */
+export function clientCredentialsScope(requested: string | undefined): string | undefined {
+  if (requested === undefined) return API_SCOPE;
+  const parts = requested.split(' ');
+  return parts.every((s) => KNOWN_SCOPES.has(s)) ? API_SCOPE : undefined;
+}
+
+/** Instants of the token's life in milliseconds, as stored. */
+export function tokenExpiry(now: Date): number {
+  return (seconds(now) + TOKEN_LIFETIME_SECONDS) * 1000;
+}
+
+/** Authorization codes are stored as this hash: a leaked table holds no usable code. */
+export function authorizationCodeHash(code: string): string {
+  return createHash('sha256').update(code).digest('base64url');
+}

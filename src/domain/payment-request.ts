@@ -1,0 +1,206 @@
+// The payment-create request: its field table (shared by v3 JSON and v2 forms) and the rules
+// that depend on the account, the bank catalogue and the clock.
+import { findBank } from './banks.js';
+import { findCurrency, V2_CURRENCIES, V3_CURRENCIES } from './currency.js';
+import { FieldErrors } from './errors.js';
+import { type FieldTable, type RawValue, dateValue, decodeFields, flagValue, text } from './field-rules.js';
+import { type Merchant, NOTIFY_API_VERSIONS } from './merchant.js';
+import { parseAmount } from './money.js';
+import { nonPublicHostReason } from './network-address.js';
+import { findPaymentMethod } from './payment-methods.js';
+
+export type ApiSurface = 'v2' | 'v3';
+
+function paymentFields(currencies: readonly string[]): FieldTable {
+  return {
+    amount: { kind: 'amount', required: true, description: 'Charge amount; up to 4 decimals depending on the currency' },
+    currency: { kind: 'string', required: true, maxLength: 255, enum: currencies, description: 'ISO 4217 code' },
+    subject: { kind: 'string', required: true, maxLength: 255, description: 'Summary of the charge' },
+    transaction_id: { kind: 'string', maxLength: 255, description: 'Merchant identifier, for example an invoice number' },
+    custom: { kind: 'string', maxLength: 1073741824, description: 'Custom transaction information' },
+    body: { kind: 'string', maxLength: 5120, description: 'Charge description' },
+    bank_id: { kind: 'string', maxLength: 5, description: 'Bank to use' },
+    return_url: { kind: 'redirect-url', maxLength: 1024, description: 'Where the payer is sent after paying' },
+    cancel_url: { kind: 'redirect-url', maxLength: 1024, description: 'Where the payer is sent after giving up' },
+    picture_url: { kind: 'web-url', maxLength: 1024, description: 'Product image' },
+    notify_url: { kind: 'web-url', maxLength: 1024, description: 'Web service notified on reconciliation' },
+    contract_url: { kind: 'web-url', maxLength: 1024, description: 'PDF contract signed through the payment' },
+    notify_api_version: { kind: 'string', maxLength: 255, enum: NOTIFY_API_VERSIONS, description: 'Notification API version' },
+    expires_date: { kind: 'date-time', description: 'Latest date to pay; each attempt lasts 3 hours' },
+    send_email: { kind: 'boolean', description: 'Email a collection request to payer_email' },
+    payer_name: { kind: 'string', maxLength: 255, description: "Payer's name; required when send_email is true" },
+    payer_email: { kind: 'email', maxLength: 255, description: "Payer's email; required when send_email is true" },
+    send_reminders: { kind: 'boolean', description: 'Send reminders of an emailed collection' },
+    responsible_user_email: { kind: 'email', maxLength: 255, description: 'A user with collection permission on the account' },
+    fixed_payer_personal_identifier: { kind: 'string', maxLength: 255, description: 'Only this personal identifier may pay' },
+    integrator_fee: { kind: 'string', maxLength: 16, description: "Integrator's fee; only for accounts with an integrator" },
+    collect_account_uuid: { kind: 'string', maxLength: 255, description: 'Destination account, for accounts with several' },
+    confirm_timeout_date: { kind: 'date-time', description: 'Collection submission date; also the last date to refund' },
+    mandatory_payment_method: { kind: 'string', maxLength: 255, description: 'The only method the payer may use' },
+    psp_client_merchant_name: { kind: 'string', minLength: 3, maxLength: 255, description: 'End merchant of a PSP; chained PSPs separated by ->' },
+  };
+}
+
+export const PAYMENT_REQUEST_FIELDS: Record<ApiSurface, FieldTable> = {
+  v3: paymentFields(V3_CURRENCIES),
+  v2: paymentFields(V2_CURRENCIES),
+};
+
+export interface PaymentRequest {
+  amount: number;
+  currency: string;
+  subject: string;
+  transactionId?: string;
+  custom?: string;
+  body?: string;
+  bankId?: string;
+  returnUrl?: string;
+  cancelUrl?: string;
+  pictureUrl?: string;
+  notifyUrl?: string;
+  contractUrl?: string;
+  notifyApiVersion?: string;
+  expiresAt: Date;
+  sendEmail: boolean;
+  payerName?: string;
+  payerEmail?: string;
+  sendReminders: boolean;
+  responsibleUserEmail?: string;
+  fixedPayerPersonalIdentifier?: string;
+  integratorFee?: number;
+  collectAccountUuid: string;
+  confirmTimeoutAt?: Date;
+  /** Upper-case payment method id. */
+  mandatoryPaymentMethod?: string;
+  pspClientMerchantName?: string;
+}
+
+export interface PaymentRequestContext {
+  merchant: Merchant;
+  now: Date;
+  defaultTtlHours: number;
+}
+
+/** Decodes and checks a payment-create request, reporting every offending field at once. */
+export function parsePaymentRequest(surface: ApiSurface, raw: Readonly<Record<string, RawValue>>, ctx: PaymentRequestContext): PaymentRequest {
+  const errors = new FieldErrors();
+  const f = decodeFields(PAYMENT_REQUEST_FIELDS[surface], raw, errors);
+  const { merchant, now } = ctx;
+
+  const currency = text(f, 'currency');
+  const decimals = currency ? findCurrency(currency)?.decimals : undefined;
+  let amount = 0;
+  const amountText = text(f, 'amount');
+  if (amountText !== undefined && decimals !== undefined) {
+    const parsed = parseAmount(amountText, decimals);
+    if (!parsed.ok) errors.add('amount', parsed.reason);
+    else if (parsed.units === 0) errors.add('amount', 'must be greater than zero');
+    else amount = parsed.units;
+  }
+
+  const bankId = text(f, 'bank_id');
+  if (bankId !== undefined) {
+    const bank = findBank(bankId, merchant.developer);
+    if (!bank) errors.add('bank_id', 'is not a bank available to this account');
+    else if (amount > 0 && bank.currency === currency && amount < bank.minAmount) {
+      errors.add('amount', `is below the minimum amount of ${bank.name}`);
+    }
+  }
+
+  const contractUrl = text(f, 'contract_url');
+  if (contractUrl !== undefined) {
+    if (!merchant.features.contractUrl) errors.add('contract_url', 'this account is not enabled for contracts');
+    if (!f.has('fixed_payer_personal_identifier') && !errors.has('fixed_payer_personal_identifier')) {
+      errors.add('fixed_payer_personal_identifier', 'is required when contract_url is given');
+    }
+  }
+
+  const sendEmail = flagValue(f, 'send_email');
+  if (sendEmail) {
+    for (const field of ['payer_name', 'payer_email']) {
+      if (!f.has(field) && !errors.has(field)) errors.add(field, 'is required when send_email is true');
+    }
+  }
+  const sendReminders = flagValue(f, 'send_reminders');
+  if (sendReminders && !sendEmail) errors.add('send_reminders', 'requires send_email');
+
+  const responsible = text(f, 'responsible_user_email');
+  if (responsible !== undefined && !merchant.users.some((u) => u.toLowerCase() === responsible.toLowerCase())) {
+    errors.add('responsible_user_email', 'is not a user with collection permission on this account');
+  }
+
+  let integratorFee: number | undefined;
+  const feeText = text(f, 'integrator_fee');
+  if (feeText !== undefined) {
+    if (merchant.parentReceiverId === null) errors.add('integrator_fee', 'is only valid for accounts with an integrator');
+    else if (decimals !== undefined) {
+      const fee = parseAmount(feeText, decimals);
+      if (!fee.ok) errors.add('integrator_fee', fee.reason);
+      else if (amount > 0 && fee.units > amount) errors.add('integrator_fee', 'must not exceed the amount');
+      else integratorFee = fee.units;
+    }
+  }
+
+  // Production accounts may not aim notifications at this machine or its network (the worker
+  // checks the resolved address too; a literal address is refused here, where the merchant sees why).
+  const notifyUrl = text(f, 'notify_url');
+  const notifyHostProblem = notifyUrl !== undefined && !merchant.developer ? nonPublicHostReason(new URL(notifyUrl).hostname) : undefined;
+  if (notifyHostProblem) errors.add('notify_url', `${notifyHostProblem}; production accounts may only notify public internet addresses`);
+
+  const collectAccount = text(f, 'collect_account_uuid');
+  if (collectAccount !== undefined && !merchant.collectAccounts.includes(collectAccount)) {
+    errors.add('collect_account_uuid', 'is not a collection account of this merchant');
+  }
+
+  const expiresAt = dateValue(f, 'expires_date');
+  if (expiresAt && expiresAt <= now) errors.add('expires_date', 'must be in the future');
+  const confirmTimeoutAt = dateValue(f, 'confirm_timeout_date');
+  if (confirmTimeoutAt && confirmTimeoutAt <= now) errors.add('confirm_timeout_date', 'must be in the future');
+
+  let mandatoryMethod: string | undefined;
+  const methodId = text(f, 'mandatory_payment_method');
+  if (methodId !== undefined) {
+    const method = findPaymentMethod(methodId);
+    if (!method || !merchant.paymentMethods.includes(method.id)) {
+      errors.add('mandatory_payment_method', `must be one of the account's payment methods: ${merchant.paymentMethods.join(', ')}`);
+    } else mandatoryMethod = method.id;
+  }
+
+  const psp = text(f, 'psp_client_merchant_name');
+  if (merchant.features.psp && psp === undefined && !errors.has('psp_client_merchant_name')) {
+    errors.add('psp_client_merchant_name', 'is required for payment-service-provider accounts');
+  } else if (psp !== undefined && !merchant.features.psp) {
+    errors.add('psp_client_merchant_name', 'only applies to payment-service-provider accounts');
+  } else if (psp !== undefined && psp.split('->').some((name) => name.trim() === '')) {
+    errors.add('psp_client_merchant_name', 'chained names are separated by -> and none may be empty');
+  }
+
+  errors.throwIfAny();
+  return {
+    amount,
+    currency: currency!,
+    subject: text(f, 'subject')!,
+    transactionId: text(f, 'transaction_id'),
+    custom: text(f, 'custom'),
+    body: text(f, 'body'),
+    bankId,
+    returnUrl: text(f, 'return_url'),
+    cancelUrl: text(f, 'cancel_url'),
+    pictureUrl: text(f, 'picture_url'),
+    notifyUrl,
+    contractUrl,
+    notifyApiVersion: text(f, 'notify_api_version'),
+    expiresAt: expiresAt ?? new Date(now.getTime() + ctx.defaultTtlHours * 3_600_000),
+    sendEmail,
+    payerName: text(f, 'payer_name'),
+    payerEmail: text(f, 'payer_email'),
+    sendReminders,
+    responsibleUserEmail: responsible,
+    fixedPayerPersonalIdentifier: text(f, 'fixed_payer_personal_identifier'),
+    integratorFee,
+    collectAccountUuid: collectAccount ?? merchant.collectAccounts[0]!,
+    confirmTimeoutAt,
+    mandatoryPaymentMethod: mandatoryMethod,
+    pspClientMerchantName: psp,
+  };
+}

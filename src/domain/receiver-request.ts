@@ -1,0 +1,67 @@
+// The receiver-create request: a child collection account opened by an integrator.
+import { FieldErrors } from './errors.js';
+import { type FieldTable, type RawValue, decodeFields, text } from './field-rules.js';
+import { findBank } from './banks.js';
+import { isCountryCode } from './formats.js';
+
+const str = (maxLength: number, minLength?: number, required = true) => ({ kind: 'string' as const, maxLength, minLength, required });
+const email = { kind: 'email' as const, maxLength: 255, required: true };
+
+export const RECEIVER_REQUEST_FIELDS: FieldTable = {
+  admin_first_name: str(255),
+  admin_last_name: str(255),
+  admin_email: email,
+  country_code: { ...str(2), description: 'ISO 3166-1 alpha-2 country code' },
+  business_identifier: { ...str(255, 8), description: 'Tax identifier' },
+  business_category: str(255),
+  business_name: { ...str(255), description: 'Tax name' },
+  business_phone: str(20, 5),
+  business_address_line_1: str(300, 4),
+  business_address_line_2: str(300, 4),
+  business_address_line_3: str(300, 4),
+  contact_full_name: str(255),
+  contact_job_title: str(255),
+  contact_email: email,
+  contact_phone: str(20, 5),
+  bank_account_bank_id: str(5, undefined, false),
+  bank_account_type: { ...str(255, undefined, false), description: 'Required in the alternative trusted-integrator model' },
+  bank_account_identifier: { ...str(50, undefined, false), description: "Personal identifier of the account's owner" },
+  bank_account_name: str(255, undefined, false),
+  bank_account_number: str(255, undefined, false),
+  notify_url: { kind: 'web-url', maxLength: 1024, description: 'Default payment notification URL' },
+  rendition_url: { kind: 'web-url', maxLength: 1024, description: 'URL notified about accountability' },
+};
+
+export interface ReceiverRequest {
+  countryCode: string;
+  adminEmail: string;
+  businessName: string;
+  notifyUrl?: string;
+  /** Every field as sent, kept as the account's profile. */
+  profile: Record<string, string>;
+}
+
+export function parseReceiverRequest(raw: Readonly<Record<string, RawValue>>, developer: boolean): ReceiverRequest {
+  const errors = new FieldErrors();
+  const f = decodeFields(RECEIVER_REQUEST_FIELDS, raw, errors);
+  const country = text(f, 'country_code');
+  if (country !== undefined && !isCountryCode(country)) errors.add('country_code', 'must be an ISO 3166-1 two-letter country code');
+  const bankId = text(f, 'bank_account_bank_id');
+  if (bankId !== undefined && !findBank(bankId, developer)) errors.add('bank_account_bank_id', 'is not a known bank');
+  // An account to pay into is described completely or not at all.
+  const account = ['bank_account_bank_id', 'bank_account_number', 'bank_account_identifier'];
+  const given = account.filter((field) => f.has(field));
+  if (given.length > 0 && given.length < account.length) {
+    for (const field of account) if (!f.has(field) && !errors.has(field)) errors.add(field, 'is required when a bank account is given');
+  }
+  errors.throwIfAny();
+  const profile: Record<string, string> = {};
+  for (const [key, value] of f) profile[key] = String(value);
+  return {
+    countryCode: country!,
+    adminEmail: text(f, 'admin_email')!,
+    businessName: text(f, 'business_name')!,
+    notifyUrl: text(f, 'notify_url'),
+    profile,
+  };
+}

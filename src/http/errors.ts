@@ -1,0 +1,83 @@
+// Turns every failure into the contract's error shape: 400 {status, message, errors[]} naming each
+// offending field, 401/403/404/409/422 {status, message}, and 500 with no internals (the details
+// go to the log under the request id). Surfaces choose how failure kinds map to status codes.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, type FailureKind, type FieldError } from '../domain/errors.js';
+import { IllegalTransition } from '../domain/payment-status.js';
+import { fieldErrors } from './validation.js';
+
+export interface ErrorBody {
+  status: number;
+  message: string;
+  errors?: FieldError[];
+}
+
+export type StatusMap = Readonly<Record<FailureKind, number>>;
+
+export const V3_STATUS: StatusMap = {
+  validation: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  state: 400,
+  conflict: 409,
+  unprocessable: 422,
+};
+
+/**
+ * The v2 API as its clients read it (400, 403 and 503 become ValidationError, AuthorizationError
+ * and ServiceError): a refused signature or operation is 403, and an operation the payment's state
+ * does not allow is 503. No credential, or an unknown API key, is 401 as the contract says.
+ */
+export const V2_STATUS: StatusMap = { ...V3_STATUS, state: 503 };
+
+const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query string', params: 'path', headers: 'headers' };
+
+function fastifyFailure(error: FastifyError): { status: number; message: string; errors?: FieldError[] } | undefined {
+  if (error.validation) {
+    const errors = fieldErrors(error.validation as never);
+    const part = PART_NAMES[error.validationContext ?? 'body'] ?? 'request';
+    return { status: 400, message: `Invalid ${part}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors };
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, message: 'Unsupported Content-Type for this operation' };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, message: 'Request body is too large' };
+    case 'FST_ERR_CTP_INVALID_JSON':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, message: 'Malformed JSON body', errors: [{ field: 'body', message: 'must be valid JSON' }] };
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError) return { status: 400, message: 'Malformed request body', errors: [{ field: 'body', message: 'could not be parsed' }] };
+  const status = error.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) return { status, message: error.message };
+  return undefined;
+}
+
+export function errorResponse(error: unknown, statuses: StatusMap): ErrorBody | undefined {
+  if (error instanceof DomainError) {
+    const status = statuses[error.kind];
+    return error.kind === 'validation' ? { status, message: error.message, errors: error.fields } : { status, message: error.message };
+  }
+  if (error instanceof IllegalTransition) return { status: statuses.state, message: 'The payment is not in a state that allows this operation' };
+  return fastifyFailure(error as FastifyError);
+}
+
+export function errorHandler(statuses: StatusMap) {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply): void => {
+    const body = errorResponse(error, statuses);
+    if (body) {
+      if (body.status === 409) reply.header('retry-after', '1');
+      void reply.code(body.status).send(body);
+      return;
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    void reply.code(500).send({ status: 500, message: `Internal server error (request ${request.id})` });
+  };
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
+  void reply.code(404).send({ status: 404, message: `No operation ${request.method} ${request.url.split('?')[0]}` });
+}

@@ -1,0 +1,28 @@
+// Request schemas generated from the domain's field tables: the OpenAPI document, ajv and the use
+// cases all read the same rules.
+import { type TObject, type TSchema, Type } from '@sinclair/typebox';
+import { FORM_BOOLEANS, type FieldRule, type FieldTable } from '../domain/field-rules.js';
+
+export type BodyEncoding = 'json' | 'form';
+
+function defined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+function fieldSchema(rule: FieldRule, encoding: BodyEncoding): TSchema {
+  const common = defined({ description: rule.description });
+  // Form bodies are text; their booleans and amounts are decoded by the use case.
+  if (rule.kind === 'amount') return encoding === 'json' ? Type.Number({ ...common, format: 'double' }) : Type.String({ ...common, maxLength: 32 });
+  if (rule.kind === 'boolean') return encoding === 'json' ? Type.Boolean(common) : Type.String({ ...common, enum: Object.keys(FORM_BOOLEANS) });
+  const format = rule.kind === 'string' ? undefined : rule.kind;
+  return Type.String(defined({ ...common, minLength: rule.minLength, maxLength: rule.maxLength, enum: rule.enum ? [...rule.enum] : undefined, format }));
+}
+
+export function schemaFromFields(table: FieldTable, encoding: BodyEncoding): TObject {
+  const properties: Record<string, TSchema> = {};
+  for (const [name, rule] of Object.entries(table)) {
+    const schema = fieldSchema(rule, encoding);
+    properties[name] = rule.required ? schema : Type.Optional(schema);
+  }
+  return Type.Object(properties, { additionalProperties: false });
+}

@@ -1,0 +1,120 @@
+// GET /oauth2/authorize and the flow's pages. Handlers are thin: a use case decides, these render
+// or redirect. The pages need no script, post their forms with a CSRF token bound to a cookie, and
+// carry a strict Content-Security-Policy whose form-action names only this server and the client's
+// redirect_uri (browsers apply form-action to the redirect that answers a form too).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { abortFlow, decideConsent, type Delivery, type FlowAnswer, showFlow, signIn } from '../../app/authorization-steps.js';
+import { startAuthorization } from '../../app/start-authorization.js';
+import { DomainError, notFound } from '../../domain/errors.js';
+import type { Query } from '../../domain/oauth-request.js';
+import { customHeaderValue, redirectWith } from '../../domain/oauth-redirect.js';
+import { contentSecurityPolicy, cspSourceOf, pageSecurity } from '../page-security.js';
+import { consentPage, formPostPage, loginPage, messagePage } from './views.js';
+
+const FLOW_ID = /^[A-Za-z0-9_-]{24}$/;
+
+type FlowRequest = FastifyRequest<{ Params: { id: string }; Body: Record<string, unknown> | undefined }>;
+
+interface PageOptions {
+  status?: number;
+  /** The client's redirect_uri, where this page's forms (or their redirects) may lead. */
+  redirectUri?: string;
+  /** A nonce for the one inline script of the form_post page. */
+  nonce?: string;
+}
+
+function sendHtml(reply: FastifyReply, body: string, options: PageOptions = {}): FastifyReply {
+  const target = options.redirectUri ? cspSourceOf(options.redirectUri) : undefined;
+  let policy = contentSecurityPolicy(target ? [target] : []);
+  if (options.nonce) policy += `; script-src 'nonce-${options.nonce}'`;
+  return reply
+    .code(options.status ?? 200)
+    .header('content-security-policy', policy)
+    .header('cache-control', 'no-store')
+    .type('text/html; charset=utf-8')
+    .send(body);
+}
+
+function deliver(request: FastifyRequest, reply: FastifyReply, delivery: Delivery): FastifyReply {
+  if (delivery.custom !== null) reply.header('x-custom', customHeaderValue(delivery.custom));
+  if (delivery.mode === 'query') return reply.header('cache-control', 'no-store').redirect(redirectWith(delivery.redirectUri, delivery.params), 303);
+  const nonce = Buffer.from(request.ctx.random(16)).toString('base64');
+  return sendHtml(reply, formPostPage(delivery.redirectUri, delivery.params, nonce), { redirectUri: delivery.redirectUri, nonce });
+}
+
+function respond(request: FastifyRequest, reply: FastifyReply, answer: FlowAnswer): FastifyReply {
+  switch (answer.kind) {
+    case 'deliver':
+      return deliver(request, reply, answer.delivery);
+    case 'finished':
+      return sendHtml(reply, messagePage('Autorización terminada', 'Esta autorización ya terminó. Vuelve a la aplicación que te trajo aquí para empezar de nuevo.'), { status: 409 });
+    case 'page': {
+      const { page } = answer;
+      const body = page.step === 'login' ? loginPage(page, reply.generateCsrf()) : consentPage(page, reply.generateCsrf());
+      return sendHtml(reply, body, { redirectUri: page.redirectUri });
+    }
+  }
+}
+
+function flowId(request: FlowRequest): string {
+  if (!FLOW_ID.test(request.params.id)) throw notFound('Authorization');
+  return request.params.id;
+}
+
+function field(request: FlowRequest, name: string): string {
+  const value = request.body?.[name];
+  return typeof value === 'string' ? value : '';
+}
+
+export async function authorizationPages(app: FastifyInstance, { secureCookies }: { secureCookies: boolean }): Promise<void> {
+  await pageSecurity(app, { cookieKey: 'quipu_oauth_csrf', cookiePath: '/oauth2', sameSite: 'strict', secureCookies });
+
+  app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof DomainError && error.kind === 'not_found') {
+      return sendHtml(reply, messagePage('Autorización desconocida', 'No encontramos esta autorización. Vuelve a la aplicación que te trajo aquí.'), { status: 404 });
+    }
+    if (error.code?.startsWith('FST_CSRF')) {
+      return sendHtml(reply, messagePage('Formulario no válido', 'El formulario no vino de esta página o ya no es válido. Vuelve a cargar la página.'), { status: 403 });
+    }
+    if (error instanceof DomainError && error.kind === 'validation') return sendHtml(reply, messagePage('Solicitud no válida', error.message), { status: 400 });
+    if ((error.statusCode ?? 500) < 500) return sendHtml(reply, messagePage('Solicitud no válida', error.message), { status: error.statusCode });
+    request.log.error({ err: error }, 'authorization page failed');
+    // The client still hears how its flow ended (E999) when the failure happened inside a known flow.
+    const id = (request.params as { id?: string } | undefined)?.id;
+    const aborted = id && FLOW_ID.test(id) ? await abortFlow(request.ctx, id).catch(() => undefined) : undefined;
+    if (aborted) return respond(request, reply, aborted);
+    return sendHtml(reply, messagePage('Error', `No pudimos completar la autorización (solicitud ${request.id}).`), { status: 500 });
+  });
+
+  app.get('/oauth2/authorize', { schema: { hide: true } }, async (request, reply) => {
+    const start = await startAuthorization(request.ctx, request.query as Query);
+    if (start.outcome === 'refused') {
+      return sendHtml(reply, messagePage('Solicitud de autorización no válida', `${start.parameter}: ${start.message}. No se puede volver a la aplicación.`), { status: 400 });
+    }
+    if (start.outcome === 'redirect') return reply.header('cache-control', 'no-store').redirect(start.url, 303);
+    return reply.header('cache-control', 'no-store').redirect(`/oauth2/flows/${start.authorizationId}`, 303);
+  });
+
+  app.get('/oauth2/flows/:id', { schema: { hide: true } }, async (request: FlowRequest, reply) => respond(request, reply, await showFlow(request.ctx, flowId(request))));
+
+  app.post('/oauth2/flows/:id/login', { schema: { hide: true }, preHandler: app.csrfProtection }, async (request: FlowRequest, reply) => {
+    const id = flowId(request);
+    const rut = field(request, 'rut').trim();
+    const password = field(request, 'password');
+    if (rut === '' || password === '') {
+      const answer = await showFlow(request.ctx, id);
+      if (answer.kind !== 'page' || answer.page.step !== 'login') return respond(request, reply, answer);
+      return sendHtml(reply, loginPage(answer.page, reply.generateCsrf(), 'Ingresa tu RUT y tu clave.'), { status: 400, redirectUri: answer.page.redirectUri });
+    }
+    const answer = await signIn(request.ctx, id, { identifier: rut, password });
+    // Post-redirect-get: the consent page has its own address.
+    if (answer.kind === 'page') return reply.redirect(`/oauth2/flows/${id}`, 303);
+    return respond(request, reply, answer);
+  });
+
+  app.post('/oauth2/flows/:id/consent', { schema: { hide: true }, preHandler: app.csrfProtection }, async (request: FlowRequest, reply) => {
+    const decision = field(request, 'decision');
+    if (decision !== 'allow' && decision !== 'deny') throw new DomainError('validation', 'decision must be allow or deny');
+    return respond(request, reply, await decideConsent(request.ctx, flowId(request), decision === 'allow'));
+  });
+}

@@ -1,0 +1,96 @@
+// POST /oauth2/token and POST /oauth2/revoke: form-urlencoded requests, the client authenticated
+// with HTTP Basic or with client_id/client_secret in the form (never both), and RFC 6749 error
+// bodies: {"error": "...", "error_description": "..."}; a bad client is 401 with WWW-Authenticate.
+import formbody from '@fastify/formbody';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticateClient, type ClientCredentials } from '../../app/authenticate-client.js';
+import { issueClientCredentialsToken, redeemAuthorizationCode } from '../../app/issue-token.js';
+import { revokeToken } from '../../app/revoke-token.js';
+import type { KeyRing } from '../../app/token-keys.js';
+import { TokenEndpointError } from '../../domain/oauth-errors.js';
+import { customHeaderValue } from '../../domain/oauth-redirect.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+type Form = Record<string, string | undefined>;
+
+/** The form's parameters; RFC 6749 3.2: a parameter may not be repeated. */
+function readForm(request: FastifyRequest): Form {
+  if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith(FORM)) {
+    throw new TokenEndpointError('invalid_request', `the body must be ${FORM}`);
+  }
+  const form: Form = {};
+  for (const [name, value] of Object.entries((request.body ?? {}) as Record<string, unknown>)) {
+    if (typeof value !== 'string') throw new TokenEndpointError('invalid_request', `${name} must be sent once`);
+    form[name] = value;
+  }
+  return form;
+}
+
+// RFC 6749 2.3.1: client_id and client_secret are form-encoded before they are joined and encoded in base64.
+function formDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw new TokenEndpointError('invalid_client', 'Client authentication failed');
+  }
+}
+
+function clientCredentials(request: FastifyRequest, form: Form): ClientCredentials | undefined {
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? '');
+  const inForm = form.client_id !== undefined || form.client_secret !== undefined;
+  if (basic && inForm) throw new TokenEndpointError('invalid_request', 'authenticate the client with HTTP Basic or with the form, not both');
+  if (basic) {
+    const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) return undefined;
+    return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+  }
+  return inForm ? { clientId: form.client_id ?? '', clientSecret: form.client_secret ?? '' } : undefined;
+}
+
+function tokenErrorHandler(error: FastifyError | TokenEndpointError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('cache-control', 'no-store');
+  if (error instanceof TokenEndpointError) {
+    if (error.code === 'invalid_client') reply.code(401).header('www-authenticate', 'Basic realm="quipu", charset="UTF-8"');
+    else reply.code(400);
+    return reply.send({ error: error.code, error_description: error.description });
+  }
+  const status = error.statusCode ?? 500;
+  if (status < 500) return reply.code(status === 413 ? 413 : 400).send({ error: 'invalid_request', error_description: error.message });
+  request.log.error({ err: error }, 'token endpoint failed');
+  return reply.code(500).send({ error: 'server_error', error_description: `request ${request.id} failed` });
+}
+
+export async function tokenRoutes(app: FastifyInstance, { keys }: { keys: KeyRing }): Promise<void> {
+  if (!app.hasContentTypeParser(FORM)) await app.register(formbody);
+  app.setErrorHandler(tokenErrorHandler);
+  const tags = ['OAuth 2.0'];
+
+  app.post('/oauth2/token', { schema: { tags, summary: 'Issue an access token (client_credentials or authorization_code)' } }, async (request, reply) => {
+    const form = readForm(request);
+    const client = await authenticateClient(request.ctx, clientCredentials(request, form));
+    let issued;
+    switch (form.grant_type) {
+      case 'client_credentials':
+        issued = await issueClientCredentialsToken(request.ctx, keys, client, form.scope);
+        break;
+      case 'authorization_code':
+        issued = await redeemAuthorizationCode(request.ctx, keys, client, { code: form.code, redirectUri: form.redirect_uri, codeVerifier: form.code_verifier });
+        break;
+      case undefined:
+        throw new TokenEndpointError('invalid_request', 'grant_type is required');
+      default:
+        throw new TokenEndpointError('unsupported_grant_type', 'grant_type must be client_credentials or authorization_code');
+    }
+    if (issued.custom !== null) reply.header('x-custom', customHeaderValue(issued.custom));
+    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(issued.body);
+  });
+
+  app.post('/oauth2/revoke', { schema: { tags, summary: 'Revoke an access token (RFC 7009)' } }, async (request, reply) => {
+    const form = readForm(request);
+    const client = await authenticateClient(request.ctx, clientCredentials(request, form));
+    if (!form.token) throw new TokenEndpointError('invalid_request', 'token is required');
+    await revokeToken(request.ctx, keys, client, form.token);
+    return reply.code(200).header('cache-control', 'no-store').send();
+  });
+}

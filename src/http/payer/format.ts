@@ -1,0 +1,18 @@
+// Amounts and dates as a payer reads them, in the page's language. Amounts are formatted from
+// their exact decimal text (Intl formats decimal strings without going through a float).
+import { findCurrency } from '../../domain/currency.js';
+import { formatAmount } from '../../domain/money.js';
+import type { Messages } from './i18n.js';
+
+/** Banks and payers in Chile read times in Santiago's zone. */
+const ZONE = 'America/Santiago';
+
+export function formatMoney(units: number, currency: string, m: Messages): string {
+  const decimals = findCurrency(currency)?.decimals ?? 2;
+  const format = new Intl.NumberFormat(m.locale, { style: 'currency', currency, minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  return format.format(formatAmount(units) as `${number}`);
+}
+
+export function formatInstant(instant: Date, m: Messages): string {
+  return new Intl.DateTimeFormat(m.locale, { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: ZONE, timeZoneName: 'short' }).format(instant);
+}

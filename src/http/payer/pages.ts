@@ -1,0 +1,183 @@
+// The payer pages' content. Every value that comes from a merchant (subject, body, names, URLs)
+// goes through the escaping `html` template.
+import type { Merchant } from '../../domain/merchant.js';
+import type { Payment } from '../../domain/payment.js';
+import type { PaymentAttempt } from '../../domain/payment-attempt.js';
+import type { BankOption } from '../../domain/payer-options.js';
+import type { PaymentMethodInfo } from '../../domain/payment-methods.js';
+import { formatInstant, formatMoney } from './format.js';
+import { type Html, html } from '../html.js';
+import type { Messages } from './i18n.js';
+
+export interface PaymentView {
+  m: Messages;
+  payment: Payment;
+  merchant: Merchant;
+  csrf: string;
+}
+
+const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+const errorLine = (text: string | undefined) => (text ? html`<p class="error" role="alert">${text}</p>` : '');
+const amountOf = (m: Messages, payment: Payment) => formatMoney(payment.amount, payment.currency, m);
+
+export function summary(m: Messages, payment: Payment, merchant: Merchant): Html {
+  return html`<dl class="summary">
+<dt>${m.merchant}</dt><dd class="merchant">${merchant.name}</dd>
+<dt>${m.subject}</dt><dd class="subject">${payment.subject}</dd>
+${payment.body ? html`<dt>${m.details}</dt><dd class="body">${payment.body}</dd>` : ''}
+<dt>${m.amount}</dt><dd class="amount">${amountOf(m, payment)}</dd>
+<dt>${m.expires}</dt><dd class="expires">${formatInstant(payment.expiresAt, m)}</dd>
+</dl>`;
+}
+
+const cancelLink = (m: Messages, payment: Payment) => (payment.cancelUrl ? html`<p><a class="cancel" href="${payment.cancelUrl}">${m.backToMerchant}</a></p>` : '');
+
+export function infoPage(view: PaymentView, methods: readonly PaymentMethodInfo[]): Html {
+  const { m, payment, merchant } = view;
+  const path = (id: string) => (id === 'SIMPLIFIED_TRANSFER' ? 'simplified' : 'manual');
+  return html`${summary(m, payment, merchant)}
+<h2>${m.chooseMethod}</h2>
+<ul class="methods">${methods.map(
+    (method) => html`<li><a class="button method" id="method-${path(method.id)}" href="/payment/${path(method.id)}/${payment.paymentId}">${
+      method.id === 'SIMPLIFIED_TRANSFER' ? m.simplified : m.manual
+    }</a><br><small>${method.id === 'SIMPLIFIED_TRANSFER' ? m.simplifiedHelp : m.manualHelp}</small></li>`,
+  )}</ul>
+<div class="actions">
+<form method="post" action="/payment/info/${payment.paymentId}/decline">${csrfField(view.csrf)}<button class="secondary" id="decline">${m.decline}</button></form>
+<form method="post" action="/payment/info/${payment.paymentId}/abuse">${csrfField(view.csrf)}<button class="secondary" id="abuse">${m.abuse}</button></form>
+</div>
+${cancelLink(m, payment)}`;
+}
+
+export interface FormErrors {
+  [field: string]: string | undefined;
+}
+
+export function simplifiedPage(view: PaymentView, banks: readonly BankOption[], values: { bankId?: string; payerEmail?: string }, errors: FormErrors): Html {
+  const { m, payment, merchant } = view;
+  const usable = banks.filter((b) => !b.refusal);
+  const chosen = values.bankId ?? (usable.length === 1 ? usable[0]!.bank.bankId : undefined);
+  const refusal = (option: BankOption) =>
+    option.refusal === 'min-amount' ? m.minimumAmount(formatMoney(option.bank.minAmount, option.bank.currency, m)) : option.refusal === 'currency' ? m.otherCurrency : '';
+  if (usable.length === 0) return html`${summary(m, payment, merchant)}<p class="notice">${m.noBanks}</p><p><a class="button" href="/payment/manual/${payment.paymentId}">${m.payByManual}</a></p>`;
+  return html`${summary(m, payment, merchant)}
+<form method="post" action="/payment/simplified/${payment.paymentId}">
+${csrfField(view.csrf)}
+<fieldset class="banks"><legend>${m.chooseBank}</legend>
+${errorLine(errors.bank_id)}
+${banks.map(
+    (option) => html`<label><input type="radio" name="bank_id" value="${option.bank.bankId}"${option.bank.bankId === chosen ? html` checked` : ''}${
+      option.refusal ? html` disabled` : ''
+    }><img src="/assets/banks/${option.bank.bankId}.svg" alt=""> ${option.bank.name}${option.refusal ? html` <small>(${refusal(option)})</small>` : ''}</label>`,
+  )}
+</fieldset>
+<label for="payer_email">${m.email}</label>
+<input type="email" id="payer_email" name="payer_email" required maxlength="255" value="${values.payerEmail ?? payment.payerEmail ?? ''}">
+${errorLine(errors.payer_email)}
+<button id="continue">${m.continue}</button>
+</form>
+${cancelLink(m, payment)}`;
+}
+
+export function manualPage(view: Omit<PaymentView, 'csrf'>): Html {
+  const { m, payment, merchant } = view;
+  return html`${summary(m, payment, merchant)}
+<p>${m.manualIntro}</p>
+<dl class="transfer">
+<dt>${m.holder}</dt><dd>${merchant.name}</dd>
+<dt>${m.account}</dt><dd class="account">${payment.collectAccountUuid}</dd>
+<dt>${m.amount}</dt><dd>${amountOf(m, payment)}</dd>
+<dt>${m.reference}</dt><dd class="reference"><strong>${payment.paymentId}</strong></dd>
+</dl>
+${cancelLink(m, payment)}`;
+}
+
+export function noConnectorPage(view: Omit<PaymentView, 'csrf'>, bankName: string): Html {
+  return html`<p class="notice">${view.m.noConnector(bankName)}</p><p><a class="button" href="/payment/manual/${view.payment.paymentId}">${view.m.payByManual}</a></p>`;
+}
+
+export interface AttemptView extends PaymentView {
+  attempt: PaymentAttempt;
+  bankName: string;
+  bankMessage: string;
+}
+
+export function bankLoginPage(view: AttemptView, values: { rut?: string }, errors: FormErrors): Html {
+  const { m, attempt } = view;
+  return html`${view.bankMessage ? html`<p class="notice">${view.bankMessage}</p>` : ''}
+<p>${m.transferSummary(amountOf(m, view.payment), view.merchant.name)}</p>
+<form method="post" action="/payment/bank/${attempt.attemptId}/login">
+${csrfField(view.csrf)}
+${errorLine(errors.form)}
+<label for="rut">${m.rut}</label>
+<input type="text" id="rut" name="rut" required autocomplete="username" value="${values.rut ?? ''}">
+${errorLine(errors.rut)}
+<label for="password">${m.password}</label>
+<input type="password" id="password" name="password" required autocomplete="current-password">
+${errorLine(errors.password)}
+<button id="login">${m.login}</button>
+</form>`;
+}
+
+export function authorizePage(view: AttemptView, challenge: readonly string[], errors: FormErrors): Html {
+  const { m, attempt } = view;
+  return html`<p>${m.transferSummary(amountOf(m, view.payment), view.merchant.name)}</p>
+<p>${m.payer}: ${attempt.personalIdentifier}</p>
+<form method="post" action="/payment/bank/${attempt.attemptId}/authorize">
+${csrfField(view.csrf)}
+${errorLine(errors.coordinates)}
+${challenge.map(
+    (label, i) => html`<label for="c${i + 1}">${m.coordinate(label)}</label><input class="coordinate" type="text" id="c${i + 1}" name="c${i + 1}" required maxlength="2" inputmode="numeric" autocomplete="off">`,
+  )}
+<button id="authorize">${m.authorize}</button>
+</form>`;
+}
+
+/** The page of a payment the payer can no longer act on, or wants the result of. */
+export function statusContent(m: Messages, payment: Payment, merchant: Merchant, now: Date, notice?: string): { title: string; body: Html } {
+  const frame = (title: string, text: string, extra: Html | string = '') => ({
+    title,
+    body: html`${notice ? html`<p class="notice">${notice}</p>` : ''}<p class="status" data-status="${payment.status}" data-status-detail="${payment.statusDetail}">${text}</p>${extra}${summary(m, payment, merchant)}`,
+  });
+  const back = (url: string | null) => (url ? html`<p><a class="button" href="${url}">${m.backToMerchant}</a></p>` : '');
+  if (payment.status === 'done') {
+    if (payment.statusDetail === 'marked-paid-by-receiver') return frame(m.paidTitle, m.markedPaid, back(payment.returnUrl));
+    const receipt = payment.receiptUrl ? html`<p><a id="receipt" href="/payment/receipt/${payment.paymentId}">${m.receiptLink}</a></p>` : '';
+    return frame(m.paidTitle, payment.statusDetail === 'reversed' ? m.reversed : m.paid, html`${receipt}${back(payment.returnUrl)}`);
+  }
+  if (payment.status === 'verifying') return frame(m.verifyingTitle, m.verifying, back(payment.returnUrl));
+  if (payment.statusDetail === 'rejected-by-payer') return frame(m.declinedTitle, m.declined, back(payment.cancelUrl));
+  if (payment.statusDetail === 'marked-as-abuse') return frame(m.abuseTitle, m.abused, back(payment.cancelUrl));
+  if (now >= payment.expiresAt) return frame(m.expiredTitle, m.expired, back(payment.cancelUrl));
+  return frame(m.pendingTitle, m.pending, html`<p><a class="button" href="/payment/info/${payment.paymentId}">${m.payNow}</a></p>`);
+}
+
+export function failedAttemptContent(m: Messages, attempt: PaymentAttempt, payable: boolean): Html {
+  return html`<p class="error" role="alert">${attempt.failure ?? ''}</p>${
+    payable ? html`<p><a class="button" id="retry" href="/payment/simplified/${attempt.paymentId}">${m.tryAgain}</a></p>` : ''
+  }`;
+}
+
+export function noticeContent(text: string): Html {
+  return html`<p class="notice">${text}</p>`;
+}
+
+export function expiredAttemptContent(m: Messages, attempt: PaymentAttempt, payable: boolean): Html {
+  return html`<p class="notice">${m.attemptExpired}</p>${payable ? html`<p><a class="button" href="/payment/simplified/${attempt.paymentId}">${m.tryAgain}</a></p>` : ''}`;
+}
+
+export function receiptContent(m: Messages, payment: Payment, merchant: Merchant): Html {
+  const method = payment.paymentMethod === 'simplified_transfer' ? m.simplified : m.manual;
+  return html`<dl class="receipt">
+<dt>${m.paymentCode}</dt><dd>${payment.paymentId}</dd>
+<dt>${m.merchant}</dt><dd>${merchant.name}</dd>
+<dt>${m.subject}</dt><dd>${payment.subject}</dd>
+<dt>${m.amount}</dt><dd class="amount">${amountOf(m, payment)}</dd>
+<dt>${m.conciliationDate}</dt><dd>${payment.conciliationAt ? formatInstant(payment.conciliationAt, m) : ''}</dd>
+<dt>${m.payer}</dt><dd>${payment.payerName ?? ''}</dd>
+<dt>${m.personalIdentifier}</dt><dd>${payment.personalIdentifier ?? ''}</dd>
+<dt>${m.bank}</dt><dd>${payment.bankName ?? ''}</dd>
+<dt>${m.method}</dt><dd>${method}</dd>
+</dl>
+${payment.outOfDateConciliation ? html`<p class="notice">${m.lateConciliation}</p>` : ''}`;
+}

@@ -1,0 +1,87 @@
+// The account's payment notifications: list them, read one with every attempt, send one again.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { getNotification, listNotifications } from '../../app/notification-queries.js';
+import { resendNotification } from '../../app/resend-notification.js';
+import { notificationDetailView, notificationView } from '../../delivery/notification-view.js';
+import { NOTIFICATION_STATUSES } from '../../store/notifications.js';
+
+const nullableInstant = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
+
+const Notification = Type.Object({
+  notification_id: Type.String({ description: 'Stays the same on every attempt' }),
+  payment_id: Type.String(),
+  receiver_id: Type.Integer(),
+  api_version: Type.String({ description: 'Notification API version: 1.3 or 3.0' }),
+  url: Type.String({ description: 'Where it is sent' }),
+  status: Type.String({ enum: [...NOTIFICATION_STATUSES], description: 'pending (more attempts to come), delivered (a receiver answered 200) or exhausted' }),
+  attempts: Type.Integer({ description: 'Attempts made so far' }),
+  next_attempt_at: nullableInstant('When the next attempt is due, while pending'),
+  delivered_at: nullableInstant('When a receiver answered 200'),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+const Attempt = Type.Object({
+  number: Type.Integer(),
+  trigger: Type.String({ enum: ['first', 'retry', 'resend'] }),
+  started_at: Type.String({ format: 'date-time' }),
+  latency_ms: Type.Integer(),
+  outcome: Type.String({ enum: ['delivered', 'failed'] }),
+  http_status: Type.Union([Type.Integer(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Why the attempt failed: HTTP status, timeout, connection error or a refused address' }),
+  response_excerpt: Type.Union([Type.String(), Type.Null()], { description: 'The beginning of the answer' }),
+});
+
+const NotificationDetail = Type.Object({
+  ...Notification.properties,
+  content_type: Type.String(),
+  body: Type.String({ description: 'The exact bytes sent on every attempt' }),
+  attempt_log: Type.Array(Attempt),
+});
+
+const ListQuery = Type.Object(
+  {
+    payment_id: Type.Optional(Type.String({ maxLength: 255 })),
+    status: Type.Optional(Type.String({ enum: [...NOTIFICATION_STATUSES] })),
+    limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
+    offset: Type.Integer({ minimum: 0, default: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+const IdParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'Notification identifier' }) });
+const tags = ['Quipu: notifications'];
+
+export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/quipu/v1/notifications',
+    { schema: { tags, summary: 'List notifications, newest first', querystring: ListQuery, response: { 200: Type.Object({ notifications: Type.Array(Notification), has_more: Type.Boolean() }) } } },
+    async (request) => {
+      const { payment_id, status, limit, offset } = request.query;
+      const rows = await listNotifications(request.ctx, {
+        receiverId: request.merchant!.receiverId,
+        paymentId: payment_id,
+        status: status as (typeof NOTIFICATION_STATUSES)[number] | undefined,
+        limit: limit + 1,
+        offset,
+      });
+      return { notifications: rows.slice(0, limit).map(notificationView), has_more: rows.length > limit };
+    },
+  );
+
+  app.get(
+    '/quipu/v1/notifications/:id',
+    { schema: { tags, summary: 'Get a notification and its attempts', params: IdParams, response: { 200: NotificationDetail } } },
+    async (request) => {
+      const { notification, attempts } = await getNotification(request.ctx, request.params.id, request.merchant!.receiverId);
+      return notificationDetailView(notification, attempts);
+    },
+  );
+
+  app.post(
+    '/quipu/v1/notifications/:id/resend',
+    { schema: { tags, summary: 'Send a notification again now (same body and ids)', params: IdParams, response: { 200: Notification } } },
+    async (request) => notificationView(await resendNotification(request.ctx, request.params.id, request.merchant!.receiverId)),
+  );
+};

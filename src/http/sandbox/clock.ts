@@ -1,0 +1,42 @@
+// The developer clock over HTTP: GET reads it, POST moves it forward ({"advance": "3h"} or
+// {"to": "<ISO 8601>"}). Only developer-mode accounts may use it, and only where the operator left
+// SANDBOX on: the clock is shared by the whole installation.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { moveClock } from '../../app/developer-clock.js';
+import { parseDateTime } from '../../domain/dates.js';
+import { DomainError, fieldError, validationError } from '../../domain/errors.js';
+import { errorHandler, V3_STATUS } from '../errors.js';
+import { requireMerchant } from '../plugins/auth.js';
+
+const Now = Type.Object({ now: Type.String({ format: 'date-time', description: 'The developer clock, ISO 8601' }) });
+const Move = Type.Object(
+  {
+    advance: Type.Optional(Type.String({ maxLength: 64, description: 'Move forward by a duration: 90s, 5m, 3h, 2d, 1d12h' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Move forward to this instant (not before now)' })),
+  },
+  { additionalProperties: false },
+);
+const tags = ['Quipu: sandbox'];
+
+export const sandboxApi: FastifyPluginAsyncTypebox = async (app) => {
+  app.setErrorHandler(errorHandler(V3_STATUS));
+  app.addHook('onRequest', async (request, reply) => {
+    await requireMerchant(request, reply);
+    if (!request.merchant!.developer) throw new DomainError('forbidden', 'The sandbox is only for developer-mode accounts');
+  });
+
+  app.get('/sandbox/clock', { schema: { tags, summary: 'Read the developer clock', response: { 200: Now } } }, async (request) => ({
+    now: request.ctx.clock.now().toISOString(),
+  }));
+
+  app.post('/sandbox/clock', { schema: { tags, summary: 'Move the developer clock forward', body: Move, response: { 200: Now } } }, async (request) => {
+    const { advance, to } = request.body ?? {};
+    if (advance !== undefined && to !== undefined) throw validationError([{ field: 'to', message: 'give either advance or to, not both' }]);
+    let now: Date;
+    if (advance !== undefined) now = await moveClock(request.ctx, { advance });
+    else if (to !== undefined) now = await moveClock(request.ctx, { to: parseDateTime(to)! });
+    else throw fieldError('advance', 'is required (or give to)');
+    return { now: now.toISOString() };
+  });
+};

@@ -1,0 +1,112 @@
+// Response and shared schemas of the payment APIs, as the provider publishes them. Fastify
+// serialises every answer through these, so a field can neither go missing nor change type.
+import { Type } from '@sinclair/typebox';
+import { PAYMENT_STATUSES, STATUS_DETAILS } from '../domain/payment-status.js';
+import { PREDICTION_RESULTS } from '../domain/predict.js';
+
+const str = (description: string) => Type.String({ description });
+const dateTime = (description: string) => Type.String({ format: 'date-time', description });
+const double = (description: string) => Type.Number({ format: 'double', description });
+const literals = <T extends string>(values: readonly T[], description: string) => Type.String({ enum: [...values], description });
+
+export const ErrorBody = Type.Object(
+  {
+    status: Type.Integer(),
+    message: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  },
+  { $id: 'Error', description: 'An error: errors[] names each offending field of a 400' },
+);
+
+export const Message = Type.Object({ message: str('Message for the user') });
+
+export const PaymentCreated = Type.Object({
+  payment_id: str('12-character payment identifier'),
+  payment_url: str('Main payment URL'),
+  simplified_transfer_url: str('Simplified transfer URL'),
+  transfer_url: str('Normal transfer URL'),
+  app_url: str("URL that opens the payment in the provider's app"),
+  ready_for_terminal: Type.Boolean({ description: 'The payment has all the data to open the app directly' }),
+});
+
+const paymentFields = {
+  ...PaymentCreated.properties,
+  notification_token: str('Token sent in notifications; resolves the payment through the v2 lookup'),
+  receiver_id: Type.Integer({ format: 'int64', description: 'Collection account identifier' }),
+  subject: str('Summary of the charge'),
+  amount: double('Amount of the charge'),
+  currency: str('ISO 4217 code'),
+  status: literals(PAYMENT_STATUSES, 'pending, verifying or done'),
+  status_detail: literals(STATUS_DETAILS, 'Detail of the status'),
+  body: str('Payment details'),
+  picture_url: str('Image URL'),
+  receipt_url: str('Receipt URL'),
+  return_url: str('Where the payer is sent after paying'),
+  cancel_url: str('Where the payer is sent after giving up'),
+  notify_url: str('Notified on reconciliation'),
+  notify_api_version: str('Notification API version'),
+  expires_date: dateTime('Latest date to pay'),
+  attachment_urls: Type.Array(Type.String(), { description: 'URLs of attached files' }),
+  bank: str('Bank chosen by the payer'),
+  bank_id: str('Identifier of the bank chosen by the payer'),
+  payer_name: str("Payer's name"),
+  payer_email: str("Payer's email"),
+  personal_identifier: str("Payer's personal identifier"),
+  bank_account_number: str("Payer's bank account number"),
+  out_of_date_conciliation: Type.Boolean({ description: 'Reconciled after expiry' }),
+  transaction_id: str('Merchant-assigned identifier'),
+  custom: str('Merchant-assigned generic field'),
+  responsible_user_email: str('Email of the person responsible'),
+  send_reminders: Type.Boolean({ description: 'Reminders are sent' }),
+  send_email: Type.Boolean({ description: 'The payment was sent by email' }),
+  payment_method: literals(['regular_transfer', 'simplified_transfer', 'not_available'], 'Method the payer used'),
+  funds_source: literals(['debit', 'prepaid', 'credit', 'not-available', ''], 'Origin of the funds; empty for a bank transfer'),
+  discount: double('Amount deducted from the paid value'),
+  third_party_authorization_details: str('To be disregarded'),
+};
+
+export const PaymentV3 = Type.Object({
+  ...paymentFields,
+  conciliation_date: dateTime('Reconciliation date; the creation date until the payment is reconciled'),
+  discount: Type.Optional(paymentFields.discount),
+  third_party_authorization_details: Type.Optional(paymentFields.third_party_authorization_details),
+});
+
+/** v2 lists conciliation_date only once the payment is reconciled, and always discount and third_party_authorization_details. */
+export const PaymentV2 = Type.Object({
+  ...paymentFields,
+  conciliation_date: Type.Optional(dateTime('Reconciliation date; absent until the payment is reconciled')),
+});
+
+export const BankList = Type.Object({
+  banks: Type.Array(
+    Type.Object({
+      bank_id: str('Bank identifier'),
+      name: str('Bank name'),
+      message: str('Particulars of the bank'),
+      min_amount: double('Minimum amount the bank accepts'),
+      type: literals(['Persona', 'Empresa'], 'Personal or business banking'),
+      parent: str('Identifier of the parent bank, or empty'),
+      logo_url: Type.Optional(str('Logo URL')),
+    }),
+    { minItems: 1 },
+  ),
+});
+
+export const PaymentMethodList = Type.Object({
+  paymentMethods: Type.Array(Type.Object({ id: str('Method identifier'), name: str('Method name'), logo_url: str('Suggested logo') }), { minItems: 1 }),
+});
+
+export const Prediction = Type.Object({
+  result: literals(PREDICTION_RESULTS, 'Prediction'),
+  max_amount: double('Maximum possible transfer amount'),
+  new_destinatary_max_amount: double('Maximum amount to a new recipient'),
+  cool_down_date: str('End of the new-recipient restriction, ISO 8601'),
+});
+
+export const ReceiverCreated = Type.Object({
+  receiver_id: str('Identifier of the new collection account'),
+  secret: str('Secret key of the new collection account'),
+});
+
+export const PaymentIdParams = Type.Object({ id: Type.String({ maxLength: 255, description: 'Payment identifier' }) });

@@ -1,0 +1,95 @@
+// Builds the HTTP server: shared plugins, the OpenAPI document (/openapi.json, browsable at /docs),
+// health and metrics, and each API surface in its own encapsulated scope.
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { AppContext } from '../app/context.js';
+import { assetRoutes } from './assets.js';
+import { errorHandler, notFoundHandler, V3_STATUS } from './errors.js';
+import { healthRoutes } from './health.js';
+import { idempotencyPlugin } from './plugins/idempotency.js';
+import { paymentCycleRoutes } from './payer/index.js';
+import { oauthApi } from './oauth/index.js';
+import { metricsPlugin } from './plugins/metrics.js';
+import { quipuApi } from './quipu/index.js';
+import './request-context.js';
+import { sandboxApi } from './sandbox/clock.js';
+import { validatorCompiler } from './validation.js';
+import { v2Api } from './v2/index.js';
+import { v3Api } from './v3/index.js';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    // One line per request is written by the onResponse hook below, at debug level unless it failed.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: ctx.config.bodyLimit,
+    // Path ids longer than the contract's 255 reach validation and get a 400 naming the field.
+    routerOptions: { maxParamLength: 1024 },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    // Closing must not wait for idle keep-alive clients.
+    forceCloseConnections: 'idle',
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(errorHandler(V3_STATUS));
+  app.setNotFoundHandler(notFoundHandler);
+
+  // No operation takes plain text: it gets a 415 rather than a confusing validation error.
+  app.removeContentTypeParser('text/plain');
+  // An empty JSON body is no body: SDKs send `Content-Type: application/json` on body-less POSTs.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if ((body as string).trim() === '') return done(null, undefined);
+    return parseJson(request, body as string, done);
+  });
+
+  app.decorateRequest('ctx', null as unknown as AppContext);
+  app.decorateRequest('merchant', null);
+  app.addHook('onRequest', async (request, reply) => {
+    request.ctx = ctx;
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const level = reply.statusCode >= 500 ? 'error' : 'debug';
+    request.log[level]({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Quipu',
+        version: '3.0',
+        description: 'Instant bank-transfer payments: the instant payment API v3. See docs/ in the repository for conventions.',
+      },
+      servers: [{ url: ctx.config.publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          'Api-Key': { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        },
+      },
+      security: [{ 'Api-Key': [] }, { Bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  metricsPlugin(app);
+  healthRoutes(app);
+  assetRoutes(app);
+  idempotencyPlugin(app);
+  await app.register(v3Api);
+  await app.register(v2Api);
+  await app.register(quipuApi);
+  if (ctx.config.sandbox) await app.register(sandboxApi);
+  await app.register(paymentCycleRoutes, { config: ctx.config });
+  await app.register(oauthApi, { ctx });
+  return app;
+}

@@ -1,0 +1,30 @@
+// The instant payment API v2 surface, under /2.0 and /api/2.0: the v3 use cases behind the v2 wire
+// format (form bodies, signed requests, v2 error statuses). See docs/v2.md.
+import type { FastifyInstance } from 'fastify';
+import { dropEmptyFields } from '../body-normalizer.js';
+import { errorHandler, V2_STATUS } from '../errors.js';
+import { v2CatalogueRoutes } from './catalogue.js';
+import { singleValuedFields, v2BodyParsers } from './form-body.js';
+import { v2PaymentRoutes } from './payments.js';
+import { v2ReceiverRoutes } from './receivers.js';
+import type { V2RouteOptions } from './route-options.js';
+import { v2Auth } from './signature-auth.js';
+
+const PREFIXES: readonly (V2RouteOptions & { prefix: string })[] = [
+  { prefix: '/2.0', alias: false },
+  { prefix: '/api/2.0', alias: true },
+];
+
+export async function v2Api(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler(errorHandler(V2_STATUS));
+  v2BodyParsers(app);
+  // The signature is checked first, so a request that is not signed right learns nothing about its body.
+  v2Auth(app);
+  app.addHook('preValidation', singleValuedFields);
+  app.addHook('preValidation', dropEmptyFields);
+  for (const options of PREFIXES) {
+    await app.register(v2PaymentRoutes, options);
+    await app.register(v2CatalogueRoutes, options);
+    await app.register(v2ReceiverRoutes, options);
+  }
+}

@@ -1,0 +1,76 @@
+// Instant payment API v2: create (form body), read by id or by the token of a 1.3 notification,
+// delete, confirm and refund. The same use cases as v3; only the wire format differs.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { confirmPayment } from '../../app/confirm-payment.js';
+import { createPayment } from '../../app/create-payment.js';
+import { deletePayment } from '../../app/delete-payment.js';
+import { getPayment, getPaymentByToken } from '../../app/payment-queries.js';
+import { refundPayment } from '../../app/refund-payment.js';
+import type { RawValue } from '../../domain/field-rules.js';
+import { PAYMENT_REQUEST_FIELDS } from '../../domain/payment-request.js';
+import { schemaFromFields } from '../field-schema.js';
+import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
+import { legacyPaymentResource, paymentUrls } from '../payment-resource.js';
+import { Message, PaymentCreated, PaymentIdParams, PaymentV2 } from '../schemas.js';
+import { requireForm } from './form-body.js';
+import type { V2RouteOptions } from './route-options.js';
+
+const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v2, 'form');
+// The contract says JSON with an optional amount; the official clients send a form. Both are read:
+// the amount as a JSON number or as decimal text.
+const RefundBody = Type.Optional(
+  Type.Object(
+    { amount: Type.Optional(Type.Union([Type.Number({ format: 'double' }), Type.String({ maxLength: 32 })], { description: 'Amount to refund; the whole remaining amount if omitted' })) },
+    { additionalProperties: false },
+  ),
+);
+const TokenQuery = Type.Object({
+  notification_token: Type.String({ minLength: 1, maxLength: 255, description: 'Token received in a notification (API 1.3 or later)' }),
+});
+
+export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async (app, { alias }) => {
+  const tags = ['v2'];
+
+  app.post(
+    '/payments',
+    { schema: { hide: alias, tags, summary: 'Create payment (v2)', body: CreatePaymentBody, response: { 200: PaymentCreated } }, preValidation: requireForm, config: { idempotent: true } },
+    async (request) => {
+      const payment = await createPayment(request.ctx, request.merchant!, 'v2', request.body as Record<string, RawValue>);
+      return paymentUrls(request.ctx.config.publicBaseUrl, payment);
+    },
+  );
+
+  app.get('/payments', { schema: { hide: alias, tags, summary: 'Get payment by notification token (v2)', querystring: TokenQuery, response: { 200: PaymentV2 } } }, async (request) => {
+    const payment = await getPaymentByToken(request.ctx, request.merchant!, request.query.notification_token);
+    return legacyPaymentResource(request.ctx.config.publicBaseUrl, payment, request.merchant!);
+  });
+
+  app.get('/payments/:id', { schema: { hide: alias, tags, summary: 'Get payment (v2)', params: PaymentIdParams, response: { 200: PaymentV2 } } }, async (request) => {
+    const payment = await getPayment(request.ctx, request.merchant!, request.params.id);
+    return legacyPaymentResource(request.ctx.config.publicBaseUrl, payment, request.merchant!);
+  });
+
+  app.delete('/payments/:id', { schema: { hide: alias, tags, summary: 'Delete pending payment (v2)', params: PaymentIdParams, response: { 200: Message } } }, async (request) => {
+    await deletePayment(request.ctx, request.merchant!, request.params.id);
+    return { message: DELETED_MESSAGE };
+  });
+
+  app.post(
+    '/payments/:id/confirm',
+    { schema: { hide: alias, tags, summary: 'Confirm payment (v2)', params: PaymentIdParams, response: { 200: Message } }, config: { idempotent: true } },
+    async (request) => {
+      const delivery = await confirmPayment(request.ctx, request.merchant!, request.params.id);
+      return { message: confirmedMessage(delivery) };
+    },
+  );
+
+  app.post(
+    '/payments/:id/refunds',
+    { schema: { hide: alias, tags, summary: 'Refund payment (v2)', params: PaymentIdParams, body: RefundBody, response: { 200: Message } }, config: { idempotent: true } },
+    async (request) => {
+      const refund = await refundPayment(request.ctx, request.merchant!, request.params.id, request.body?.amount);
+      return { message: refundMessage(refund) };
+    },
+  );
+};

@@ -1,0 +1,22 @@
+// Instant payment API v2: integrators create receivers (child collection accounts) with a form.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createReceiver } from '../../app/create-receiver.js';
+import type { RawValue } from '../../domain/field-rules.js';
+import { RECEIVER_REQUEST_FIELDS } from '../../domain/receiver-request.js';
+import { schemaFromFields } from '../field-schema.js';
+import { ReceiverCreated } from '../schemas.js';
+import { requireForm } from './form-body.js';
+import type { V2RouteOptions } from './route-options.js';
+
+const ReceiverBody = schemaFromFields(RECEIVER_REQUEST_FIELDS, 'form');
+
+export const v2ReceiverRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async (app, { alias }) => {
+  app.post(
+    '/receivers',
+    { schema: { hide: alias, tags: ['v2'], summary: 'Create receiver (v2)', body: ReceiverBody, response: { 200: ReceiverCreated } }, preValidation: requireForm, config: { idempotent: true } },
+    async (request) => {
+      const created = await createReceiver(request.ctx, request.merchant!, request.body as Record<string, RawValue>);
+      return { receiver_id: String(created.receiver_id), secret: created.secret };
+    },
+  );
+};

@@ -1,0 +1,48 @@
+// Instant payment API v3: banks, the account's payment methods, and predictions.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { predictPayment } from '../../app/predict-payment.js';
+import { formatDateTime } from '../../domain/dates.js';
+import { amountToNumber } from '../../domain/money.js';
+import { bankList, paymentMethodList, paymentMethodsOwner } from '../catalogue-resources.js';
+import { BankList, PaymentMethodList, Prediction } from '../schemas.js';
+
+const query = (description: string) => Type.String({ maxLength: 255, description });
+const PredictQuery = Type.Object({
+  payer_email: query("Payer's email"),
+  bank_id: query('Origin bank identifier'),
+  amount: query('Payment amount'),
+  currency: query('ISO 4217 currency code'),
+});
+
+export const v3CatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/v3/banks', { schema: { tags: ['Banks'], summary: 'List banks', response: { 200: BankList } } }, async (request) =>
+    bankList(request.ctx.config.publicBaseUrl, request.merchant!.developer),
+  );
+
+  app.get(
+    '/v3/merchants/:id/paymentMethods',
+    {
+      schema: {
+        tags: ['Merchants'],
+        summary: "List the account's payment methods",
+        params: Type.Object({ id: Type.Integer({ description: 'Collection account identifier (receiver_id)' }) }),
+        response: { 200: PaymentMethodList },
+      },
+    },
+    async (request) => {
+      const owner = await paymentMethodsOwner(request.ctx.merchants, request.merchant!, request.params.id);
+      return paymentMethodList(request.ctx.config.publicBaseUrl, owner);
+    },
+  );
+
+  app.get('/v3/predict', { schema: { tags: ['Predict'], summary: 'Predict a payment', querystring: PredictQuery, response: { 200: Prediction } } }, async (request) => {
+    const p = await predictPayment(request.ctx, request.merchant!, request.query);
+    return {
+      result: p.result,
+      max_amount: amountToNumber(p.maxAmount),
+      new_destinatary_max_amount: amountToNumber(p.newDestinataryMaxAmount),
+      cool_down_date: formatDateTime(p.coolDownDate),
+    };
+  });
+};

@@ -1,0 +1,18 @@
+// The instant payment API v3 surface: every operation authenticated, bodies normalised, errors in
+// the contract's shape.
+import type { FastifyInstance } from 'fastify';
+import { dropEmptyFields } from '../body-normalizer.js';
+import { errorHandler, V3_STATUS } from '../errors.js';
+import { requireMerchant } from '../plugins/auth.js';
+import { v3CatalogueRoutes } from './catalogue.js';
+import { v3PaymentRoutes } from './payments.js';
+import { v3ReceiverRoutes } from './receivers.js';
+
+export async function v3Api(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler(errorHandler(V3_STATUS));
+  app.addHook('onRequest', requireMerchant);
+  app.addHook('preValidation', dropEmptyFields);
+  await app.register(v3PaymentRoutes);
+  await app.register(v3CatalogueRoutes);
+  await app.register(v3ReceiverRoutes);
+}

@@ -1,0 +1,59 @@
+// Instant payment API v3: create, read, delete, confirm and refund payments.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { confirmPayment } from '../../app/confirm-payment.js';
+import { createPayment } from '../../app/create-payment.js';
+import { deletePayment } from '../../app/delete-payment.js';
+import { getPayment } from '../../app/payment-queries.js';
+import { refundPayment } from '../../app/refund-payment.js';
+import type { RawValue } from '../../domain/field-rules.js';
+import { PAYMENT_REQUEST_FIELDS } from '../../domain/payment-request.js';
+import { schemaFromFields } from '../field-schema.js';
+import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
+import { paymentResource, paymentUrls } from '../payment-resource.js';
+import { Message, PaymentCreated, PaymentIdParams, PaymentV3 } from '../schemas.js';
+
+const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v3, 'json');
+const RefundBody = Type.Optional(
+  Type.Object({ amount: Type.Optional(Type.Number({ format: 'double', description: 'Amount to refund; the whole remaining amount if omitted' })) }, { additionalProperties: false }),
+);
+const tags = ['Payments'];
+
+export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/v3/payments',
+    { schema: { tags, summary: 'Create payment', body: CreatePaymentBody, response: { 200: PaymentCreated } }, config: { idempotent: true } },
+    async (request) => {
+      const payment = await createPayment(request.ctx, request.merchant!, 'v3', request.body as Record<string, RawValue>);
+      return paymentUrls(request.ctx.config.publicBaseUrl, payment);
+    },
+  );
+
+  app.get('/v3/payments/:id', { schema: { tags, summary: 'Get payment', params: PaymentIdParams, response: { 200: PaymentV3 } } }, async (request) => {
+    const payment = await getPayment(request.ctx, request.merchant!, request.params.id);
+    return paymentResource(request.ctx.config.publicBaseUrl, payment, request.merchant!);
+  });
+
+  app.delete('/v3/payments/:id', { schema: { tags, summary: 'Delete pending payment', params: PaymentIdParams, response: { 200: Message } } }, async (request) => {
+    await deletePayment(request.ctx, request.merchant!, request.params.id);
+    return { message: DELETED_MESSAGE };
+  });
+
+  app.post(
+    '/v3/payments/:id/confirm',
+    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, response: { 200: Message } }, config: { idempotent: true } },
+    async (request) => {
+      const delivery = await confirmPayment(request.ctx, request.merchant!, request.params.id);
+      return { message: confirmedMessage(delivery) };
+    },
+  );
+
+  app.post(
+    '/v3/payments/:id/refunds',
+    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, response: { 200: Message } }, config: { idempotent: true } },
+    async (request) => {
+      const refund = await refundPayment(request.ctx, request.merchant!, request.params.id, request.body?.amount);
+      return { message: refundMessage(refund) };
+    },
+  );
+};

@@ -1,0 +1,21 @@
+// Instant payment API v3: integrators create receivers (child collection accounts).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createReceiver } from '../../app/create-receiver.js';
+import type { RawValue } from '../../domain/field-rules.js';
+import { RECEIVER_REQUEST_FIELDS } from '../../domain/receiver-request.js';
+import { schemaFromFields } from '../field-schema.js';
+import { ReceiverCreated } from '../schemas.js';
+
+export const v3ReceiverRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/v3/receivers',
+    {
+      schema: { tags: ['Receivers'], summary: 'Create receiver', body: schemaFromFields(RECEIVER_REQUEST_FIELDS, 'json'), response: { 200: ReceiverCreated } },
+      config: { idempotent: true },
+    },
+    async (request) => {
+      const created = await createReceiver(request.ctx, request.merchant!, request.body as Record<string, RawValue>);
+      return { receiver_id: String(created.receiver_id), secret: created.secret };
+    },
+  );
+};

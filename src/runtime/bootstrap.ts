@@ -1,0 +1,60 @@
+// Assembles a process: configuration, database (migrated), clock, caches and secrets. The server,
+// the workers and the CLI all start here.
+import type { Logger } from 'pino';
+import { bearerAuthentication } from '../app/bearer-verifier.js';
+import type { AppContext } from '../app/context.js';
+import { MerchantDirectory } from '../app/merchant-directory.js';
+import type { Config } from '../config.js';
+import { openDatabase } from '../store/database.js';
+import { migrateToLatest } from '../store/migrate.js';
+import { ShiftableClock } from './clock.js';
+import { InvalidationFeed } from './invalidation-feed.js';
+import { createLogger } from './logger.js';
+import { pooledRandom } from './random-pool.js';
+import { SecretBox, loadEncryptionKey } from './secret-box.js';
+
+export interface Runtime {
+  ctx: AppContext;
+  close(): Promise<void>;
+}
+
+export async function startRuntime(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Runtime> {
+  const database = openDatabase(config.databaseUrl, {
+    sqliteSynchronous: config.sqliteSynchronous,
+    poolSize: config.dbPoolSize,
+    onConnectionError: (error) => log.warn({ err: error }, 'an idle database connection failed; it is replaced'),
+  });
+  try {
+    const { applied } = await migrateToLatest(database.db);
+    if (applied.length > 0) log.info({ applied }, 'database migrated');
+    const { key, generatedAt } = loadEncryptionKey(config.encryptionKey, config.dataDir);
+    if (generatedAt) log.warn({ file: generatedAt }, 'generated an encryption key for receiver secrets; set QUIPU_ENCRYPTION_KEY in production');
+    const secrets = new SecretBox(key);
+    const clock = new ShiftableClock();
+    const feed = new InvalidationFeed(database.db, clock, config.invalidationPollMs, log);
+    await feed.poll();
+    feed.start();
+    const ctx: AppContext = {
+      config,
+      db: database.db,
+      dialect: database.dialect,
+      clock,
+      random: pooledRandom(),
+      log,
+      secrets,
+      feed,
+      merchants: new MerchantDirectory(database.db, secrets, feed, config.credentialCacheSize),
+    };
+    ctx.verifyBearer = bearerAuthentication(ctx);
+    return {
+      ctx,
+      close: async () => {
+        await feed.stop();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}

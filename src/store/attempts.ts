@@ -1,0 +1,57 @@
+// Payment attempt rows.
+import type { Kysely } from 'kysely';
+import type { AttemptState, PaymentAttempt } from '../domain/payment-attempt.js';
+import type { DB, PaymentAttemptRow, PaymentAttemptsTable } from './schema.js';
+
+export function toAttempt(row: PaymentAttemptRow): PaymentAttempt {
+  return {
+    attemptId: row.attempt_id,
+    paymentId: row.payment_id,
+    receiverId: row.receiver_id,
+    bankId: row.bank_id,
+    payerEmail: row.payer_email,
+    personalIdentifier: row.personal_identifier,
+    accountNumber: row.account_number,
+    payerName: row.payer_name,
+    state: row.state as AttemptState,
+    failure: row.failure,
+    startedAt: new Date(row.started_at),
+    expiresAt: new Date(row.expires_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+export async function insertAttempt(db: Kysely<DB>, row: PaymentAttemptsTable): Promise<void> {
+  await db.insertInto('payment_attempts').values(row).execute();
+}
+
+export async function findAttempt(db: Kysely<DB>, attemptId: string): Promise<PaymentAttempt | undefined> {
+  const row = await db.selectFrom('payment_attempts').selectAll().where('attempt_id', '=', attemptId).executeTakeFirst();
+  return row && toAttempt(row);
+}
+
+/** The payment's most recent attempt in one of `states`. */
+export async function latestAttemptIn(db: Kysely<DB>, paymentId: string, states: readonly AttemptState[]): Promise<PaymentAttempt | undefined> {
+  const row = await db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where('payment_id', '=', paymentId)
+    .where('state', 'in', states)
+    .orderBy('started_at', 'desc')
+    .executeTakeFirst();
+  return row && toAttempt(row);
+}
+
+/**
+ * Moves an attempt from `from` to another state: a compare-and-set, so of two requests racing on
+ * one attempt exactly one wins. False means the attempt was not in `from`.
+ */
+export async function moveAttempt(
+  db: Kysely<DB>,
+  attemptId: string,
+  from: AttemptState,
+  changes: Partial<Pick<PaymentAttemptsTable, 'state' | 'failure' | 'personal_identifier' | 'account_number' | 'payer_name'>> & { updated_at: number },
+): Promise<boolean> {
+  const result = await db.updateTable('payment_attempts').set(changes).where('attempt_id', '=', attemptId).where('state', '=', from).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

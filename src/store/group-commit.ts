@@ -1,0 +1,46 @@
+// Group commit: writes that arrive together (many requests parsed in one turn of the event loop)
+// are handed to the database as one batch, and each caller is answered only once that batch is
+// written, so nothing is acknowledged before it is durable. Per write, the batch reports the error
+// that write alone met, so a failing write fails alone.
+
+interface Pending<T> {
+  item: T;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** Writes a batch; returns, per item, the error it met or undefined. */
+export type BatchWriter<T> = (items: T[]) => Promise<unknown[]>;
+
+export class GroupCommit<T> {
+  #queue: Pending<T>[] = [];
+  #scheduled = false;
+
+  constructor(private readonly write: BatchWriter<T>) {}
+
+  add(item: T): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ item, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => void this.#flush());
+      }
+    });
+  }
+
+  // Batches are not serialised here: on PostgreSQL several run at once on the pool; on SQLite the
+  // single connection queues them.
+  async #flush(): Promise<void> {
+    const batch = this.#queue;
+    this.#queue = [];
+    this.#scheduled = false;
+    let errors: unknown[];
+    try {
+      errors = await this.write(batch.map((p) => p.item));
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    batch.forEach((pending, i) => (errors[i] === undefined ? pending.resolve() : pending.reject(errors[i])));
+  }
+}

@@ -1,0 +1,35 @@
+// Merchant (collection account) rows.
+import type { Kysely } from 'kysely';
+import type { DB, MerchantRow, MerchantsTable, NewMerchantRow } from './schema.js';
+
+export async function insertMerchant(db: Kysely<DB>, row: NewMerchantRow): Promise<void> {
+  await db.insertInto('merchants').values(row).execute();
+}
+
+export async function findMerchantRow(db: Kysely<DB>, receiverId: number): Promise<MerchantRow | undefined> {
+  return db.selectFrom('merchants').selectAll().where('receiver_id', '=', receiverId).executeTakeFirst();
+}
+
+export async function findReceiverIdByApiKeyHash(db: Kysely<DB>, hash: string): Promise<number | undefined> {
+  const row = await db.selectFrom('merchants').select('receiver_id').where('api_key_hash', '=', hash).executeTakeFirst();
+  return row?.receiver_id;
+}
+
+export async function receiverIdExists(db: Kysely<DB>, receiverId: number): Promise<boolean> {
+  const row = await db.selectFrom('merchants').select('receiver_id').where('receiver_id', '=', receiverId).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function listMerchantRows(db: Kysely<DB>): Promise<MerchantRow[]> {
+  return db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('receiver_id').execute();
+}
+
+export async function countMerchants(db: Kysely<DB>): Promise<number> {
+  const row = await db.selectFrom('merchants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function updateMerchantRow(db: Kysely<DB>, receiverId: number, changes: Partial<Omit<MerchantsTable, 'receiver_id'>>): Promise<boolean> {
+  const result = await db.updateTable('merchants').set(changes).where('receiver_id', '=', receiverId).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -1,0 +1,27 @@
+// Versioned migrations, applied in order on start and by `quipu migrate`. A new migration is a
+// new file in ./migrations added to the list below; applied migrations are never edited.
+import { type Kysely, type Migration, Migrator } from 'kysely';
+import * as core from './migrations/001-core.js';
+import * as notifications from './migrations/002-notifications.js';
+import * as oauth from './migrations/003-oauth.js';
+import * as payerCycle from './migrations/004-payer-cycle.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '001-core': core,
+  '002-notifications': notifications,
+  '003-oauth': oauth,
+  '004-payer-cycle': payerCycle,
+};
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+export async function migrateToLatest(db: Kysely<any>): Promise<MigrationReport> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  const failed = results.find((r) => r.status === 'Error');
+  if (failed) throw new Error(`migration ${failed.migrationName} failed`);
+  return { applied: results.filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}

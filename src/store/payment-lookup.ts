@@ -1,0 +1,19 @@
+// Payments found by id alone: the payer's pages and bank credits know a payment id, not its account.
+import type { Kysely } from 'kysely';
+import type { Payment } from '../domain/payment.js';
+import { dialectOf } from './database.js';
+import { toPayment } from './payments.js';
+import type { DB } from './schema.js';
+
+/** A live (not deleted) payment of any account. */
+export async function findPaymentById(db: Kysely<DB>, paymentId: string, options: { lock?: boolean } = {}): Promise<Payment | undefined> {
+  const row = await db
+    .selectFrom('payments')
+    .selectAll()
+    .where('payment_id', '=', paymentId)
+    .where('deleted_at', 'is', null)
+    // SQLite transactions already hold the database's write lock (BEGIN IMMEDIATE).
+    .$if(options.lock === true && dialectOf(db) === 'postgres', (q) => q.forUpdate())
+    .executeTakeFirst();
+  return row && toPayment(row);
+}

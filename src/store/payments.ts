@@ -1,0 +1,201 @@
+// Payment rows and their mapping to the domain's Payment.
+import type { Kysely } from 'kysely';
+import type { Payment } from '../domain/payment.js';
+import type { PaymentStatus, StatusDetail } from '../domain/payment-status.js';
+import { dialectOf } from './database.js';
+import { GroupCommit } from './group-commit.js';
+import { prepare } from './prepared.js';
+import type { DB, PaymentRow, PaymentUpdate } from './schema.js';
+
+const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
+
+export function toPayment(row: PaymentRow): Payment {
+  return {
+    paymentId: row.payment_id,
+    receiverId: row.receiver_id,
+    notificationToken: row.notification_token,
+    status: row.status as PaymentStatus,
+    statusDetail: row.status_detail as StatusDetail,
+    version: row.version,
+    subject: row.subject,
+    body: row.body,
+    amount: row.amount,
+    currency: row.currency,
+    discount: row.discount,
+    refunded: row.refunded,
+    transactionId: row.transaction_id,
+    custom: row.custom,
+    bankId: row.bank_id,
+    bankName: row.bank_name,
+    returnUrl: row.return_url,
+    cancelUrl: row.cancel_url,
+    pictureUrl: row.picture_url,
+    notifyUrl: row.notify_url,
+    notifyApiVersion: row.notify_api_version,
+    contractUrl: row.contract_url,
+    expiresAt: new Date(row.expires_at),
+    sendEmail: row.send_email === 1,
+    sendReminders: row.send_reminders === 1,
+    payerName: row.payer_name,
+    payerEmail: row.payer_email,
+    responsibleUserEmail: row.responsible_user_email,
+    fixedPayerPersonalIdentifier: row.fixed_payer_personal_identifier,
+    integratorFee: row.integrator_fee,
+    collectAccountUuid: row.collect_account_uuid,
+    confirmTimeoutAt: date(row.confirm_timeout_at),
+    mandatoryPaymentMethod: row.mandatory_payment_method,
+    pspClientMerchantName: row.psp_client_merchant_name,
+    personalIdentifier: row.personal_identifier,
+    bankAccountNumber: row.bank_account_number,
+    paymentMethod: row.payment_method,
+    fundsSource: row.funds_source,
+    receiptUrl: row.receipt_url,
+    outOfDateConciliation: row.out_of_date_conciliation === 1,
+    conciliationAt: date(row.conciliation_at),
+    confirmedAt: date(row.confirmed_at),
+    fundsDeliveryAt: date(row.funds_delivery_at),
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+const PAYMENT_COLUMNS = Object.keys({
+  payment_id: 0, receiver_id: 0, notification_token: 0, status: 0, status_detail: 0, version: 0, subject: 0, body: 0, amount: 0,
+  currency: 0, discount: 0, refunded: 0, transaction_id: 0, custom: 0, bank_id: 0, bank_name: 0, return_url: 0, cancel_url: 0,
+  picture_url: 0, notify_url: 0, notify_api_version: 0, contract_url: 0, expires_at: 0, send_email: 0, send_reminders: 0,
+  payer_name: 0, payer_email: 0, responsible_user_email: 0, fixed_payer_personal_identifier: 0, integrator_fee: 0,
+  collect_account_uuid: 0, confirm_timeout_at: 0, mandatory_payment_method: 0, psp_client_merchant_name: 0,
+  personal_identifier: 0, bank_account_number: 0, payment_method: 0, funds_source: 0, receipt_url: 0,
+  out_of_date_conciliation: 0, conciliation_at: 0, confirmed_at: 0, funds_delivery_at: 0, created_at: 0, updated_at: 0,
+  deleted_at: 0,
+} satisfies Record<keyof PaymentRow, 0>) as (keyof PaymentRow)[];
+
+const insertRow = prepare(
+  (db, row: PaymentRow) => db.insertInto('payments').values(Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, row[c]])) as PaymentRow),
+  (row) => PAYMENT_COLUMNS.map((c) => row[c]),
+);
+
+/** Each write alone, reporting its own error. */
+async function insertEach(db: Kysely<DB>, rows: PaymentRow[]): Promise<unknown[]> {
+  const errors: unknown[] = [];
+  for (const row of rows) errors.push(await insertRow.run(db, row).then(() => undefined, (error: unknown) => error));
+  return errors;
+}
+
+// PostgreSQL binds at most 65535 values per statement.
+const MAX_ROWS_PER_INSERT = 100;
+
+/**
+ * SQLite: one transaction, one WAL append, for the whole batch (a failing insert aborts only its
+ * statement). PostgreSQL: one multi-row insert per chunk, one round trip; if it fails, its rows
+ * are retried one by one so that only the offending row fails.
+ */
+function batchWriter(db: Kysely<DB>) {
+  if (dialectOf(db) === 'sqlite') return (rows: PaymentRow[]) => db.transaction().execute((trx) => insertEach(trx, rows));
+  return async (rows: PaymentRow[]) => {
+    const chunks: PaymentRow[][] = [];
+    for (let i = 0; i < rows.length; i += MAX_ROWS_PER_INSERT) chunks.push(rows.slice(i, i + MAX_ROWS_PER_INSERT));
+    const results = await Promise.all(
+      chunks.map((chunk) =>
+        db
+          .insertInto('payments')
+          .values(chunk)
+          .execute()
+          .then(() => chunk.map(() => undefined) as unknown[], () => insertEach(db, chunk)),
+      ),
+    );
+    return results.flat();
+  };
+}
+
+const batches = new WeakMap<Kysely<DB>, GroupCommit<PaymentRow>>();
+
+/** Inserts a new payment; outside a transaction, through group commit with the inserts that arrive with it. */
+export async function insertPayment(db: Kysely<DB>, row: PaymentRow): Promise<void> {
+  if (db.isTransaction) {
+    await insertRow.run(db, row);
+    return;
+  }
+  let batch = batches.get(db);
+  if (!batch) {
+    batch = new GroupCommit(batchWriter(db));
+    batches.set(db, batch);
+  }
+  await batch.add(row);
+}
+
+const livePayment = prepare(
+  (db, paymentId: string, receiverId: number) =>
+    db.selectFrom('payments').selectAll().where('payment_id', '=', paymentId).where('receiver_id', '=', receiverId).where('deleted_at', 'is', null),
+  (paymentId, receiverId) => [paymentId, receiverId],
+);
+
+interface FindOptions {
+  /** Lock the row until the transaction ends. */
+  lock?: boolean;
+  includeDeleted?: boolean;
+}
+
+/** A live (not deleted) payment of one account; another account's payment is not found. */
+export async function findPayment(db: Kysely<DB>, receiverId: number, paymentId: string, options: FindOptions = {}): Promise<Payment | undefined> {
+  if (!options.lock && !options.includeDeleted) {
+    const row = (await livePayment.run(db, paymentId, receiverId)).rows[0];
+    return row && toPayment(row);
+  }
+  const row = await db
+    .selectFrom('payments')
+    .selectAll()
+    .where('payment_id', '=', paymentId)
+    .where('receiver_id', '=', receiverId)
+    .$if(!options.includeDeleted, (q) => q.where('deleted_at', 'is', null))
+    // SQLite transactions already hold the database's write lock (BEGIN IMMEDIATE).
+    .$if(options.lock === true && dialectOf(db) === 'postgres', (q) => q.forUpdate())
+    .executeTakeFirst();
+  return row && toPayment(row);
+}
+
+export async function findPaymentByToken(db: Kysely<DB>, receiverId: number, token: string): Promise<Payment | undefined> {
+  const row = await db
+    .selectFrom('payments')
+    .selectAll()
+    .where('notification_token', '=', token)
+    .where('receiver_id', '=', receiverId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row && toPayment(row);
+}
+
+/** Applies a change only if the payment is still at `version`; false means someone changed it first. */
+export async function updatePayment(db: Kysely<DB>, paymentId: string, version: number, changes: PaymentUpdate): Promise<boolean> {
+  const result = await db
+    .updateTable('payments')
+    .set({ ...changes, version: version + 1 })
+    .where('payment_id', '=', paymentId)
+    .where('version', '=', version)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** When a payer first paid an account: banks treat an account paid before as a known recipient. */
+export async function firstPaymentByPayer(db: Kysely<DB>, receiverId: number, payerEmail: string): Promise<Date | null> {
+  const row = await db
+    .selectFrom('payments')
+    .select((eb) => eb.fn.min<number>('conciliation_at').as('first'))
+    .where('receiver_id', '=', receiverId)
+    .where('payer_email', '=', payerEmail)
+    .where('conciliation_at', 'is not', null)
+    .executeTakeFirst();
+  return row?.first == null ? null : new Date(Number(row.first));
+}
+
+export async function insertRefund(db: Kysely<DB>, refund: { refundId: string; paymentId: string; receiverId: number; amount: number; at: Date }): Promise<void> {
+  await db
+    .insertInto('refunds')
+    .values({ refund_id: refund.refundId, payment_id: refund.paymentId, receiver_id: refund.receiverId, amount: refund.amount, created_at: refund.at.getTime() })
+    .execute();
+}
+
+export async function listRefunds(db: Kysely<DB>, paymentId: string): Promise<{ refundId: string; amount: number; createdAt: Date }[]> {
+  const rows = await db.selectFrom('refunds').selectAll().where('payment_id', '=', paymentId).orderBy('created_at').execute();
+  return rows.map((r) => ({ refundId: r.refund_id, amount: r.amount, createdAt: new Date(r.created_at) }));
+}

@@ -1,0 +1,32 @@
+// Hot queries compiled once per dialect and run again with new values. Kysely builds and compiles
+// a query on every call, which costs more than a primary-key lookup; the SQL of these queries
+// never changes, only their values do.
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { type Dialect, dialectOf } from './database.js';
+import type { DB } from './schema.js';
+
+export interface Prepared<A extends unknown[], R> {
+  run(db: Kysely<DB>, ...args: A): Promise<QueryResult<R>>;
+}
+
+/**
+ * `build` makes the query from sample arguments; `values` lists the values in the order the
+ * compiled query binds them. The first compilation checks that they agree, so a query whose
+ * values move is caught at once rather than answering with another row.
+ */
+export function prepare<A extends unknown[], R>(build: (db: Kysely<DB>, ...args: A) => { compile(): CompiledQuery<R> }, values: (...args: A) => unknown[]): Prepared<A, R> {
+  const compiled = new Map<Dialect, CompiledQuery<R>>();
+  return {
+    run(db, ...args) {
+      const dialect = dialectOf(db);
+      let query = compiled.get(dialect);
+      const parameters = values(...args);
+      if (!query) {
+        query = build(db, ...args).compile();
+        if (JSON.stringify(query.parameters) !== JSON.stringify(parameters)) throw new Error(`prepared query binds ${JSON.stringify(query.parameters)}, not ${JSON.stringify(parameters)}`);
+        compiled.set(dialect, query);
+      }
+      return db.executeQuery<R>({ ...query, parameters });
+    },
+  };
+}

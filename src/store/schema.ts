@@ -1,0 +1,292 @@
+// Table shapes as Kysely sees them. Both databases store the same types: integers for booleans
+// (0/1), money (units of 1/10000) and instants (milliseconds since the epoch); text for the rest.
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface MerchantsTable {
+  receiver_id: number;
+  name: string;
+  secret_enc: string;
+  api_key_hash: string;
+  developer: number;
+  notify_url: string | null;
+  notify_api_version: string;
+  feature_confirm: number;
+  feature_integrator: number;
+  feature_refunds: number;
+  feature_contract_url: number;
+  feature_psp: number;
+  parent_receiver_id: number | null;
+  /** JSON arrays of text */
+  payment_methods: string;
+  users: string;
+  collect_accounts: string;
+  country_code: string;
+  /** JSON object: the receiver-create fields of a child account */
+  profile: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PaymentsTable {
+  payment_id: string;
+  receiver_id: number;
+  notification_token: string;
+  status: string;
+  status_detail: string;
+  /** Incremented by every state change: updates are conditional on it. */
+  version: number;
+  subject: string;
+  body: string | null;
+  amount: number;
+  currency: string;
+  discount: number;
+  refunded: number;
+  transaction_id: string | null;
+  custom: string | null;
+  bank_id: string | null;
+  bank_name: string | null;
+  return_url: string | null;
+  cancel_url: string | null;
+  picture_url: string | null;
+  notify_url: string | null;
+  notify_api_version: string | null;
+  contract_url: string | null;
+  expires_at: number;
+  send_email: number;
+  send_reminders: number;
+  payer_name: string | null;
+  payer_email: string | null;
+  responsible_user_email: string | null;
+  fixed_payer_personal_identifier: string | null;
+  integrator_fee: number | null;
+  collect_account_uuid: string;
+  confirm_timeout_at: number | null;
+  mandatory_payment_method: string | null;
+  psp_client_merchant_name: string | null;
+  personal_identifier: string | null;
+  bank_account_number: string | null;
+  payment_method: string | null;
+  funds_source: string | null;
+  receipt_url: string | null;
+  out_of_date_conciliation: number;
+  conciliation_at: number | null;
+  confirmed_at: number | null;
+  funds_delivery_at: number | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export interface RefundsTable {
+  refund_id: string;
+  payment_id: string;
+  receiver_id: number;
+  amount: number;
+  created_at: number;
+}
+
+export interface IdempotencyKeysTable {
+  receiver_id: number;
+  idem_key: string;
+  request_hash: string;
+  /** null while the first request runs */
+  response_status: number | null;
+  response_body: string | null;
+  locked_until: number;
+  expires_at: number;
+}
+
+export interface InvalidationsTable {
+  id: Generated<number>;
+  topic: string;
+  item: string;
+  created_at: number;
+}
+
+export interface SettingsTable {
+  name: string;
+  value: string;
+}
+
+/** The notification outbox: one row per notification, its exact body and its delivery state. */
+export interface NotificationsTable {
+  notification_id: string;
+  receiver_id: number;
+  payment_id: string;
+  /** '1.3' or '3.0' */
+  api_version: string;
+  url: string;
+  content_type: string;
+  body: string;
+  /** 'pending', 'delivered' or 'exhausted' */
+  status: string;
+  attempts: number;
+  round_step: number;
+  round_started_at: number;
+  next_attempt_at: number | null;
+  lease_id: string | null;
+  /** Wall-clock milliseconds: leases measure real time, not the developer clock. */
+  locked_until: number | null;
+  delivered_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NotificationAttemptsTable {
+  attempt_id: Generated<number>;
+  notification_id: string;
+  receiver_id: number;
+  number: number;
+  /** 'first', 'retry' or 'resend' */
+  trigger: string;
+  started_at: number;
+  latency_ms: number;
+  /** 'delivered' or 'failed' */
+  outcome: string;
+  http_status: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+/** A payer's attempt to pay through a bank (see domain/payment-attempt.ts). */
+export interface PaymentAttemptsTable {
+  attempt_id: string;
+  payment_id: string;
+  receiver_id: number;
+  bank_id: string;
+  payer_email: string;
+  personal_identifier: string | null;
+  account_number: string | null;
+  payer_name: string | null;
+  state: string;
+  failure: string | null;
+  started_at: number;
+  expires_at: number;
+  updated_at: number;
+}
+
+/** A credit to a collection account reported by a bank or an operator; kept whether or not it matched. */
+export interface BankCreditsTable {
+  credit_id: string;
+  account: string;
+  bank_reference: string;
+  amount: number;
+  currency: string;
+  reference: string | null;
+  credited_at: number;
+  payer_bank_id: string | null;
+  payer_name: string | null;
+  payer_email: string | null;
+  payer_personal_identifier: string | null;
+  payer_account_number: string | null;
+  payment_method: string | null;
+  funds_source: string | null;
+  /** 'matched' or 'unmatched' */
+  status: string;
+  /** Why an unmatched credit did not match. */
+  reason: string | null;
+  payment_id: string | null;
+  receiver_id: number | null;
+  /** 'operator', 'statement' or the bank_id of a connector */
+  source: string;
+  recorded_at: number;
+}
+
+/** Token signing keys: the newest unretired one signs; retired ones verify until their tokens expire. */
+export interface OAuthKeysTable {
+  kid: string;
+  alg: string;
+  /** JSON: the public JWK as the JWKS publishes it */
+  public_jwk: string;
+  /** PKCS#8 PEM sealed with the secret box */
+  private_key_enc: string;
+  created_at: number;
+  retired_at: number | null;
+}
+
+export interface OAuthRedirectUrisTable {
+  receiver_id: number;
+  redirect_uri: string;
+  created_at: number;
+}
+
+/** A user's consent to a client at one institution; its subject is the id_token's stable sub. */
+export interface OAuthConsentsTable {
+  consent_id: string;
+  receiver_id: number;
+  institution_id: string;
+  /** The user at the institution (a normalised RUT), so the institution's reports can name it. */
+  user_id: string;
+  subject: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One authorization code flow, from the request through sign-in and consent to its code. */
+export interface OAuthAuthorizationsTable {
+  authorization_id: string;
+  receiver_id: number;
+  redirect_uri: string;
+  response_mode: string;
+  state: string | null;
+  nonce: string | null;
+  custom: string | null;
+  institution_id: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  /** 'login', 'consent', 'code' (issued), 'done' (redeemed) or 'failed' */
+  status: string;
+  /** The current step must be finished by then (developer clock). */
+  step_deadline: number;
+  /** The user who signed in at the institution (a RUT as the bank writes it). */
+  user_id: string | null;
+  authenticated_at: number | null;
+  consent_id: string | null;
+  /** SHA-256 of the code: the code itself is never stored. */
+  code_hash: string | null;
+  code_expires_at: number | null;
+  redeemed_at: number | null;
+  created_at: number;
+}
+
+/** Issued access tokens: the jti and what revocation needs, never the token. */
+export interface OAuthTokensTable {
+  jti: string;
+  receiver_id: number;
+  grant_type: string;
+  authorization_id: string | null;
+  consent_id: string | null;
+  issued_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export interface DB {
+  merchants: MerchantsTable;
+  payments: PaymentsTable;
+  refunds: RefundsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  invalidations: InvalidationsTable;
+  settings: SettingsTable;
+  notifications: NotificationsTable;
+  notification_attempts: NotificationAttemptsTable;
+  payment_attempts: PaymentAttemptsTable;
+  bank_credits: BankCreditsTable;
+  oauth_keys: OAuthKeysTable;
+  oauth_redirect_uris: OAuthRedirectUrisTable;
+  oauth_consents: OAuthConsentsTable;
+  oauth_authorizations: OAuthAuthorizationsTable;
+  oauth_tokens: OAuthTokensTable;
+}
+
+export type MerchantRow = Selectable<MerchantsTable>;
+export type NewMerchantRow = Insertable<MerchantsTable>;
+export type PaymentRow = Selectable<PaymentsTable>;
+export type NewPaymentRow = Insertable<PaymentsTable>;
+export type PaymentUpdate = Updateable<PaymentsTable>;
+export type NotificationRow = Selectable<NotificationsTable>;
+export type NotificationAttemptRow = Selectable<NotificationAttemptsTable>;
+export type PaymentAttemptRow = Selectable<PaymentAttemptsTable>;
+export type BankCreditRow = Selectable<BankCreditsTable>;
+export type OAuthKeyRow = Selectable<OAuthKeysTable>;
+export type OAuthAuthorizationRow = Selectable<OAuthAuthorizationsTable>;

@@ -1,0 +1,89 @@
+// The authorization server across processes sharing one database: a revocation reaches a second
+// server process within one second (at the default INVALIDATION_POLL_MS), `quipu keys rotate` in a
+// third process changes the signing key without invalidating issued tokens, and
+// `quipu merchants update --redirect-uri` registers the URIs the authorization endpoint accepts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, client } from '../helpers/http.js';
+import { authorizeParams, basicAuth, clientCredentialsToken, decodeJwtPart, formPost, PageClient } from '../helpers/oauth.js';
+import { freePort, quipu, type ServerProcess, startServerProcess, waitForHttp } from '../helpers/process.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let second: ServerProcess;
+let secondUrl: string;
+let env: Record<string, string>;
+let account: TestAccount;
+let paymentId: string;
+
+beforeAll(async () => {
+  // The default poll interval, so the one-second claim is tested as shipped.
+  server = await startTestServer({ INVALIDATION_POLL_MS: '500' });
+  env = { DATABASE_URL: server.database.url, DATA_DIR: server.database.dataDir, LOG_LEVEL: 'warn' };
+  const port = await freePort();
+  secondUrl = `http://127.0.0.1:${port}`;
+  // The same public base URL: both processes are one issuer behind a load balancer.
+  second = startServerProcess({ ...env, PORT: String(port), PUBLIC_BASE_URL: server.baseUrl, DEMO_ACCOUNT: 'false', RUN_WORKER: 'false', INVALIDATION_POLL_MS: '500' });
+  await waitForHttp(`${secondUrl}/readyz`);
+  account = await server.account();
+  paymentId = (await client(server.baseUrl, account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Two processes' })).body.payment_id;
+});
+afterAll(async () => {
+  await second?.stop();
+  await server?.close();
+});
+
+const getPayment = (base: string, token: string) => call(base, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${token}` } });
+
+describe('two server processes on one database', () => {
+  it('accepts a token issued by the other process, and stops within one second of its revocation there', async () => {
+    const token = await clientCredentialsToken(server, account);
+    expect((await getPayment(secondUrl, token)).status).toBe(200);
+    expect((await formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth(account))).status).toBe(200);
+    expect((await getPayment(server.baseUrl, token)).status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await getPayment(secondUrl, token)).status).toBe(401);
+  });
+
+  it('rotates keys from the CLI without invalidating issued tokens; new tokens carry the new kid', async () => {
+    const old = await clientCredentialsToken(server, account);
+    const oldKid = decodeJwtPart(old, 0).kid;
+    const rotated = await quipu(['keys', 'rotate', '--json'], env);
+    expect(rotated.code).toBe(0);
+    const { kid, retired } = JSON.parse(rotated.stdout);
+    expect(retired).toEqual([oldKid]);
+    // Read the shared feed now instead of waiting for the next poll.
+    await server.ctx.feed.poll();
+    const fresh = await clientCredentialsToken(server, account);
+    expect(decodeJwtPart(fresh, 0).kid).toBe(kid);
+    for (const base of [server.baseUrl, secondUrl]) {
+      expect((await getPayment(base, old)).status).toBe(200);
+      expect((await getPayment(base, fresh)).status).toBe(200);
+    }
+    const listed = JSON.parse((await quipu(['keys', 'list', '--json'], env)).stdout);
+    expect(listed.map((k: { kid: string }) => k.kid)).toEqual([kid, oldKid]);
+    expect(listed[1].retired_at).not.toBeNull();
+  });
+});
+
+describe('quipu merchants update --redirect-uri', () => {
+  it('registers redirect URIs (repeatable) that the authorization endpoint then accepts, and removes them', async () => {
+    const id = String(account.receiver_id);
+    const set = await quipu(['merchants', 'update', id, '--redirect-uri', 'https://shop.example/cb', '--redirect-uri', 'com.shop.app:/oauth', '--json'], env);
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout).redirect_uris).toEqual(['com.shop.app:/oauth', 'https://shop.example/cb']);
+    const accepted = await new PageClient(server.baseUrl).authorize(authorizeParams(account, 'https://shop.example/cb'));
+    expect(accepted.location).toMatch(/^\/oauth2\/flows\//);
+
+    const bad = await quipu(['merchants', 'update', id, '--redirect-uri', 'https://shop.example/cb#frag'], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('fragment');
+    const script = await quipu(['merchants', 'update', id, '--redirect-uri', 'javascript:alert(1)'], env);
+    expect(script.code).not.toBe(0);
+
+    const removed = await quipu(['merchants', 'update', id, '--no-redirect-uri', '--json'], env);
+    expect(JSON.parse(removed.stdout).redirect_uris).toEqual([]);
+    const refused = await new PageClient(server.baseUrl).authorize(authorizeParams(account, 'https://shop.example/cb'));
+    expect(refused.status).toBe(400);
+    expect(refused.location).toBeNull();
+  });
+});

@@ -1,0 +1,129 @@
+// `quipu reconcile`, `quipu credits list`, `quipu payments mark-paid` and `quipu demobank` as real
+// processes on the database of a running test server.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client } from '../helpers/http.js';
+import { countRows } from '../helpers/payments.js';
+import { csrfOf, loginToDemoBank, PayerSession, startDemoBankAttempt } from '../helpers/payer-session.js';
+import { quipu } from '../helpers/process.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let account: TestAccount;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  account = await server.account();
+  env = { DATABASE_URL: server.database.url, DATA_DIR: server.database.dataDir, LOG_LEVEL: 'warn' };
+});
+afterAll(async () => server?.close());
+
+const api = () => client(server.baseUrl, account.api_key);
+const statusOf = async (id: string) => {
+  const { status, status_detail } = (await api().get(`/v3/payments/${id}`)).body;
+  return `${status}/${status_detail}`;
+};
+
+async function createPayment(amount = 2500): Promise<string> {
+  const created = await api().post('/v3/payments', { amount, currency: 'CLP', subject: 'Statement test' });
+  expect(created.status).toBe(200);
+  return created.body.payment_id;
+}
+
+function statementFile(name: string, content: string): string {
+  const file = path.join(server.database.dataDir, name);
+  fs.writeFileSync(file, content);
+  return file;
+}
+
+// Each command is a process of its own: generous time for a loaded machine.
+const PROCESSES = { timeout: 120_000 };
+
+describe('quipu reconcile', PROCESSES, () => {
+  it('reconciles a CSV statement, keeps what does not match, and counts nothing twice on re-import', async () => {
+    const paid = await createPayment();
+    const other = await createPayment();
+    const collect = account.merchant.collectAccounts[0]!;
+    const now = server.ctx.clock.now().toISOString();
+    const file = statementFile(
+      'statement.csv',
+      [
+        'bank_reference,account,amount,currency,reference,credited_at,payer_bank_id,payer_name,payer_personal_identifier',
+        `csv-1,${collect},2500,CLP,${paid},${now},KpWeZ,"Soto, María",12.345.678-5`,
+        `csv-2,${collect},2400,CLP,${other},${now},,,`,
+        '',
+      ].join('\n'),
+    );
+    const first = await quipu(['reconcile', file, '--json'], env);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ credits: 2, matched: 1, unmatched: 1, duplicates: 0 });
+    expect((await api().get(`/v3/payments/${paid}`)).body).toMatchObject({ status: 'done', payer_name: 'Soto, María', bank: 'Banco Itaú', payment_method: 'regular_transfer' });
+    expect(await statusOf(other)).toBe('pending/pending');
+
+    const again = await quipu(['reconcile', file], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('2 credits: 0 matched, 0 unmatched, 2 already recorded');
+    expect(await countRows(server.ctx.db, 'notifications')).toBe(0);
+
+    const unmatched = JSON.parse((await quipu(['credits', 'list', '--unmatched', '--json'], env)).stdout);
+    expect(unmatched).toEqual([expect.objectContaining({ bank_reference: 'csv-2', status: 'unmatched', amount: 2400, reference: other, source: 'statement' })]);
+    expect(unmatched[0].reason).toContain('amount differs');
+    const human = await quipu(['credits', 'list', '--matched'], env);
+    expect(human.stdout).toContain(`csv-1  matched    2500 CLP  ${collect}  ${paid}  ${paid}`);
+  });
+
+  it('reads JSON lines too', async () => {
+    const id = await createPayment(990);
+    const line = { bank_reference: 'jsonl-1', account: account.merchant.collectAccounts[0], amount: '990', currency: 'CLP', reference: id, credited_at: server.ctx.clock.now().toISOString(), payment_method: 'simplified_transfer' };
+    const result = await quipu(['reconcile', statementFile('movements.jsonl', `${JSON.stringify(line)}\n`)], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`jsonl-1  matched    payment ${id}`);
+    expect((await api().get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'done', payment_method: 'simplified_transfer' });
+  });
+
+  it('refuses a statement with a bad line whole, naming the line and the field', async () => {
+    const id = await createPayment();
+    const before = await countRows(server.ctx.db, 'bank_credits');
+    const file = statementFile(
+      'bad.csv',
+      ['bank_reference,account,amount,currency,reference,credited_at', `bad-1,acc,2500,CLP,${id},2026-01-01T00:00:00Z`, `bad-2,acc,25.5,CLP,${id},not a date`].join('\n'),
+    );
+    const result = await quipu(['reconcile', file], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('line 3.amount: must not have decimals in this currency');
+    expect(result.stderr).toContain('line 3.credited_at');
+    const missing = await quipu(['reconcile', path.join(server.database.dataDir, 'nope.csv')], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('file: cannot be read');
+    expect(await countRows(server.ctx.db, 'bank_credits')).toBe(before);
+    expect(await statusOf(id)).toBe('pending/pending');
+  });
+});
+
+describe('quipu payments and demobank', PROCESSES, () => {
+  it('marks a payment paid by the receiver, and refuses it twice', async () => {
+    const id = await createPayment();
+    const marked = await quipu(['payments', 'mark-paid', id], env);
+    expect(marked.code).toBe(0);
+    expect(marked.stdout).toContain(`${id}  done/marked-paid-by-receiver`);
+    const twice = await quipu(['payments', 'mark-paid', id], env);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('Only pending or verifying payments can be marked as paid');
+    expect((await quipu(['payments', 'mark-paid', 'zzzzzzzzzzzz'], env)).code).toBe(2);
+  });
+
+  it('confirms an uncertain DemoBank transfer', async () => {
+    const id = await createPayment();
+    const session = new PayerSession(server.baseUrl);
+    const authorizePath = await loginToDemoBank(session, await startDemoBankAttempt(session, id));
+    const form = await session.get(authorizePath);
+    expect((await session.post(authorizePath, { _csrf: csrfOf(form), c1: '10', c2: '20', c3: '30' })).status).toBe(303);
+    expect(await statusOf(id)).toBe('verifying/pending');
+    const confirmed = await quipu(['demobank', 'confirm', id], env);
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.stdout).toContain(`${id}  done/normal`);
+    expect((await quipu(['demobank', 'fail', id], env)).code).toBe(2);
+  });
+});

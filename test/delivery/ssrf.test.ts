@@ -1,0 +1,90 @@
+// Production accounts cannot aim notifications at this machine or its network: refused when the
+// payment is created (address literals) and when delivering (the address actually connected to).
+// Developer-mode accounts may: a receiver on localhost is what they integrate against.
+import dns from 'node:dns/promises';
+import os from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveryWorker } from '../../src/delivery/worker.js';
+import { reconciledPayment, testWorker } from '../helpers/delivery.js';
+import { client } from '../helpers/http.js';
+import { eventually, startReceiver, type Receiver } from '../helpers/notification-receiver.js';
+import { countRows } from '../helpers/payments.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let receiver: Receiver;
+let worker: DeliveryWorker;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  receiver = await startReceiver();
+  worker = testWorker(server);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await receiver?.close();
+  await server?.close();
+});
+
+async function onlyNotification(apiKey: string, paymentId: string) {
+  const api = client(server.baseUrl, apiKey);
+  const id = (await api.get(`/quipu/v1/notifications?payment_id=${paymentId}`)).body.notifications[0].notification_id;
+  return eventually(async () => (await api.get(`/quipu/v1/notifications/${id}`)).body, (n) => n.attempts > 0);
+}
+
+describe('notify_url at payment creation', () => {
+  it.each([
+    ['http://127.0.0.1:8080/notify', 'is a loopback address'],
+    ['http://localhost/notify', 'localhost'],
+    ['http://[::1]/notify', 'is a loopback address'],
+    ['http://169.254.169.254/latest/meta-data', 'is a link-local address'],
+    ['http://10.0.0.7/notify', 'is a private address'],
+    ['http://0x7f000001/notify', 'is a loopback address'],
+    ['http://[::ffff:192.168.0.1]/notify', 'is a private address'],
+  ])('refuses %s for a production account', async (url, reason) => {
+    const production = await server.account({ developer: false });
+    const before = await countRows(server.ctx.db, 'payments');
+    const res = await client(server.baseUrl, production.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x', notify_url: url });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ field: 'notify_url', message: expect.stringContaining(reason) }]);
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+  });
+
+  it('accepts public addresses for production accounts, and local ones for developer accounts', async () => {
+    const production = await server.account({ developer: false });
+    expect((await client(server.baseUrl, production.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x', notify_url: 'https://8.8.8.8/n' })).status).toBe(200);
+    const developer = await server.account();
+    expect((await client(server.baseUrl, developer.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x', notify_url: 'http://127.0.0.1:9/n' })).status).toBe(200);
+  });
+});
+
+describe('delivery to non-public addresses', () => {
+  it("refuses a production account's loopback URL, recording why, and sends nothing", async () => {
+    // The account's default URL is not checked when set, so the worker must refuse it.
+    const production = await server.account({ developer: false, notifyUrl: receiver.url });
+    const payment = await reconciledPayment(server, production);
+    const n = await onlyNotification(production.api_key, payment.paymentId);
+    expect(n.status).toBe('pending');
+    expect(n.attempt_log[0]).toMatchObject({ outcome: 'failed', http_status: null, error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address; production accounts may only notify public/) });
+    expect(receiver.requests.some((r) => r.body.includes(payment.paymentId))).toBe(false);
+  });
+
+  it('judges a name by the address it resolves to', async (context) => {
+    const host = os.hostname();
+    const resolved = await dns.lookup(host, { all: true }).catch(() => []);
+    // The machine's own name is the one name sure to resolve here to one of its own addresses.
+    if (resolved.length === 0 || resolved.some((r) => !/^(127\.|::1$)/.test(r.address))) context.skip();
+    const production = await server.account({ developer: false, notifyUrl: receiver.url.replace('127.0.0.1', host) });
+    const payment = await reconciledPayment(server, production);
+    const n = await onlyNotification(production.api_key, payment.paymentId);
+    expect(n.attempt_log[0].error).toMatch(new RegExp(`^refused: ${host} resolves to ${resolved[0]!.address.replace(/\./g, '\\.')}, a loopback address`));
+    expect(receiver.requests.some((r) => r.body.includes(payment.paymentId))).toBe(false);
+  });
+
+  it("delivers a developer account's notification to the same loopback URL", async () => {
+    const developer = await server.account({ notifyUrl: receiver.url });
+    const payment = await reconciledPayment(server, developer);
+    await receiver.waitFor((requests) => requests.some((r) => r.body.includes(payment.paymentId)));
+    expect((await eventually(() => onlyNotification(developer.api_key, payment.paymentId), (n) => n.status === 'delivered')).attempt_log[0].http_status).toBe(200);
+  });
+});

@@ -1,0 +1,27 @@
+// Test shortcuts that go through the service's own use cases.
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../../src/app/context.js';
+import { type MatchedCredit, reconcilePayment } from '../../src/app/reconcile-payment.js';
+import type { Merchant } from '../../src/domain/merchant.js';
+import type { Payment } from '../../src/domain/payment.js';
+import type { DB } from '../../src/store/schema.js';
+
+export const DEMO_CREDIT: Omit<MatchedCredit, 'creditedAt'> = {
+  bankId: 'Bawdf',
+  payerName: 'Cobrador de desarrollo',
+  payerEmail: 'payer@example.com',
+  personalIdentifier: '11.111.111-1',
+  bankAccountNumber: '000000000000111111111',
+  paymentMethod: 'simplified_transfer',
+  fundsSource: '',
+};
+
+/** Reconciles a payment as a matched bank credit would. */
+export async function payByTransfer(ctx: AppContext, merchant: Merchant, paymentId: string, credit: Partial<MatchedCredit> = {}): Promise<Payment> {
+  return reconcilePayment(ctx, merchant, paymentId, { ...DEMO_CREDIT, creditedAt: ctx.clock.now(), ...credit });
+}
+
+export async function countRows(db: Kysely<DB>, table: keyof DB): Promise<number> {
+  const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,92 @@
+// Runs the real `quipu` command line and server as child processes.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import net from 'node:net';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+export const BIN = new URL('../../bin/quipu.js', import.meta.url).pathname;
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function quipu(args: string[], env: Record<string, string>): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once `url` answers 200 (a server process is ready), failing after `timeoutMs`. */
+export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves when the output contains `text`. */
+  waitFor(text: string | RegExp, timeoutMs?: number): Promise<string>;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export function startServerProcess(env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return {
+    child,
+    output: () => out,
+    waitFor: (text, timeoutMs = 30_000) =>
+      new Promise((resolve, reject) => {
+        const found = () => (typeof text === 'string' ? out.includes(text) : text.test(out));
+        if (found()) return resolve(out);
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${text}; output:\n${out}`)), timeoutMs);
+        const check = () => {
+          if (!found()) return;
+          clearTimeout(timer);
+          child.stdout!.off('data', check);
+          child.stderr!.off('data', check);
+          resolve(out);
+        };
+        child.stdout!.on('data', check);
+        child.stderr!.on('data', check);
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`server exited with ${code}; output:\n${out}`));
+        });
+      }),
+    stop: (signal = 'SIGTERM') =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill(signal);
+      }),
+  };
+}

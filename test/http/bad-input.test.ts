@@ -1,0 +1,67 @@
+// Malformed requests get clear 4xx answers in the contract's shape, never a 500, and write nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call } from '../helpers/http.js';
+import { countRows } from '../helpers/payments.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let account: TestAccount;
+
+beforeAll(async () => {
+  server = await startTestServer({ BODY_LIMIT: String(64 * 1024) });
+  account = await server.account();
+});
+afterAll(async () => server?.close());
+
+async function post(rawBody: string | undefined, contentType?: string) {
+  const headers: Record<string, string> = contentType ? { 'content-type': contentType } : {};
+  return call(server.baseUrl, 'POST', '/v3/payments', { apiKey: account.api_key, rawBody, headers });
+}
+
+describe('bad requests', () => {
+  it.each([
+    ['malformed JSON', '{"amount": 1000,', 'application/json', 400],
+    ['JSON that is an array', '[1,2,3]', 'application/json', 400],
+    ['JSON that is a string', '"hello"', 'application/json', 400],
+    ['a prototype-poisoning body', '{"amount":1000,"currency":"CLP","subject":"s","__proto__":{"x":1}}', 'application/json', 400],
+    ['a form where JSON is expected', 'amount=1000&currency=CLP&subject=s', 'application/x-www-form-urlencoded', 415],
+    ['plain text', 'amount 1000', 'text/plain', 415],
+    ['no body at all', undefined, undefined, 400],
+  ] as const)('%s → %s', async (_d, body, type, status) => {
+    const before = await countRows(server.ctx.db, 'payments');
+    const res = await post(body, type);
+    expect(res.status).toBe(status);
+    expect(res.body).toMatchObject({ status, message: expect.any(String) });
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+  });
+
+  it('names the body when it is not an object', async () => {
+    const res = await post('[1]', 'application/json');
+    expect(res.body.errors[0].field).toBe('body');
+  });
+
+  it('refuses an oversized body with 413', async () => {
+    const res = await post(JSON.stringify({ amount: 1000, currency: 'CLP', subject: 's', custom: 'x'.repeat(100 * 1024) }), 'application/json');
+    expect(res.status).toBe(413);
+    expect(res.body.status).toBe(413);
+  });
+
+  it('answers unknown routes with 404 in the same shape', async () => {
+    const res = await call(server.baseUrl, 'GET', '/v3/nothing-here', { apiKey: account.api_key });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ status: 404, message: expect.any(String) });
+  });
+
+  it('refuses payment ids longer than the contract allows', async () => {
+    const res = await call(server.baseUrl, 'GET', `/v3/payments/${'a'.repeat(256)}`, { apiKey: account.api_key });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].field).toBe('id');
+  });
+
+  it('tags every answer with a request id, taking a sane one from the client', async () => {
+    const given = await call(server.baseUrl, 'GET', '/v3/banks', { apiKey: account.api_key, headers: { 'x-request-id': 'trace-123' } });
+    expect(given.headers.get('x-request-id')).toBe('trace-123');
+    const odd = await call(server.baseUrl, 'GET', '/v3/banks', { apiKey: account.api_key, headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(odd.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

@@ -1,0 +1,252 @@
+// The token endpoint's client credentials grant, bearer authentication of the v3 API and the
+// attacks on it, revocation, key rotation and the discovery documents, against a real server.
+import { createHmac } from 'node:crypto';
+import { type CryptoKey, exportSPKI, generateKeyPair, importJWK, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rotateKeys } from '../../src/app/rotate-keys.js';
+import { signJwt } from '../../src/app/signed-tokens.js';
+import { KeyRing } from '../../src/app/token-keys.js';
+import { call, client } from '../helpers/http.js';
+import { basicAuth, clientCredentialsToken, decodeJwtPart, FORM, formPost } from '../helpers/oauth.js';
+import { countRows } from '../helpers/payments.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let account: TestAccount;
+let keys: KeyRing;
+let paymentId: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  account = await server.account();
+  keys = new KeyRing(server.ctx.db, server.ctx.secrets, server.ctx.clock, server.ctx.feed);
+  const created = await client(server.baseUrl, account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Bearer test' });
+  paymentId = created.body.payment_id;
+});
+afterAll(async () => server?.close());
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const getPayment = (token: string, id = paymentId) => call(server.baseUrl, 'GET', `/v3/payments/${id}`, { headers: bearer(token) });
+
+/** Claims of a valid access token of `account`, to be bent one at a time. */
+function claims(overrides: Record<string, unknown> = {}) {
+  const iat = Math.floor(server.ctx.clock.now().getTime() / 1000);
+  return { iss: server.baseUrl, sub: String(account.receiver_id), aud: server.baseUrl, client_id: String(account.receiver_id), iat, exp: iat + 3600, jti: 'x', scope: 'api', ...overrides };
+}
+
+/** A token signed with the server's real key, carrying the jti of a token really issued. */
+async function forged(overrides: Record<string, unknown>, typ = 'at+jwt'): Promise<string> {
+  const issued = await clientCredentialsToken(server, account);
+  const jti = decodeJwtPart(issued, 1).jti;
+  return signJwt(await keys.signingKey(), claims({ jti, ...overrides }), typ);
+}
+
+describe('client credentials grant', () => {
+  it('issues a one-year ES256 JWT with the contract fields, whose jti alone is stored', async () => {
+    const before = await countRows(server.ctx.db, 'oauth_tokens');
+    const res = await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth(account));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 31536000, scope: 'api' });
+    expect(res.body.refresh_token).toBeUndefined();
+    const header = decodeJwtPart(res.body.access_token, 0);
+    const payload = decodeJwtPart(res.body.access_token, 1);
+    expect(header).toEqual({ alg: 'ES256', kid: expect.any(String), typ: 'at+jwt' });
+    expect(payload).toMatchObject({ iss: server.baseUrl, aud: server.baseUrl, sub: String(account.receiver_id), scope: 'api', jti: expect.any(String) });
+    expect((payload.exp as number) - (payload.iat as number)).toBe(31536000);
+    expect(await countRows(server.ctx.db, 'oauth_tokens')).toBe(before + 1);
+    const row = await server.ctx.db.selectFrom('oauth_tokens').selectAll().where('jti', '=', payload.jti as string).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ receiver_id: account.receiver_id, grant_type: 'client_credentials', revoked_at: null });
+    expect(JSON.stringify(row)).not.toContain(res.body.access_token.split('.')[2]);
+  });
+
+  it('accepts the client credentials in the form body too', async () => {
+    const res = await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials', client_id: String(account.receiver_id), client_secret: account.secret });
+    expect(res.status).toBe(200);
+    expect((await getPayment(res.body.access_token)).status).toBe(200);
+  });
+
+  it.each([
+    ['a wrong secret', (a: TestAccount) => basicAuth({ receiver_id: a.receiver_id, secret: '0'.repeat(40) })],
+    ['an unknown client', () => basicAuth({ receiver_id: 999999999, secret: '0'.repeat(40) })],
+    ['no credentials', () => null],
+    ['a bearer header instead of Basic', () => 'Bearer abc'],
+  ])('answers %s with 401 invalid_client and WWW-Authenticate, issuing nothing', async (_name, auth) => {
+    const before = await countRows(server.ctx.db, 'oauth_tokens');
+    const res = await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, auth(account));
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
+    expect(res.body).toEqual({ error: 'invalid_client', error_description: expect.any(String) });
+    expect(await countRows(server.ctx.db, 'oauth_tokens')).toBe(before);
+  });
+
+  it.each([
+    ['refresh tokens do not exist', { grant_type: 'refresh_token', refresh_token: 'x' }, 400, 'unsupported_grant_type'],
+    ['an unknown grant', { grant_type: 'password' }, 400, 'unsupported_grant_type'],
+    ['a missing grant_type', {}, 400, 'invalid_request'],
+    ['an unknown scope', { grant_type: 'client_credentials', scope: 'api admin' }, 400, 'invalid_scope'],
+  ])('refuses %s with the RFC 6749 error', async (_name, form, status, error) => {
+    const before = await countRows(server.ctx.db, 'oauth_tokens');
+    const res = await formPost(server.baseUrl, '/oauth2/token', form as Record<string, string>, basicAuth(account));
+    expect(res.status).toBe(status);
+    expect(res.body.error).toBe(error);
+    expect(await countRows(server.ctx.db, 'oauth_tokens')).toBe(before);
+  });
+
+  it('refuses two client authentication methods at once, a repeated parameter and a JSON body', async () => {
+    const both = await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials', client_id: String(account.receiver_id), client_secret: account.secret }, basicAuth(account));
+    expect(both.status).toBe(400);
+    expect(both.body.error).toBe('invalid_request');
+    const repeated = await fetch(`${server.baseUrl}/oauth2/token`, { method: 'POST', headers: { authorization: basicAuth(account), 'content-type': FORM }, body: 'grant_type=client_credentials&grant_type=client_credentials' });
+    expect(repeated.status).toBe(400);
+    expect(((await repeated.json()) as { error: string }).error).toBe('invalid_request');
+    const json = await fetch(`${server.baseUrl}/oauth2/token`, { method: 'POST', headers: { authorization: basicAuth(account), 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' });
+    expect(json.status).toBe(400);
+    expect(((await json.json()) as { error: string }).error).toBe('invalid_request');
+  });
+});
+
+describe('bearer authentication', () => {
+  it('authenticates GET /v3/payments/{id} as the token subject’s account', async () => {
+    const token = await clientCredentialsToken(server, account);
+    const res = await getPayment(token);
+    expect(res.status).toBe(200);
+    expect(res.body.payment_id).toBe(paymentId);
+  });
+
+  it('does not let one account’s token read another account’s payment', async () => {
+    const other = await server.account();
+    const res = await getPayment(await clientCredentialsToken(server, other));
+    expect(res.status).toBe(404);
+  });
+
+  it('refuses x-api-key and Bearer together with 400', async () => {
+    const res = await call(server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { apiKey: account.api_key, headers: bearer(await clientCredentialsToken(server, account)) });
+    expect(res.status).toBe(400);
+  });
+
+  const attacks: [string, () => Promise<string>][] = [
+    [
+      'alg none',
+      async () => {
+        const jti = decodeJwtPart(await clientCredentialsToken(server, account), 1).jti;
+        const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+        return `${part({ alg: 'none', typ: 'at+jwt' })}.${part(claims({ jti }))}.`;
+      },
+    ],
+    [
+      'HS256 keyed with the server’s public key',
+      async () => {
+        const jti = decodeJwtPart(await clientCredentialsToken(server, account), 1).jti;
+        const jwks = (await call(server.baseUrl, 'GET', '/oauth2/jwks')).body;
+        const pem = await exportSPKI((await importJWK(jwks.keys[0], 'ES256', { extractable: true })) as CryptoKey);
+        const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+        const input = `${part({ alg: 'HS256', typ: 'at+jwt', kid: jwks.keys[0].kid })}.${part(claims({ jti }))}`;
+        return `${input}.${createHmac('sha256', pem).update(input).digest('base64url')}`;
+      },
+    ],
+    [
+      'a key the server never had',
+      async () => {
+        const jti = decodeJwtPart(await clientCredentialsToken(server, account), 1).jti;
+        const { privateKey } = await generateKeyPair('ES256');
+        return new SignJWT(claims({ jti })).setProtectedHeader({ alg: 'ES256', kid: 'someone-else', typ: 'at+jwt' }).sign(privateKey);
+      },
+    ],
+    ['another issuer', () => forged({ iss: 'https://evil.example' })],
+    ['another audience', () => forged({ aud: 'https://other-api.example' })],
+    ['an expired token (past iat and exp)', () => forged({ iat: 1_600_000_000, exp: 1_600_003_600 })],
+    ['a token without typ at+jwt (an id_token)', () => forged({}, 'JWT')],
+    ['a jti that was never issued', async () => signJwt(await keys.signingKey(), claims({ jti: 'never-issued' }), 'at+jwt')],
+    ['a subject other than the token’s owner', async () => forged({ sub: String((await server.account()).receiver_id), client_id: undefined })],
+    [
+      'a tampered payload',
+      async () => {
+        const [h, , s] = (await clientCredentialsToken(server, account)).split('.');
+        return `${h}.${Buffer.from(JSON.stringify(claims({ jti: 'x' }))).toString('base64url')}.${s}`;
+      },
+    ],
+  ];
+
+  it('accepts the unbent forgery: every refusal below comes from the one claim or header bent', async () => {
+    expect((await getPayment(await forged({}))).status).toBe(200);
+  });
+
+  it.each(attacks)('refuses %s with a bare 401', async (_name, make) => {
+    const res = await getPayment(await make());
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ status: 401, message: 'Missing or invalid credentials' });
+  });
+});
+
+describe('revocation', () => {
+  it('revokes a token at once and answers 200 again for it', async () => {
+    const token = await clientCredentialsToken(server, account);
+    expect((await getPayment(token)).status).toBe(200);
+    const res = await formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth(account));
+    expect(res.status).toBe(200);
+    expect((await getPayment(token)).status).toBe(401);
+    const row = await server.ctx.db.selectFrom('oauth_tokens').select('revoked_at').where('jti', '=', decodeJwtPart(token, 1).jti as string).executeTakeFirstOrThrow();
+    expect(row.revoked_at).not.toBeNull();
+    expect((await formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth(account))).status).toBe(200);
+  });
+
+  it('answers 200 for unknown and malformed tokens (RFC 7009)', async () => {
+    expect((await formPost(server.baseUrl, '/oauth2/revoke', { token: 'not-a-token' }, basicAuth(account))).status).toBe(200);
+    expect((await formPost(server.baseUrl, '/oauth2/revoke', { token: 'a.b.c', token_type_hint: 'access_token' }, basicAuth(account))).status).toBe(200);
+  });
+
+  it('needs the client’s credentials and the token, and will not revoke another client’s token', async () => {
+    const token = await clientCredentialsToken(server, account);
+    expect((await formPost(server.baseUrl, '/oauth2/revoke', { token }, null)).status).toBe(401);
+    expect((await formPost(server.baseUrl, '/oauth2/revoke', {}, basicAuth(account))).body.error).toBe('invalid_request');
+    const other = await server.account();
+    const res = await formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth(other));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('unauthorized_client');
+    expect((await getPayment(token)).status).toBe(200);
+  });
+});
+
+describe('discovery and keys', () => {
+  it('publishes the OpenID configuration with the issuer and every endpoint', async () => {
+    const res = await call(server.baseUrl, 'GET', '/.well-known/openid-configuration');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      issuer: server.baseUrl,
+      authorization_endpoint: `${server.baseUrl}/oauth2/authorize`,
+      token_endpoint: `${server.baseUrl}/oauth2/token`,
+      revocation_endpoint: `${server.baseUrl}/oauth2/revoke`,
+      jwks_uri: `${server.baseUrl}/oauth2/jwks`,
+      code_challenge_methods_supported: ['S256', 'plain'],
+      id_token_signing_alg_values_supported: ['ES256'],
+      response_modes_supported: ['query', 'form_post'],
+    });
+    expect(res.body.grant_types_supported).not.toContain('refresh_token');
+  });
+
+  it('keeps old tokens valid across a rotation, signs new ones with the new kid and publishes both keys', async () => {
+    const old = await clientCredentialsToken(server, account);
+    const oldKid = decodeJwtPart(old, 0).kid;
+    const rotation = await rotateKeys(server.ctx);
+    expect(rotation.retired).toContain(oldKid);
+    const fresh = await clientCredentialsToken(server, account);
+    expect(decodeJwtPart(fresh, 0).kid).toBe(rotation.kid);
+    expect(rotation.kid).not.toBe(oldKid);
+    expect((await getPayment(old)).status).toBe(200);
+    expect((await getPayment(fresh)).status).toBe(200);
+    const kids = (await call(server.baseUrl, 'GET', '/oauth2/jwks')).body.keys.map((k: { kid: string }) => k.kid);
+    expect(kids).toEqual([rotation.kid, oldKid, ...kids.slice(2)]);
+    const stored = await server.ctx.db.selectFrom('oauth_keys').select('private_key_enc').where('kid', '=', rotation.kid).executeTakeFirstOrThrow();
+    expect(stored.private_key_enc).toMatch(/^v1:/);
+    expect(stored.private_key_enc).not.toContain('PRIVATE KEY');
+  });
+
+  it('stops accepting a cached token once the developer clock passes its expiry', async () => {
+    const token = await clientCredentialsToken(server, account);
+    expect((await getPayment(token)).status).toBe(200);
+    server.ctx.clock.setOffset(server.ctx.clock.offsetMs + 366 * 24 * 3_600_000);
+    expect((await getPayment(token)).status).toBe(401);
+    expect((await getPayment(await clientCredentialsToken(server, account))).status).toBe(200);
+  });
+});

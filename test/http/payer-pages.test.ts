@@ -1,0 +1,263 @@
+// The payer pages over HTTP: what they show, what they protect, and that every fault (a stale or
+// forged form, a wrong RUT or password, a payment in another state, a double submit) answers with
+// a clear page and changes nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findAttempt } from '../../src/store/attempts.js';
+import { client } from '../helpers/http.js';
+import { countRows } from '../helpers/payments.js';
+import { csrfOf, loginToDemoBank, PayerSession, startDemoBankAttempt, titleOf } from '../helpers/payer-session.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let account: TestAccount;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  account = await server.account({ name: 'Tienda <b>Uno</b>' });
+});
+afterAll(async () => server?.close());
+
+const api = (key = account.api_key) => client(server.baseUrl, key);
+
+async function createPayment(fields: Record<string, unknown> = {}, key = account.api_key): Promise<string> {
+  const created = await api(key).post('/v3/payments', { amount: 5000, currency: 'CLP', subject: 'Order', ...fields });
+  expect(created.status).toBe(200);
+  return created.body.payment_id;
+}
+
+const statusOf = async (id: string, key = account.api_key) => {
+  const { status, status_detail } = (await api(key).get(`/v3/payments/${id}`)).body;
+  return `${status}/${status_detail}`;
+};
+const attemptIdOf = (bankPath: string) => bankPath.split('/').pop()!;
+
+describe('payment page', () => {
+  it('escapes merchant values, sets a strict CSP, and speaks Spanish unless English is chosen', async () => {
+    const id = await createPayment({ subject: '<script>alert("x")</script>', body: '<img src=x onerror=alert(1)>', cancel_url: 'https://shop.example/cancel?a=1&b="2"' });
+    const session = new PayerSession(server.baseUrl);
+    const page = await session.get(`/payment/info/${id}`);
+    expect(page.status).toBe(200);
+    expect(page.html).not.toContain('<script>');
+    expect(page.html).not.toContain('<img src=x');
+    expect(page.html).not.toContain('<b>Uno</b>');
+    expect(page.html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+    expect(page.html).toContain('Tienda &lt;b&gt;Uno&lt;/b&gt;');
+    expect(page.html).toContain('href="https://shop.example/cancel?a=1&amp;b=&quot;2&quot;"');
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("form-action 'self' https://shop.example");
+    expect(csp).not.toContain('script-src');
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.html).toContain('<html lang="es">');
+    expect(page.html).toContain('$5.000');
+
+    const english = await session.get(`/payment/info/${id}?lang=en`);
+    expect(english.html).toContain('<html lang="en">');
+    expect(english.html).toContain('Choose how to pay');
+    // The choice is remembered.
+    expect((await session.get(`/payment/manual/${id}`)).html).toContain('Collection account');
+  });
+
+  it('shows the account and the reference to write for a normal transfer', async () => {
+    const id = await createPayment();
+    const page = await new PayerSession(server.baseUrl).get(`/payment/manual/${id}`);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain(`<dd class="account">${account.merchant.collectAccounts[0]}</dd>`);
+    expect(page.html).toContain(`<dd class="reference"><strong>${id}</strong></dd>`);
+  });
+
+  it('offers only the fixed bank, only banks whose minimum the amount reaches, and only the mandatory method', async () => {
+    const session = new PayerSession(server.baseUrl);
+    const fixed = await session.get(`/payment/simplified/${await createPayment({ bank_id: 'Bawdf' })}`);
+    expect(fixed.html.match(/name="bank_id"/g)).toHaveLength(1);
+    expect(fixed.html).toContain('value="Bawdf" checked');
+
+    const small = await session.get(`/payment/simplified/${await createPayment({ amount: 500 })}`);
+    expect(small.html).toMatch(/value="SDdGj" disabled>.*monto mínimo \$1\.000/);
+    expect(small.html).toMatch(/value="Bawdf">/);
+
+    const manualOnly = await createPayment({ mandatory_payment_method: 'REGULAR_TRANSFER' });
+    const info = await session.get(`/payment/info/${manualOnly}`);
+    expect(info.html).toContain('id="method-manual"');
+    expect(info.html).not.toContain('id="method-simplified"');
+    const refused = await session.get(`/payment/simplified/${manualOnly}`);
+    expect(refused.status).toBe(409);
+    expect(refused.html).toContain('Este cobro no admite este medio de pago.');
+    const before = await countRows(server.ctx.db, 'payment_attempts');
+    const posted = await session.post(`/payment/simplified/${manualOnly}`, { _csrf: csrfOf(info), bank_id: 'Bawdf', payer_email: 'a@b.cl' });
+    expect(posted.status).toBe(409);
+    expect(await countRows(server.ctx.db, 'payment_attempts')).toBe(before);
+  });
+
+  it('asks again for a bank and an email that are missing or wrong, naming each', async () => {
+    const id = await createPayment({ amount: 500 });
+    const session = new PayerSession(server.baseUrl);
+    const form = await session.get(`/payment/simplified/${id}`);
+    const before = await countRows(server.ctx.db, 'payment_attempts');
+    const bad = await session.post(`/payment/simplified/${id}`, { _csrf: csrfOf(form), bank_id: 'SDdGj', payer_email: 'not-an-email' });
+    expect(bad.status).toBe(400);
+    expect(bad.html).toContain('Elige un banco que pueda pagar este cobro.');
+    expect(bad.html).toContain('Escribe un correo electrónico válido.');
+    expect(await countRows(server.ctx.db, 'payment_attempts')).toBe(before);
+  });
+
+  it('gives production accounts no test bank, and says a real bank has no connection yet', async () => {
+    const production = await server.account({ developer: false });
+    const id = await createPayment({}, production.api_key);
+    const session = new PayerSession(server.baseUrl);
+    const form = await session.get(`/payment/simplified/${id}`);
+    expect(form.html).not.toContain('value="Bawdf"');
+    const demo = await session.post(`/payment/simplified/${id}`, { _csrf: csrfOf(form), bank_id: 'Bawdf', payer_email: 'a@b.cl' });
+    expect(demo.status).toBe(400);
+    const real = await session.post(`/payment/simplified/${id}`, { _csrf: csrfOf(form), bank_id: 'WbPkK', payer_email: 'a@b.cl' });
+    expect(real.status).toBe(403);
+    expect(real.html).toContain('Quipu aún no tiene conexión con Banco Santander');
+    expect(real.html).toContain(`href="/payment/manual/${id}"`);
+    expect(await statusOf(id, production.api_key)).toBe('pending/pending');
+  });
+
+  it('answers unknown and malformed addresses with a not-found page', async () => {
+    const session = new PayerSession(server.baseUrl);
+    expect((await session.get('/payment/info/zzzzzzzzzzzz')).status).toBe(404);
+    expect(titleOf(await session.get('/payment/info/<bad>'))).toBe('Cobro no encontrado');
+    expect((await session.get('/payment/bank/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await session.get(`/payment/receipt/${await createPayment()}`)).status).toBe(404);
+  });
+});
+
+describe('forms', () => {
+  it('refuse a missing, tampered or foreign CSRF token and change nothing', async () => {
+    const id = await createPayment();
+    const session = new PayerSession(server.baseUrl);
+    const info = await session.get(`/payment/info/${id}`);
+    const token = csrfOf(info);
+    const missing = await session.post(`/payment/info/${id}/decline`, {});
+    expect(missing.status).toBe(403);
+    expect(titleOf(missing)).toBe('Formulario no válido');
+    const tampered = await session.post(`/payment/info/${id}/decline`, { _csrf: `${token.slice(0, -2)}xx` });
+    expect(tampered.status).toBe(403);
+    // A token taken from another browser does not match this browser's secret cookie.
+    const other = new PayerSession(server.baseUrl);
+    await other.get(`/payment/info/${id}`);
+    expect((await other.post(`/payment/info/${id}/abuse`, { _csrf: token })).status).toBe(403);
+    expect(await statusOf(id)).toBe('pending/pending');
+    // The genuine form still works.
+    expect((await session.post(`/payment/info/${id}/decline`, { _csrf: token })).status).toBe(303);
+    expect(await statusOf(id)).toBe('pending/rejected-by-payer');
+  });
+
+  it('refuse a form older than PAYER_FORM_TTL_SECONDS', async () => {
+    const shortLived = await startTestServer({ PAYER_FORM_TTL_SECONDS: '1' });
+    try {
+      const owner = await shortLived.account();
+      const created = await client(shortLived.baseUrl, owner.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Old form' });
+      const session = new PayerSession(shortLived.baseUrl);
+      const form = await session.get(`/payment/info/${created.body.payment_id}`);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const expired = await session.post(`/payment/info/${created.body.payment_id}/decline`, { _csrf: csrfOf(form) });
+      expect(expired.status).toBe(403);
+      expect(expired.html).toContain('El formulario venció o no es válido.');
+      expect((await client(shortLived.baseUrl, owner.api_key).get(`/v3/payments/${created.body.payment_id}`)).body.status_detail).toBe('pending');
+    } finally {
+      await shortLived.close();
+    }
+  });
+});
+
+describe('DemoBank login', () => {
+  it('refuses a RUT with a wrong check digit and a wrong password, and the attempt stays where it was', async () => {
+    const id = await createPayment();
+    const session = new PayerSession(server.baseUrl);
+    const bankPath = await startDemoBankAttempt(session, id);
+    const login = await session.get(bankPath);
+    expect(titleOf(login)).toBe('DemoBank: ingresa a tu banco');
+    expect(login.html).toContain('Este es un banco de pruebas. Las transacciones no son reales.');
+    const wrongRut = await session.post(`${bankPath}/login`, { _csrf: csrfOf(login), rut: '11.111.111-2', password: '1234' });
+    expect(wrongRut.status).toBe(400);
+    expect(wrongRut.html).toContain('El RUT no es válido.');
+    const wrongPassword = await session.post(`${bankPath}/login`, { _csrf: csrfOf(login), rut: '11.111.111-1', password: '4321' });
+    expect(wrongPassword.status).toBe(400);
+    expect(wrongPassword.html).toContain('El RUT o la clave no son correctos.');
+    expect((await findAttempt(server.ctx.db, attemptIdOf(bankPath)))!.state).toBe('started');
+    expect(await statusOf(id)).toBe('pending/pending');
+  });
+
+  it('lets only the fixed payer pay, however the RUT is written', async () => {
+    const id = await createPayment({ fixed_payer_personal_identifier: '44.444.444-4' });
+    const session = new PayerSession(server.baseUrl);
+    const bankPath = await startDemoBankAttempt(session, id);
+    const login = await session.get(bankPath);
+    const stranger = await session.post(`${bankPath}/login`, { _csrf: csrfOf(login), rut: '11.111.111-1', password: '1234' });
+    expect(stranger.status).toBe(403);
+    expect(stranger.html).toContain('Este cobro solo puede pagarlo la persona que indicó el comercio.');
+    expect((await findAttempt(server.ctx.db, attemptIdOf(bankPath)))!.state).toBe('started');
+    expect(await loginToDemoBank(session, bankPath, '444444444')).toBe(`${bankPath}/authorize`);
+  });
+});
+
+describe('authorising the transfer', () => {
+  it('asks again for malformed coordinates without reaching the bank', async () => {
+    const id = await createPayment();
+    const session = new PayerSession(server.baseUrl);
+    const authorizePath = await loginToDemoBank(session, await startDemoBankAttempt(session, id));
+    const form = await session.get(authorizePath);
+    const bad = await session.post(authorizePath, { _csrf: csrfOf(form), c1: '1', c2: 'ab', c3: '33' });
+    expect(bad.status).toBe(400);
+    expect(bad.html).toContain('Escribe los dos dígitos de cada coordenada.');
+    expect(await statusOf(id)).toBe('pending/pending');
+  });
+
+  it('pays once on a double submit: the second answers that the transfer was already sent', async () => {
+    const id = await createPayment({ return_url: 'https://shop.example/thanks' });
+    const session = new PayerSession(server.baseUrl);
+    const authorizePath = await loginToDemoBank(session, await startDemoBankAttempt(session, id));
+    const form = await session.get(authorizePath);
+    expect(form.headers.get('content-security-policy')).toContain("form-action 'self' https://shop.example");
+    const fields = { _csrf: csrfOf(form), c1: '11', c2: '22', c3: '33' };
+    const [first, second] = await Promise.all([session.post(authorizePath, fields), session.post(authorizePath, fields)]);
+    const statuses = [first.status, second.status].sort();
+    expect(statuses).toEqual([303, 409]);
+    const refused = first.status === 409 ? first : second;
+    expect(refused.html).toContain('Esta transferencia ya fue enviada; no se envió otra vez.');
+    expect((first.status === 303 ? first : second).location).toBe('https://shop.example/thanks');
+    expect(await statusOf(id)).toBe('done/normal');
+    const credits = await server.ctx.db.selectFrom('bank_credits').select('status').where('reference', '=', id).execute();
+    expect(credits).toEqual([{ status: 'matched' }]);
+    const again = await session.post(authorizePath, fields);
+    expect(again.status).toBe(409);
+  });
+
+  it('refuses to start paying a payment in another state', async () => {
+    const id = await createPayment();
+    const session = new PayerSession(server.baseUrl);
+    const form = await session.get(`/payment/simplified/${id}`);
+    const info = await session.get(`/payment/info/${id}`);
+    expect((await api().post(`/quipu/v1/payments/${id}/mark-paid`)).status).toBe(200);
+    const before = await countRows(server.ctx.db, 'payment_attempts');
+    const start = await session.post(`/payment/simplified/${id}`, { _csrf: csrfOf(form), bank_id: 'Bawdf', payer_email: 'a@b.cl' });
+    expect(start.status).toBe(409);
+    expect(titleOf(start)).toBe('Pago realizado');
+    const decline = await session.post(`/payment/info/${id}/decline`, { _csrf: csrfOf(info) });
+    expect(decline.status).toBe(409);
+    expect(await countRows(server.ctx.db, 'payment_attempts')).toBe(before);
+    expect(await statusOf(id)).toBe('done/marked-paid-by-receiver');
+  });
+
+  it('ends an attempt after 3 hours on the developer clock; a new attempt may start', async () => {
+    const id = await createPayment();
+    const session = new PayerSession(server.baseUrl);
+    const bankPath = await startDemoBankAttempt(session, id);
+    const login = await session.get(bankPath);
+    expect((await api().post('/sandbox/clock', { advance: '3h' })).status).toBe(200);
+    const late = await session.post(`${bankPath}/login`, { _csrf: csrfOf(login), rut: '11.111.111-1', password: '1234' });
+    expect(late.status).toBe(409);
+    expect(titleOf(late)).toBe('Intento vencido');
+    expect((await findAttempt(server.ctx.db, attemptIdOf(bankPath)))!.state).toBe('started');
+    expect(await statusOf(id)).toBe('pending/pending');
+    const next = await startDemoBankAttempt(session, id);
+    expect(next).not.toBe(bankPath);
+    expect(await loginToDemoBank(session, next)).toBe(`${next}/authorize`);
+  });
+});

@@ -1,0 +1,174 @@
+// Reconciliation through the operator API: credits matched exactly on account, amount and
+// reference; everything else kept and listed; a movement counted once. Also the merchant's
+// mark-paid extension and the DemoBank sandbox's credentials.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, client } from '../helpers/http.js';
+import { countRows } from '../helpers/payments.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+const TOKEN = 'operator-token-for-tests';
+let server: TestServer;
+let account: TestAccount;
+
+beforeAll(async () => {
+  server = await startTestServer({ OPERATOR_TOKEN: TOKEN });
+  account = await server.account({ notifyUrl: 'http://127.0.0.1:9/hooks' });
+});
+afterAll(async () => server?.close());
+
+const api = (key = account.api_key) => client(server.baseUrl, key);
+const operator = (method: string, path: string, body?: unknown, token = TOKEN) => call(server.baseUrl, method, path, { body, headers: { authorization: `Bearer ${token}` } });
+const collectAccount = () => account.merchant.collectAccounts[0]!;
+let sequence = 0;
+
+async function createPayment(fields: Record<string, unknown> = {}): Promise<string> {
+  const created = await api().post('/v3/payments', { amount: 12345, currency: 'CLP', subject: 'Invoice', ...fields });
+  expect(created.status).toBe(200);
+  return created.body.payment_id;
+}
+
+function credit(paymentId: string | undefined, fields: Record<string, unknown> = {}) {
+  return {
+    bank_reference: `mov-${++sequence}`,
+    account: collectAccount(),
+    amount: 12345,
+    currency: 'CLP',
+    ...(paymentId ? { reference: paymentId } : {}),
+    credited_at: server.ctx.clock.now().toISOString(),
+    payer_bank_id: 'LrNcd',
+    payer_name: 'María Soto',
+    payer_email: 'maria@example.cl',
+    payer_personal_identifier: '12.345.678-5',
+    payer_account_number: '0012345678',
+    ...fields,
+  };
+}
+
+describe('operator credits', () => {
+  it('needs the operator token', async () => {
+    expect((await call(server.baseUrl, 'GET', '/operator/v1/credits')).status).toBe(401);
+    expect((await operator('GET', '/operator/v1/credits', undefined, 'wrong')).status).toBe(401);
+    expect((await call(server.baseUrl, 'GET', '/operator/v1/credits', { apiKey: account.api_key })).status).toBe(401);
+    const closed = await startTestServer();
+    try {
+      const refused = await call(closed.baseUrl, 'GET', '/operator/v1/credits', { headers: { authorization: 'Bearer anything' } });
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toContain('OPERATOR_TOKEN');
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it('reconciles a normal transfer: done, payer fields filled, receipt, and the notification written', async () => {
+    const id = await createPayment({ payer_email: 'buyer@example.cl' });
+    const fed = await operator('POST', '/operator/v1/credits', { credits: [credit(` ${id.toUpperCase()} `, { payer_email: undefined })] });
+    expect(fed.status).toBe(200);
+    expect(fed.body).toMatchObject({ matched: 1, unmatched: 0, duplicates: 0, results: [{ status: 'matched', payment_id: id }] });
+    const paid = (await api().get(`/v3/payments/${id}`)).body;
+    expect(paid).toMatchObject({
+      status: 'done',
+      status_detail: 'normal',
+      bank: 'Banco BCI',
+      bank_id: 'LrNcd',
+      payer_name: 'María Soto',
+      payer_email: 'buyer@example.cl',
+      personal_identifier: '12.345.678-5',
+      bank_account_number: '0012345678',
+      payment_method: 'regular_transfer',
+      funds_source: '',
+      out_of_date_conciliation: false,
+      receipt_url: `${server.baseUrl}/payment/receipt/${id}`,
+    });
+    expect((await fetch(paid.receipt_url)).status).toBe(200);
+    const notifications = await server.ctx.db.selectFrom('notifications').select(['payment_id', 'url']).where('payment_id', '=', id).execute();
+    expect(notifications).toEqual([{ payment_id: id, url: 'http://127.0.0.1:9/hooks' }]);
+  });
+
+  it('keeps and lists what does not match exactly, with the reason, and leaves the payments alone', async () => {
+    const id = await createPayment();
+    const unmatched = [
+      credit(id, { amount: 12344 }),
+      credit(id, { account: 'another-account' }),
+      credit(id, { currency: 'USD', amount: 12345 }),
+      credit('nosuchpaymnt'),
+      credit(undefined),
+    ];
+    const fed = await operator('POST', '/operator/v1/credits', { credits: unmatched });
+    expect(fed.body).toMatchObject({ matched: 0, unmatched: 5, duplicates: 0 });
+    expect((await api().get(`/v3/payments/${id}`)).body.status).toBe('pending');
+    const listed = await operator('GET', '/operator/v1/credits?status=unmatched');
+    const mine = listed.body.credits.filter((c: { bank_reference: string }) => unmatched.some((u) => u.bank_reference === c.bank_reference));
+    expect(mine).toHaveLength(5);
+    const reasons = Object.fromEntries(mine.map((c: { bank_reference: string; reason: string }) => [c.bank_reference, c.reason]));
+    expect(reasons[unmatched[0]!.bank_reference]).toContain('amount differs');
+    expect(reasons[unmatched[1]!.bank_reference]).toContain('another account');
+    expect(reasons[unmatched[2]!.bank_reference]).toContain('in CLP, the credit in USD');
+    expect(reasons[unmatched[3]!.bank_reference]).toContain('no payment has the reference');
+    expect(reasons[unmatched[4]!.bank_reference]).toContain('no payment reference');
+    expect(mine.every((c: { status: string; payment_id: null }) => c.status === 'unmatched' && c.payment_id === null)).toBe(true);
+    const matched = await operator('GET', '/operator/v1/credits?status=matched');
+    expect(matched.body.credits.every((c: { status: string }) => c.status === 'matched')).toBe(true);
+  });
+
+  it('counts a movement once however often it is reported, and a second credit for a paid payment stays unmatched', async () => {
+    const id = await createPayment();
+    const first = credit(id);
+    const once = await operator('POST', '/operator/v1/credits', { credits: [first] });
+    expect(once.body.matched).toBe(1);
+    const again = await operator('POST', '/operator/v1/credits', { credits: [first, credit(id)] });
+    expect(again.body).toMatchObject({ matched: 0, duplicates: 1, unmatched: 1 });
+    expect(again.body.results[1].reason).toContain('cannot be reconciled');
+    const rows = await server.ctx.db.selectFrom('bank_credits').select('status').where('reference', '=', id).execute();
+    expect(rows.map((r) => r.status).sort()).toEqual(['matched', 'unmatched']);
+    expect(await server.ctx.db.selectFrom('notifications').select('payment_id').where('payment_id', '=', id).execute()).toHaveLength(1);
+  });
+
+  it('refuses a bad batch whole, naming each field, and records nothing', async () => {
+    const id = await createPayment();
+    const before = await countRows(server.ctx.db, 'bank_credits');
+    const malformed = await operator('POST', '/operator/v1/credits', { credits: [credit(id), credit(id, { credited_at: 'yesterday', payer_email: 'nope' })] });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors.map((e: { field: string }) => e.field)).toEqual(['credits.1.credited_at', 'credits.1.payer_email']);
+    const decimals = await operator('POST', '/operator/v1/credits', { credits: [credit(id), credit(id, { amount: 10.5 }), credit(id, { amount: 0 })] });
+    expect(decimals.status).toBe(400);
+    expect(decimals.body.errors).toEqual([
+      { field: 'credits.1.amount', message: 'must not have decimals in this currency' },
+      { field: 'credits.2.amount', message: 'must be greater than zero' },
+    ]);
+    const missing = await operator('POST', '/operator/v1/credits', { credits: [{ account: collectAccount(), amount: 1, currency: 'CLP', credited_at: new Date().toISOString() }] });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors).toEqual(expect.arrayContaining([{ field: 'credits.0.bank_reference', message: 'is required' }]));
+    expect((await operator('POST', '/operator/v1/credits', { credits: [] })).status).toBe(400);
+    expect(await countRows(server.ctx.db, 'bank_credits')).toBe(before);
+    expect((await api().get(`/v3/payments/${id}`)).body.status).toBe('pending');
+  });
+});
+
+describe('mark-paid extension', () => {
+  it('marks a pending payment paid by the receiver, once, and only the owner may', async () => {
+    const id = await createPayment();
+    const stranger = await server.account();
+    expect((await api(stranger.api_key).post(`/quipu/v1/payments/${id}/mark-paid`)).status).toBe(404);
+    expect((await call(server.baseUrl, 'POST', `/quipu/v1/payments/${id}/mark-paid`)).status).toBe(401);
+    const marked = await api().post(`/quipu/v1/payments/${id}/mark-paid`);
+    expect(marked.status).toBe(200);
+    expect((await api().get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'done', status_detail: 'marked-paid-by-receiver', receipt_url: '' });
+    const twice = await api().post(`/quipu/v1/payments/${id}/mark-paid`);
+    expect(twice.status).toBe(400);
+    expect(twice.body.message).toContain('done/marked-paid-by-receiver');
+    expect(await server.ctx.db.selectFrom('notifications').select('payment_id').where('payment_id', '=', id).execute()).toHaveLength(0);
+  });
+});
+
+describe('DemoBank sandbox', () => {
+  it('is for developer accounts and needs an uncertain transfer', async () => {
+    const id = await createPayment();
+    const refused = await api().post(`/sandbox/demobank/payments/${id}/confirm`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain('no transfer waiting');
+    expect((await api().post(`/sandbox/demobank/payments/${id}/maybe`)).status).toBe(400);
+    const production = await server.account({ developer: false });
+    expect((await api(production.api_key).post(`/sandbox/demobank/payments/${id}/confirm`)).status).toBe(403);
+    expect((await api().get(`/v3/payments/${id}`)).body.status).toBe('pending');
+  });
+});

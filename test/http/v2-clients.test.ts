@@ -1,0 +1,186 @@
+// Every v2 operation, driven the way each official v2 library drives it (its value formats, form
+// encoding, signature and base path), against a real server. Each answer keeps the contract's
+// field types: shapes shared with v3 are checked against the provider's v3 schema, and the v2
+// differences (conciliation_date absent until reconciled) are asserted on their own.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client } from '../helpers/http.js';
+import { assertProviderSchema } from '../helpers/openapi.js';
+import { payByTransfer } from '../helpers/payments.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { type ClientName, v2Client } from '../helpers/v2-clients.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => server?.close());
+
+const CLIENT_NAMES: ClientName[] = ['ruby', 'java', 'php', 'dotnet'];
+// The libraries' default base path, and the contract's.
+const PREFIXES = ['/api/2.0', '/2.0'];
+
+function clientFor(name: ClientName, account: { receiver_id: number; secret: string }, prefix: string) {
+  return v2Client(name, account, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}${prefix}`, prefix });
+}
+
+const receiverForm = {
+  admin_first_name: 'Ana',
+  admin_last_name: 'Pérez',
+  admin_email: 'ana@tienda.example',
+  country_code: 'CL',
+  business_identifier: '76.123.456-7',
+  business_category: 'Comercio minorista',
+  business_name: 'Tienda de Ana & Cía.',
+  business_phone: '+56 2 2345 6789',
+  business_address_line_1: 'Av. Providencia 1234',
+  business_address_line_2: 'Oficina 56',
+  business_address_line_3: 'Santiago',
+  contact_full_name: 'Ana Pérez',
+  contact_job_title: 'Gerente',
+  contact_email: 'contacto@tienda.example',
+  contact_phone: '+56 9 8765 4321',
+};
+
+describe.each(CLIENT_NAMES)('the %s client', (name) => {
+  describe.each(PREFIXES)('under %s', (prefix) => {
+    let account: TestAccount;
+    let v2: ReturnType<typeof clientFor>;
+    let v3: ReturnType<typeof client>;
+    const expires = new Date(Math.floor(Date.now() / 1000) * 1000 + 5 * 24 * 3_600_000);
+    const form = {
+      subject: 'Compra ñandú & más: 100% (oferta) ~ *',
+      currency: 'CLP',
+      amount: 1000,
+      transaction_id: 'ORDER-42/β',
+      custom: '<cart><item qty="1">Té verde</item></cart>',
+      body: 'Línea 1\nLínea 2 + más',
+      return_url: 'https://tienda.example/return?order=42&x=a b',
+      cancel_url: 'https://tienda.example/cancel',
+      notify_url: 'https://tienda.example/notify',
+      notify_api_version: '1.3',
+      expires_date: expires,
+      send_email: true,
+      payer_name: 'Juan Pagador',
+      payer_email: 'juan@payer.example',
+      send_reminders: true,
+      responsible_user_email: 'owner@example.com',
+    };
+    let paymentId = '';
+
+    beforeAll(async () => {
+      account = await server.account({ features: { confirm: true, refunds: true, integrator: true } });
+      v2 = clientFor(name, account, prefix);
+      v3 = client(server.baseUrl, account.api_key);
+    });
+
+    it('lists banks', async () => {
+      const res = await v2.request('GET', '/banks');
+      expect(res.status).toBe(200);
+      assertProviderSchema('bank-get-banks', res.body);
+      expect(res.body.banks.map((b: { bank_id: string }) => b.bank_id)).toContain('Bawdf');
+    });
+
+    it("lists the account's payment methods", async () => {
+      const res = await v2.request('GET', `/merchants/${account.receiver_id}/paymentMethods`);
+      expect(res.status).toBe(200);
+      assertProviderSchema('merchant-get-payment-methods', res.body);
+      expect(res.body).toEqual((await v3.get(`/v3/merchants/${account.receiver_id}/paymentMethods`)).body);
+    });
+
+    it('creates a payment from a form with every value written its way, readable through v3', async () => {
+      const created = await v2.request('POST', '/payments', { form });
+      expect(created.status).toBe(200);
+      assertProviderSchema('payment-post-payment-2', created.body);
+      paymentId = created.body.payment_id;
+
+      const [byV2, byV3] = await Promise.all([v2.request('GET', `/payments/${paymentId}`), v3.get(`/v3/payments/${paymentId}`)]);
+      expect(byV2.status).toBe(200);
+      expect(byV3.status).toBe(200);
+      assertProviderSchema('payment-get-payment', byV3.body);
+      // v2 differs from v3 only in leaving out conciliation_date until reconciliation.
+      expect(byV2.body).not.toHaveProperty('conciliation_date');
+      expect({ ...byV2.body, conciliation_date: byV3.body.conciliation_date }).toEqual(byV3.body);
+      expect(byV2.body).toMatchObject({
+        subject: form.subject,
+        amount: 1000,
+        currency: 'CLP',
+        transaction_id: form.transaction_id,
+        custom: form.custom,
+        body: form.body,
+        return_url: form.return_url,
+        notify_api_version: '1.3',
+        expires_date: expires.toISOString(),
+        send_email: true,
+        send_reminders: true,
+        payer_email: form.payer_email,
+        responsible_user_email: 'owner@example.com',
+        discount: 0,
+        third_party_authorization_details: '',
+        status: 'pending',
+      });
+    });
+
+    it('finds the payment by the token of a 1.3 notification once reconciled', async () => {
+      const paid = await payByTransfer(server.ctx, account.merchant, paymentId);
+      const res = await v2.request('GET', '/payments', { query: { notification_token: paid.notificationToken } });
+      expect(res.status).toBe(200);
+      // Reconciled, the v2 payment has the v3 shape exactly.
+      assertProviderSchema('payment-get-payment', res.body);
+      expect(res.body).toEqual((await v3.get(`/v3/payments/${paymentId}`)).body);
+      expect(res.body).toMatchObject({ payment_id: paymentId, status: 'done', conciliation_date: paid.conciliationAt!.toISOString() });
+    });
+
+    it('confirms the paid payment', async () => {
+      const res = await v2.request('POST', `/payments/${paymentId}/confirm`);
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body)).toEqual(['message']);
+      expect(typeof res.body.message).toBe('string');
+    });
+
+    it('refunds part of the payment from a form amount, then the rest with no amount', async () => {
+      const partial = await v2.request('POST', `/payments/${paymentId}/refunds`, { form: { amount: 400 } });
+      expect(partial.status).toBe(200);
+      expect(Object.keys(partial.body)).toEqual(['message']);
+      const rest = await v2.request('POST', `/payments/${paymentId}/refunds`);
+      expect(rest.status).toBe(200);
+      const after = await v2.request('GET', `/payments/${paymentId}`);
+      expect(after.body).toMatchObject({ status: 'done', status_detail: 'reversed' });
+    });
+
+    it('deletes a pending payment, after which it is gone', async () => {
+      const created = await v2.request('POST', '/payments', { form: { subject: 'To delete', currency: 'CLP', amount: 500 } });
+      expect(created.status).toBe(200);
+      const deleted = await v2.request('DELETE', `/payments/${created.body.payment_id}`);
+      expect(deleted.status).toBe(200);
+      expect(Object.keys(deleted.body)).toEqual(['message']);
+      expect((await v2.request('GET', `/payments/${created.body.payment_id}`)).status).toBe(404);
+    });
+
+    it('creates a receiver whose credentials sign requests at once', async () => {
+      const res = await v2.request('POST', '/receivers', { form: receiverForm });
+      expect(res.status).toBe(200);
+      assertProviderSchema('receiver-post-receiver-2', res.body);
+      expect(res.body.receiver_id).toMatch(/^\d+$/);
+      expect(res.body.secret).toMatch(/^[0-9a-f]{40}$/);
+      const child = clientFor(name, { receiver_id: Number(res.body.receiver_id), secret: res.body.secret }, prefix);
+      expect((await child.request('GET', '/banks')).status).toBe(200);
+      const methods = await v2.request('GET', `/merchants/${res.body.receiver_id}/paymentMethods`);
+      expect(methods.status).toBe(200);
+    });
+  });
+});
+
+describe('a payment created through v3', () => {
+  it('reads through v2 with the v2 differences only', async () => {
+    const account = await server.account();
+    const v3 = client(server.baseUrl, account.api_key);
+    const created = await v3.post('/v3/payments', { amount: 12.5, currency: 'USD', subject: 'From v3' });
+    expect(created.status).toBe(200);
+    const v2 = clientFor('java', account, '/2.0');
+    const [byV2, byV3] = await Promise.all([v2.request('GET', `/payments/${created.body.payment_id}`), v3.get(`/v3/payments/${created.body.payment_id}`)]);
+    expect(byV2.status).toBe(200);
+    expect(byV2.body).not.toHaveProperty('conciliation_date');
+    expect({ ...byV2.body, conciliation_date: byV3.body.conciliation_date }).toEqual(byV3.body);
+    expect(byV2.body).toMatchObject({ amount: 12.5, currency: 'USD', discount: 0, third_party_authorization_details: '' });
+  });
+});

@@ -1,0 +1,301 @@
+// The v2 payment and receiver operations beyond the happy path: every v2 field rule answered with
+// a 400 naming the field and writing nothing, bodies that are not forms, the v2 error statuses
+// (403 refused, 404 unknown, 503 not possible in this state) and the serialisations accepted.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, client } from '../helpers/http.js';
+import { countRows, payByTransfer } from '../helpers/payments.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CLIENTS, type Params, signWith, type V2Client, v2Client } from '../helpers/v2-clients.js';
+
+let server: TestServer;
+let account: TestAccount;
+let plain: TestAccount;
+let php: V2Client;
+let java: V2Client;
+
+const clientOf = (name: 'php' | 'java', acct: TestAccount) =>
+  v2Client(name, acct, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
+
+beforeAll(async () => {
+  server = await startTestServer();
+  account = await server.account({ features: { confirm: true, refunds: true, integrator: true } });
+  plain = await server.account();
+  php = clientOf('php', account);
+  java = clientOf('java', account);
+});
+afterAll(async () => server?.close());
+
+const valid = { subject: 'Order 42', currency: 'CLP', amount: '1000' };
+const receiver = {
+  admin_first_name: 'Ana',
+  admin_last_name: 'Pérez',
+  admin_email: 'ana@tienda.example',
+  country_code: 'CL',
+  business_identifier: '76123456-7',
+  business_category: 'Comercio',
+  business_name: 'Tienda',
+  business_phone: '+56223456789',
+  business_address_line_1: 'Calle 1',
+  business_address_line_2: 'Depto 2',
+  business_address_line_3: 'Santiago',
+  contact_full_name: 'Ana Pérez',
+  contact_job_title: 'Gerente',
+  contact_email: 'contacto@tienda.example',
+  contact_phone: '+56987654321',
+};
+const past = new Date(Date.now() - 3_600_000);
+
+function expectFields(res: { status: number; body: any }, fields: string[]) {
+  expect(res.status).toBe(400);
+  expect(res.body.status).toBe(400);
+  expect(typeof res.body.message).toBe('string');
+  expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([...fields].sort());
+  for (const e of res.body.errors) expect(typeof e.message).toBe('string');
+}
+
+describe('POST /2.0/payments field rules', () => {
+  const cases: [string, Params, string[]][] = [
+    ['CLF, which v2 does not offer', { ...valid, currency: 'CLF' }, ['currency']],
+    ['an unknown currency', { ...valid, currency: 'XYZ' }, ['currency']],
+    ['no currency', { subject: 's', amount: '1000' }, ['currency']],
+    ['no amount', { subject: 's', currency: 'CLP' }, ['amount']],
+    ['no subject, amount nor currency', { body: 'x' }, ['subject', 'amount', 'currency']],
+    ['an amount that is not a number', { ...valid, amount: 'mil' }, ['amount']],
+    ['an amount with a thousands separator', { ...valid, amount: '1,000' }, ['amount']],
+    ['decimals in CLP', { ...valid, amount: '1000.5' }, ['amount']],
+    ['three decimals in USD', { ...valid, currency: 'USD', amount: '10.125' }, ['amount']],
+    ['a zero amount', { ...valid, amount: '0' }, ['amount']],
+    ['a boolean that is none of the spellings', { ...valid, send_email: 'yes' }, ['send_email']],
+    ['an upper-case boolean', { ...valid, send_reminders: 'TRUE' }, ['send_reminders']],
+    ['send_email without the payer', { ...valid, send_email: 'true' }, ['payer_name', 'payer_email']],
+    ['a date without a zone', { ...valid, expires_date: '2030-01-01T10:00:00' }, ['expires_date']],
+    ['a date that is not one', { ...valid, expires_date: 'mañana' }, ['expires_date']],
+    ['a date in the past', { ...valid, expires_date: past }, ['expires_date']],
+    ['a subject over 255', { ...valid, subject: 'x'.repeat(256) }, ['subject']],
+    ['a bank_id over 5', { ...valid, bank_id: 'ABCDEF' }, ['bank_id']],
+    ['a notify_api_version not offered', { ...valid, notify_api_version: '2.0' }, ['notify_api_version']],
+    ['a notify_url that is not http', { ...valid, notify_url: 'ftp://tienda.example/n' }, ['notify_url']],
+    ['an unknown field', { ...valid, predict: 'true' }, ['predict']],
+    ['two unknown fields', { ...valid, receiver_id: '1', hash: 'x' }, ['receiver_id', 'hash']],
+    ['a field called __proto__', { ...valid, ['__proto__']: 'x' }, ['__proto__']],
+  ];
+
+  it.each(cases)('refuses %s, naming the field and writing nothing', async (_name, form, fields) => {
+    const before = await countRows(server.ctx.db, 'payments');
+    expectFields(await php.request('POST', '/payments', { form }), fields);
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+  });
+
+  it('refuses a field given twice, naming it', async () => {
+    const before = await countRows(server.ctx.db, 'payments');
+    // Signed as sent, so it is the body that is refused, not the signature.
+    const res = await sendSignedBody('subject=Order+42&currency=CLP&amount=1000&subject=Other', [...Object.entries(valid), ['subject', 'Other']]);
+    expectFields(res, ['subject']);
+    expect(res.body.errors[0].message).toMatch(/once/);
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+  });
+
+  it('reads empty fields as absent, as the libraries send unset ones', async () => {
+    const res = await php.request('POST', '/payments', { form: { ...valid, body: '', bank_id: '', send_email: '', expires_date: '' } });
+    expect(res.status).toBe(200);
+    const got = await php.request('GET', `/payments/${res.body.payment_id}`);
+    expect(got.body).toMatchObject({ body: '', bank_id: '', send_email: false });
+  });
+
+  it.each([
+    ['true', true],
+    ['1', true],
+    ['True', true],
+    ['false', false],
+    ['0', false],
+    ['False', false],
+  ])('reads the boolean %s as %s', async (text, value) => {
+    const res = await php.request('POST', '/payments', { form: { ...valid, send_email: text, payer_name: 'P', payer_email: 'p@payer.example' } });
+    expect(res.status).toBe(200);
+    expect((await php.request('GET', `/payments/${res.body.payment_id}`)).body.send_email).toBe(value);
+  });
+
+  it.each([
+    ['2031-03-01T13:00:00+0000', '2031-03-01T13:00:00.000Z'],
+    ['2031-03-01T13:00:00.000Z', '2031-03-01T13:00:00.000Z'],
+    ['2031-03-01 13:00:00 -0300', '2031-03-01T16:00:00.000Z'],
+    ['2031-03-01T10:00:00.000-03:00', '2031-03-01T13:00:00.000Z'],
+  ])('reads the date %s', async (text, iso) => {
+    const res = await php.request('POST', '/payments', { form: { ...valid, expires_date: text } });
+    expect(res.status).toBe(200);
+    expect((await php.request('GET', `/payments/${res.body.payment_id}`)).body.expires_date).toBe(iso);
+  });
+
+  it.each([
+    ['1000', 'CLP', 1000],
+    ['1000.0', 'CLP', 1000],
+    ['100.50', 'USD', 100.5],
+    ['0012.3', 'EUR', 12.3],
+  ])('reads the amount %s %s', async (amount, currency, value) => {
+    const res = await php.request('POST', '/payments', { form: { ...valid, amount, currency } });
+    expect(res.status).toBe(200);
+    expect((await php.request('GET', `/payments/${res.body.payment_id}`)).body.amount).toBe(value);
+  });
+});
+
+/** A form body sent exactly as written and signed over the given pairs. */
+function sendSignedBody(body: string, pairs: [string, string][]) {
+  const hash = signWith(CLIENTS.php, account.secret, 'POST', `${server.config.publicBaseUrl}/2.0/payments`, pairs);
+  return call(server.baseUrl, 'POST', '/2.0/payments', { headers: { authorization: `${account.receiver_id}:${hash}`, 'content-type': 'application/x-www-form-urlencoded' }, rawBody: body });
+}
+
+describe('bodies that are not forms', () => {
+  it('answers JSON sent to create a payment with a 400 naming the body, and writes nothing', async () => {
+    const before = await countRows(server.ctx.db, 'payments');
+    const res = await client(server.baseUrl, account.api_key).post('/2.0/payments', { subject: 'Order', currency: 'CLP', amount: 1000 });
+    expectFields(res, ['body']);
+    expect(res.body.message).toMatch(/x-www-form-urlencoded/);
+    expect(res.body.errors[0].message).toMatch(/not application\/json/);
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+  });
+
+  it('answers JSON sent to create a receiver with a 400 naming the body', async () => {
+    const before = await countRows(server.ctx.db, 'merchants');
+    expectFields(await client(server.baseUrl, account.api_key).post('/api/2.0/receivers', { admin_first_name: 'A' }), ['body']);
+    expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
+  });
+
+  it('answers a create with no body at all with a 400 naming the body', async () => {
+    expectFields(await call(server.baseUrl, 'POST', '/2.0/payments', { apiKey: account.api_key }), ['body']);
+  });
+
+  it('answers plain text and multipart with 415', async () => {
+    for (const contentType of ['text/plain', 'multipart/form-data; boundary=x']) {
+      const res = await call(server.baseUrl, 'POST', '/2.0/payments', { apiKey: account.api_key, headers: { 'content-type': contentType }, rawBody: 'subject=x' });
+      expect(res.status, contentType).toBe(415);
+      expect(res.body.status).toBe(415);
+    }
+  });
+});
+
+describe('reading', () => {
+  it('answers 404 to an unknown id, an unknown token and another account\'s payment', async () => {
+    const theirs = await clientOf('php', plain).request('POST', '/payments', { form: valid });
+    expect(theirs.status).toBe(200);
+    for (const res of [
+      await php.request('GET', '/payments/zzzzzzzzzzzz'),
+      await php.request('GET', `/payments/${theirs.body.payment_id}`),
+      await php.request('DELETE', `/payments/${theirs.body.payment_id}`),
+      await php.request('GET', '/payments', { query: { notification_token: 'f'.repeat(64) } }),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(Object.keys(res.body).sort()).toEqual(['message', 'status']);
+    }
+    expect((await clientOf('php', plain).request('GET', `/payments/${theirs.body.payment_id}`)).body.status).toBe('pending');
+  });
+
+  it('answers 400 naming notification_token when the lookup has none', async () => {
+    expectFields(await php.request('GET', '/payments'), ['notification_token']);
+  });
+
+  it("answers 404 to another account's payment methods, but not to an integrator's receiver's", async () => {
+    expect((await php.request('GET', `/merchants/${plain.receiver_id}/paymentMethods`)).status).toBe(404);
+    const child = await server.account({ parentReceiverId: account.receiver_id });
+    expect((await php.request('GET', `/merchants/${child.receiver_id}/paymentMethods`)).status).toBe(200);
+    expectFields(await php.request('GET', '/merchants/abc/paymentMethods'), ['id']);
+  });
+});
+
+describe('operations the payment or the account does not allow', () => {
+  function expectServiceError(res: { status: number; body: any }) {
+    expect(res.status).toBe(503);
+    expect(Object.keys(res.body).sort()).toEqual(['message', 'status']);
+    expect(res.body.status).toBe(503);
+  }
+
+  it('answers 503 to deleting, and 503 to confirming or refunding in the wrong state', async () => {
+    const pending = await php.request('POST', '/payments', { form: valid });
+    expectServiceError(await php.request('POST', `/payments/${pending.body.payment_id}/confirm`));
+    expectServiceError(await php.request('POST', `/payments/${pending.body.payment_id}/refunds`));
+    await payByTransfer(server.ctx, account.merchant, pending.body.payment_id);
+    expectServiceError(await php.request('DELETE', `/payments/${pending.body.payment_id}`));
+    expect((await php.request('POST', `/payments/${pending.body.payment_id}/refunds`)).status).toBe(200);
+    // Refunded in full: a second refund is not possible any more.
+    expectServiceError(await php.request('POST', `/payments/${pending.body.payment_id}/refunds`, { form: { amount: '1' } }));
+    expect((await php.request('GET', `/payments/${pending.body.payment_id}`)).body.status_detail).toBe('reversed');
+  });
+
+  it('answers 400 naming amount to a refund above what remains, and refunds nothing', async () => {
+    const created = await php.request('POST', '/payments', { form: valid });
+    await payByTransfer(server.ctx, account.merchant, created.body.payment_id);
+    const before = await countRows(server.ctx.db, 'refunds');
+    expectFields(await php.request('POST', `/payments/${created.body.payment_id}/refunds`, { form: { amount: '1001' } }), ['amount']);
+    expectFields(await php.request('POST', `/payments/${created.body.payment_id}/refunds`, { form: { amount: 'all' } }), ['amount']);
+    expectFields(await php.request('POST', `/payments/${created.body.payment_id}/refunds`, { form: { amount: '10', reason: 'x' } }), ['reason']);
+    expect(await countRows(server.ctx.db, 'refunds')).toBe(before);
+  });
+
+  it('refunds from a JSON body as the contract describes it', async () => {
+    const created = await php.request('POST', '/payments', { form: valid });
+    await payByTransfer(server.ctx, account.merchant, created.body.payment_id);
+    const api = client(server.baseUrl, account.api_key);
+    expect((await api.post(`/2.0/payments/${created.body.payment_id}/refunds`, { amount: 250 })).status).toBe(200);
+    expect((await api.post(`/2.0/payments/${created.body.payment_id}/refunds`, { amount: '250' })).status).toBe(200);
+    const res = await api.post(`/2.0/payments/${created.body.payment_id}/refunds`);
+    expect(res.status).toBe(200);
+    expect(res.body.message).toMatch(/500 CLP/);
+  });
+
+  it('answers 403 to operations the account has not contracted, and changes nothing', async () => {
+    const v2 = clientOf('java', plain);
+    const created = await v2.request('POST', '/payments', { form: valid });
+    await payByTransfer(server.ctx, plain.merchant, created.body.payment_id);
+    for (const res of [await v2.request('POST', `/payments/${created.body.payment_id}/confirm`), await v2.request('POST', `/payments/${created.body.payment_id}/refunds`)]) {
+      expect(res.status).toBe(403);
+      expect(Object.keys(res.body).sort()).toEqual(['message', 'status']);
+    }
+    const before = await countRows(server.ctx.db, 'merchants');
+    expect((await v2.request('POST', '/receivers', { form: receiver })).status).toBe(403);
+    expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
+    expect((await v2.request('GET', `/payments/${created.body.payment_id}`)).body).toMatchObject({ status: 'done', status_detail: 'normal' });
+  });
+});
+
+describe('POST /2.0/receivers field rules', () => {
+  const { admin_email: _dropped, ...withoutEmail } = receiver;
+
+  it.each([
+    ['a missing admin_email', withoutEmail, ['admin_email']],
+    ['an unknown country', { ...receiver, country_code: 'XX' }, ['country_code']],
+    ['a short business_identifier', { ...receiver, business_identifier: '1234' }, ['business_identifier']],
+    ['a bank account given in part', { ...receiver, bank_account_number: '123' }, ['bank_account_bank_id', 'bank_account_identifier']],
+    ['an unknown field', { ...receiver, agent: 'x' }, ['agent']],
+  ] as [string, Params, string[]][])('refuses %s, naming the field and opening nothing', async (_name, form, fields) => {
+    const before = await countRows(server.ctx.db, 'merchants');
+    expectFields(await java.request('POST', '/receivers', { form }), fields);
+    expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('replays a signed create sent twice with the same key, and refuses the key with another body', async () => {
+    const before = await countRows(server.ctx.db, 'payments');
+    const prepared = php.prepare('POST', '/payments', { form: valid });
+    const withKey = { ...prepared, headers: { ...prepared.headers, 'idempotency-key': 'order-42' } };
+    const first = await php.send(withKey);
+    const again = await php.send(withKey);
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const other = php.prepare('POST', '/payments', { form: { ...valid, amount: '2000' } });
+    const reused = await php.send({ ...other, headers: { ...other.headers, 'idempotency-key': 'order-42' } });
+    expect(reused.status).toBe(422);
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before + 1);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('describes the v2 operations once, under /2.0', async () => {
+    const doc = await call(server.baseUrl, 'GET', '/openapi.json');
+    const paths = Object.keys(doc.body.paths);
+    expect(paths).toEqual(expect.arrayContaining(['/2.0/payments', '/2.0/payments/{id}', '/2.0/payments/{id}/refunds', '/2.0/receivers', '/2.0/banks']));
+    expect(paths.filter((p) => p.startsWith('/api/2.0'))).toEqual([]);
+    expect(paths).not.toContain('/2.0/predict');
+  });
+});

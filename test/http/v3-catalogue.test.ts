@@ -1,0 +1,177 @@
+// Banks, payment methods, predictions and receivers through the v3 API.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client } from '../helpers/http.js';
+import { assertProviderSchema } from '../helpers/openapi.js';
+import { countRows, payByTransfer } from '../helpers/payments.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let dev: TestAccount;
+let production: TestAccount;
+let integrator: TestAccount;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  dev = await server.account({ paymentMethods: ['SIMPLIFIED_TRANSFER'] });
+  production = await server.account({ developer: false });
+  integrator = await server.account({ features: { integrator: true } });
+});
+afterAll(async () => server?.close());
+
+describe('GET /v3/banks', () => {
+  it('lists the test bank for developer-mode accounts only', async () => {
+    const devBanks = await client(server.baseUrl, dev.api_key).get('/v3/banks');
+    expect(devBanks.status).toBe(200);
+    assertProviderSchema('bank-get-banks', devBanks.body);
+    const demo = devBanks.body.banks.find((b: { bank_id: string }) => b.bank_id === 'Bawdf');
+    expect(demo).toEqual({
+      bank_id: 'Bawdf',
+      name: 'DemoBank',
+      message: 'Este es un banco de pruebas. Las transacciones no son reales.',
+      min_amount: 200,
+      type: 'Persona',
+      parent: '',
+      logo_url: `${server.config.publicBaseUrl}/assets/banks/Bawdf.svg`,
+    });
+    const prodBanks = await client(server.baseUrl, production.api_key).get('/v3/banks');
+    assertProviderSchema('bank-get-banks', prodBanks.body);
+    expect(prodBanks.body.banks.some((b: { bank_id: string }) => b.bank_id === 'Bawdf')).toBe(false);
+  });
+
+  it('names parents that exist, and serves every logo', async () => {
+    const { body } = await client(server.baseUrl, production.api_key).get('/v3/banks');
+    const ids = new Set(body.banks.map((b: { bank_id: string }) => b.bank_id));
+    for (const bank of body.banks) {
+      if (bank.parent) expect(ids.has(bank.parent)).toBe(true);
+      const logo = await fetch(bank.logo_url);
+      expect(logo.status).toBe(200);
+      expect(logo.headers.get('content-type')).toContain('image/svg+xml');
+    }
+  });
+});
+
+describe('GET /v3/merchants/{id}/paymentMethods', () => {
+  it("lists the account's own methods", async () => {
+    const res = await client(server.baseUrl, dev.api_key).get(`/v3/merchants/${dev.receiver_id}/paymentMethods`);
+    expect(res.status).toBe(200);
+    assertProviderSchema('merchant-get-payment-methods', res.body);
+    expect(res.body.paymentMethods.map((m: { id: string }) => m.id)).toEqual(['SIMPLIFIED_TRANSFER']);
+    expect((await fetch(res.body.paymentMethods[0].logo_url)).status).toBe(200);
+  });
+
+  it('hides other accounts (404) and refuses ids that are not numbers (400)', async () => {
+    const api = client(server.baseUrl, dev.api_key);
+    expect((await api.get(`/v3/merchants/${production.receiver_id}/paymentMethods`)).status).toBe(404);
+    expect((await api.get('/v3/merchants/999999999/paymentMethods')).status).toBe(404);
+    const bad = await api.get('/v3/merchants/abc/paymentMethods');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].field).toBe('id');
+  });
+
+  it('only offers mandatory_payment_method values from this list', async () => {
+    const api = client(server.baseUrl, dev.api_key);
+    const res = await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 's', mandatory_payment_method: 'REGULAR_TRANSFER' });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].field).toBe('mandatory_payment_method');
+  });
+});
+
+describe('GET /v3/predict', () => {
+  const query = (q: Record<string, string>) => `/v3/predict?${new URLSearchParams(q)}`;
+  const base = { payer_email: 'payer@example.com', bank_id: 'dfFbF', amount: '1000', currency: 'CLP' };
+
+  it('answers from the bank limits and whether the payer paid this account before', async () => {
+    const api = client(server.baseUrl, production.api_key);
+    const ok = await api.get(query(base));
+    expect(ok.status).toBe(200);
+    assertProviderSchema('predict-get-predict', ok.body);
+    expect(ok.body).toMatchObject({ result: 'ok', max_amount: 5000000, new_destinatary_max_amount: 250000 });
+    expect((await api.get(query({ ...base, amount: '300000' }))).body.result).toBe('new_destinatary_amount_exceeded');
+    expect((await api.get(query({ ...base, amount: '6000000' }))).body.result).toBe('max_amount_exceeded');
+    expect((await api.get(query({ ...base, currency: 'USD' }))).body.result).toBe('not_available_account');
+
+    const created = await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'first' });
+    await payByTransfer(server.ctx, production.merchant, created.body.payment_id, { bankId: 'dfFbF', payerEmail: base.payer_email });
+    const coolDown = await api.get(query({ ...base, amount: '300000' }));
+    expect(coolDown.body.result).toBe('new_destinatary_cool_down');
+    expect(Date.parse(coolDown.body.cool_down_date)).toBeGreaterThan(server.ctx.clock.now().getTime());
+  });
+
+  it('names each bad parameter', async () => {
+    const api = client(server.baseUrl, production.api_key);
+    const missing = await api.get('/v3/predict');
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['amount', 'bank_id', 'currency', 'payer_email']);
+    const bad = await api.get(query({ payer_email: 'nope', bank_id: 'Bawdf', amount: '1.5', currency: 'XXX' }));
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['bank_id', 'currency', 'payer_email']);
+    const decimals = await api.get(query({ ...base, amount: '1.5' }));
+    expect(decimals.body.errors.map((e: { field: string }) => e.field)).toEqual(['amount']);
+    const long = await api.get(query({ ...base, payer_email: `${'x'.repeat(250)}@example.com` }));
+    expect(long.body.errors.map((e: { field: string }) => e.field)).toEqual(['payer_email']);
+  });
+});
+
+describe('POST /v3/receivers', () => {
+  const receiver = {
+    admin_first_name: 'Ana',
+    admin_last_name: 'Integrada',
+    admin_email: 'ana@shop.example',
+    country_code: 'CL',
+    business_identifier: '76.086.428-5',
+    business_category: 'VENTA AL POR MENOR',
+    business_name: 'Tienda de Ana SpA',
+    business_phone: '+56911112222',
+    business_address_line_1: 'Calle Uno 123',
+    business_address_line_2: 'Oficina 4',
+    business_address_line_3: 'Santiago',
+    contact_full_name: 'Ana Integrada',
+    contact_job_title: 'Gerente',
+    contact_email: 'contacto@shop.example',
+    contact_phone: '+56933334444',
+    notify_url: 'https://shop.example/notify',
+  };
+
+  it('is only for accounts with the integrator feature', async () => {
+    const before = await countRows(server.ctx.db, 'merchants');
+    const res = await client(server.baseUrl, dev.api_key).post('/v3/receivers', receiver);
+    expect(res.status).toBe(403);
+    expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
+  });
+
+  it('opens a child account whose credentials work at once', async () => {
+    const res = await client(server.baseUrl, integrator.api_key).post('/v3/receivers', receiver);
+    expect(res.status).toBe(200);
+    assertProviderSchema('receiver-post-receiver-2', res.body);
+    expect(res.body.receiver_id).toMatch(/^\d{6}$/);
+    expect(res.body.secret).toMatch(/^[0-9a-f]{40}$/);
+    const child = await server.ctx.merchants.byReceiverId(Number(res.body.receiver_id));
+    expect(child).toMatchObject({ secret: res.body.secret, parentReceiverId: integrator.receiver_id, developer: true, notifyUrl: receiver.notify_url, users: [receiver.admin_email] });
+    // The integrator sees its receiver's methods; the child may be charged integrator fees.
+    const methods = await client(server.baseUrl, integrator.api_key).get(`/v3/merchants/${res.body.receiver_id}/paymentMethods`);
+    expect(methods.status).toBe(200);
+  });
+
+  const bad: [string, Record<string, unknown>, string[]][] = [
+    ['missing required fields', { admin_first_name: 'Ana' }, Object.keys(receiver).filter((k) => !['admin_first_name', 'notify_url'].includes(k))],
+    ['country code not ISO', { ...receiver, country_code: 'XX' }, ['country_code']],
+    ['country code too long', { ...receiver, country_code: 'CHL' }, ['country_code']],
+    ['short business identifier', { ...receiver, business_identifier: '1234567' }, ['business_identifier']],
+    ['short phone', { ...receiver, business_phone: '1234' }, ['business_phone']],
+    ['long phone', { ...receiver, contact_phone: '1'.repeat(21) }, ['contact_phone']],
+    ['short address', { ...receiver, business_address_line_3: 'abc' }, ['business_address_line_3']],
+    ['address over 300', { ...receiver, business_address_line_1: 'a'.repeat(301) }, ['business_address_line_1']],
+    ['bad emails', { ...receiver, admin_email: 'x', contact_email: 'y@' }, ['admin_email', 'contact_email']],
+    ['unknown bank', { ...receiver, bank_account_bank_id: 'Zzzzz', bank_account_number: '1', bank_account_identifier: '1-9' }, ['bank_account_bank_id']],
+    ['half a bank account', { ...receiver, bank_account_number: '123' }, ['bank_account_bank_id', 'bank_account_identifier']],
+    ['identifier over 50', { ...receiver, bank_account_identifier: 'x'.repeat(51) }, ['bank_account_identifier']],
+    ['notify_url not http', { ...receiver, notify_url: 'mailto:a@b.c' }, ['notify_url']],
+    ['unknown field', { ...receiver, website: 'https://x' }, ['website']],
+  ];
+  it.each(bad)('refuses %s by field and opens nothing', async (_d, body, fields) => {
+    const before = await countRows(server.ctx.db, 'merchants');
+    const res = await client(server.baseUrl, integrator.api_key).post('/v3/receivers', body);
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([...fields].sort());
+    expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { amountToNumber, formatAmount, formatAmountFixed, numberToDecimalText, parseAmount } from '../../src/domain/money.js';
+
+describe('money', () => {
+  it('parses decimals exactly into units of 1/10000', () => {
+    expect(parseAmount('1000', 0)).toEqual({ ok: true, units: 10_000_000 });
+    expect(parseAmount('100.0', 0)).toEqual({ ok: true, units: 1_000_000 });
+    expect(parseAmount('0.1', 2)).toEqual({ ok: true, units: 1000 });
+    expect(parseAmount('12.3456', 4)).toEqual({ ok: true, units: 123_456 });
+    expect(parseAmount('007.50', 2)).toEqual({ ok: true, units: 75_000 });
+  });
+  it('refuses more decimals than the currency allows, separators and signs', () => {
+    for (const [text, decimals] of [['10.5', 0], ['1.234', 2], ['1.23456', 4], ['1,000', 0], ['1 000', 0], ['-5', 0], ['+5', 0], ['1e3', 0], ['', 0], ['.5', 2], ['5.', 2]] as const) {
+      expect(parseAmount(text, decimals).ok, text).toBe(false);
+    }
+  });
+  it('refuses amounts beyond the exact integer range', () => {
+    expect(parseAmount('99999999999', 0).ok).toBe(true);
+    expect(parseAmount('100000000000', 0).ok).toBe(false);
+  });
+  it('adds 0.1 and 0.2 without floating-point drift', () => {
+    const a = parseAmount('0.1', 2);
+    const b = parseAmount('0.2', 2);
+    if (!a.ok || !b.ok) throw new Error('parse');
+    expect(formatAmount(a.units + b.units)).toBe('0.3');
+  });
+  it('formats the shortest text, the 4-decimal text and the JSON number', () => {
+    expect(formatAmount(10_000_000)).toBe('1000');
+    expect(formatAmount(10_005_000)).toBe('1000.5');
+    expect(formatAmount(1)).toBe('0.0001');
+    expect(formatAmountFixed(10_000_000)).toBe('1000.0000');
+    expect(amountToNumber(123_456)).toBe(12.3456);
+  });
+  it('reads JSON numbers as the client wrote them', () => {
+    expect(numberToDecimalText(1000.5)).toBe('1000.5');
+    expect(numberToDecimalText(0.1)).toBe('0.1');
+    expect(numberToDecimalText(1e21)).toBeUndefined();
+    expect(numberToDecimalText(1e-7)).toBeUndefined();
+    expect(numberToDecimalText(Number.NaN)).toBeUndefined();
+  });
+});

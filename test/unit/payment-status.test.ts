@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { applyEvent, canApply, IllegalTransition, isDeletable, PAYMENT_TRANSITIONS, type PaymentEvent, type PaymentState } from '../../src/domain/payment-status.js';
+
+const pending: PaymentState = { status: 'pending', statusDetail: 'pending' };
+const paid: PaymentState = { status: 'done', statusDetail: 'normal' };
+
+describe('payment transition table', () => {
+  it('pays a pending payment through verification', () => {
+    const verifying = applyEvent(pending, 'transfer-authorized');
+    expect(verifying).toEqual({ status: 'verifying', statusDetail: 'pending' });
+    expect(applyEvent(verifying, 'reconciled')).toEqual(paid);
+    expect(applyEvent(verifying, 'transfer-failed')).toEqual(pending);
+  });
+  it('reverses a paid payment refunded in full, and nothing else', () => {
+    expect(applyEvent(paid, 'refunded-in-full')).toEqual({ status: 'done', statusDetail: 'reversed' });
+    expect(canApply({ status: 'done', statusDetail: 'marked-paid-by-receiver' }, 'refunded-in-full')).toBe(false);
+  });
+  it('makes declines terminal', () => {
+    for (const event of ['rejected-by-payer', 'marked-as-abuse'] as const) {
+      const declined = applyEvent(pending, event);
+      expect(declined.status).toBe('pending');
+      for (const next of Object.keys(PAYMENT_TRANSITIONS) as PaymentEvent[]) expect(canApply(declined, next), `${event} then ${next}`).toBe(false);
+    }
+  });
+  it('refuses every transition not in the table', () => {
+    expect(() => applyEvent(paid, 'reconciled')).toThrow(IllegalTransition);
+    expect(() => applyEvent(paid, 'transfer-authorized')).toThrow(IllegalTransition);
+    expect(() => applyEvent({ status: 'done', statusDetail: 'reversed' }, 'refunded-in-full')).toThrow(IllegalTransition);
+  });
+  it('allows deleting only pending payments', () => {
+    expect(isDeletable(pending)).toBe(true);
+    expect(isDeletable({ status: 'verifying', statusDetail: 'pending' })).toBe(false);
+    expect(isDeletable(paid)).toBe(false);
+  });
+});

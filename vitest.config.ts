@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    pool: 'forks',
+    // Two cores: more workers only add contention between real servers and databases.
+    maxWorkers: 2,
+    minWorkers: 1,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // The last reporter decides whether errors outside tests fail the run (see its header).
+    dangerouslyIgnoreUnhandledErrors: true,
+    reporters: ['default', './test/helpers/unhandled-errors-reporter.ts'],
+  },
+});
