@@ -12,7 +12,7 @@ import { closeOnSignals } from './shutdown.js';
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
-  const runtime = await startRuntime(config, log);
+  const runtime = await startRuntime(config, log, { longRunning: true });
   const demo = config.demoAccount ? await ensureDemoAccount(runtime.ctx) : undefined;
   const app = await buildServer(runtime.ctx);
   const address = await app.listen({ port: config.port, host: config.host });

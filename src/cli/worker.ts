@@ -10,7 +10,7 @@ import { closeOnSignals } from './shutdown.js';
 export async function worker(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
-  const runtime = await startRuntime(config, log);
+  const runtime = await startRuntime(config, log, { longRunning: true });
   const delivery = new DeliveryWorker(runtime.ctx);
   delivery.start();
   log.info({ concurrency: config.deliveryConcurrency, database: config.databaseUrl.split(':')[0] }, 'notification delivery worker started');

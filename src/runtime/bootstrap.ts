@@ -18,11 +18,17 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function startRuntime(config: Config, log: Logger = createLogger(config.logLevel)): Promise<Runtime> {
+export interface RuntimeOptions {
+  /** A server or worker, as opposed to a one-shot command: worth a thread for SQLite checkpoints. */
+  longRunning?: boolean;
+}
+
+export async function startRuntime(config: Config, log: Logger = createLogger(config.logLevel), options: RuntimeOptions = {}): Promise<Runtime> {
   const database = openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
     poolSize: config.dbPoolSize,
-    onConnectionError: (error) => log.warn({ err: error }, 'an idle database connection failed; it is replaced'),
+    walCheckpointer: options.longRunning,
+    log,
   });
   try {
     const { applied } = await migrateToLatest(database.db);

@@ -5,7 +5,9 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type DatabaseConnection, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, SqliteDriver, type SqliteDatabase, type SqliteDialectConfig, type SqliteStatement } from 'kysely';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import type { DB } from './schema.js';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -18,8 +20,10 @@ export interface Database {
 export interface DatabaseOptions {
   sqliteSynchronous?: 'normal' | 'full';
   poolSize?: number;
-  /** An idle PostgreSQL connection broke (server restart, network): the pool replaces it. */
-  onConnectionError?: (error: Error) => void;
+  /** SQLite: checkpoint the WAL from a thread of its own (long-running processes; see wal-checkpointer.ts). */
+  walCheckpointer?: boolean;
+  /** Connection troubles the database recovers from by itself, for the log. */
+  log?: Logger;
 }
 
 type Row = Record<string, unknown>;
@@ -95,6 +99,9 @@ class QuipuSqliteDialect extends SqliteDialect {
   }
 }
 
+const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
+const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 function openSqlite(file: string, options: DatabaseOptions): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const raw = new BetterSqlite3(file);
@@ -102,8 +109,27 @@ function openSqlite(file: string, options: DatabaseOptions): Database {
   raw.pragma(`synchronous = ${options.sqliteSynchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = ON');
+  const checkpointer = options.walCheckpointer && file !== ':memory:' ? startCheckpointer(raw, file, options.log) : undefined;
   const db = new Kysely<DB>({ dialect: new QuipuSqliteDialect({ database: new StatementCache(raw) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
+}
+
+/** Hands checkpoints to a thread; should it fail, the connection checkpoints by itself again. */
+function startCheckpointer(raw: BetterSqlite3.Database, file: string, log: Logger | undefined): WalCheckpointer {
+  raw.pragma('wal_autocheckpoint = 0');
+  // Between checkpoints the WAL file keeps its largest size; past this it is truncated on reset.
+  raw.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  return startWalCheckpointer(path.resolve(file), (error) => {
+    log?.error({ err: error }, 'the WAL checkpoint thread failed; checkpoints run on commit again');
+    if (raw.open) raw.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`);
+  });
 }
 
 const INT8_OID = 20;
@@ -123,7 +149,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   });
   // Without a listener, an idle client's error (the server restarted or cut the connection) would
   // be an uncaught exception that ends the process; the pool already drops the broken client.
-  pool.on('error', (error) => options.onConnectionError?.(error));
+  pool.on('error', (error) => options.log?.warn({ err: error }, 'an idle database connection failed; it is replaced'));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }

@@ -28,7 +28,7 @@ export interface TestServer {
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   const base = loadConfig({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', INVALIDATION_POLL_MS: '100', ...env });
-  const runtime: Runtime = await startRuntime(base, createLogger(base.logLevel, 2));
+  const runtime: Runtime = await startRuntime(base, createLogger(base.logLevel, 2), { longRunning: true });
   const app = await buildServer(runtime.ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
