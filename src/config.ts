@@ -27,7 +27,7 @@ export interface Config {
   dbPoolSize: number;
   /** CREDENTIAL_CACHE_SIZE: API keys, accounts, verified bearer tokens and their revocation state kept in memory per process (each). */
   credentialCacheSize: number;
-  /** INVALIDATION_POLL_MS: how often a process reads the shared invalidation feed and clock. */
+  /** INVALIDATION_POLL_MS: how often a process reads the shared invalidation feed and clock (50–1000). */
   invalidationPollMs: number;
   /** IDEMPOTENCY_TTL_HOURS: how long an Idempotency-Key and its stored answer are kept. */
   idempotencyTtlHours: number;
@@ -120,7 +120,8 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'normal', ['normal', 'full'] as const),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 500),
     credentialCacheSize: integer(env, 'CREDENTIAL_CACHE_SIZE', 10_000, 1, 10_000_000),
-    invalidationPollMs: integer(env, 'INVALIDATION_POLL_MS', 500, 50, 60_000),
+    // At most a second: a revocation must stop the token in every process within one second.
+    invalidationPollMs: integer(env, 'INVALIDATION_POLL_MS', 500, 50, 1_000),
     idempotencyTtlHours: integer(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365),
     idempotencyLockSeconds: integer(env, 'IDEMPOTENCY_LOCK_SECONDS', 60, 1, 3600),
     paymentDefaultTtlHours: integer(env, 'PAYMENT_DEFAULT_TTL_HOURS', 24, 1, 24 * 365),

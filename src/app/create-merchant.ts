@@ -7,7 +7,6 @@ import { DEFAULT_NOTIFY_API_VERSION, type Merchant, type MerchantFeatures } from
 import { PAYMENT_METHOD_IDS } from '../domain/payment-methods.js';
 import { insertMerchant } from '../store/merchants.js';
 import type { DB } from '../store/schema.js';
-import { isUniqueViolation } from '../store/transaction.js';
 import type { AppContext } from './context.js';
 import { toMerchant } from './merchant-directory.js';
 
@@ -62,11 +61,9 @@ export async function createMerchant(ctx: AppContext, input: NewMerchant, db: Ky
       created_at: now,
       updated_at: now,
     };
-    try {
-      await insertMerchant(db, row);
-    } catch (error) {
-      if (isUniqueViolation(error) && attempt < 20) continue;
-      throw error;
+    if (!(await insertMerchant(db, row))) {
+      if (attempt < 20) continue;
+      throw new Error('no free receiver id after 20 tries');
     }
     return {
       merchant: toMerchant(row, ctx.secrets),

@@ -1,6 +1,7 @@
 // Creates a payment from a v3 or v2 request. A single insert: nothing else is written, so nothing
 // can be left half-done.
 import { findBank } from '../domain/banks.js';
+import type { FieldError } from '../domain/errors.js';
 import { newNotificationToken, newPaymentId } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
@@ -11,9 +12,10 @@ import type { PaymentRow } from '../store/schema.js';
 import { isUniqueViolation } from '../store/transaction.js';
 import type { AppContext } from './context.js';
 
-export async function createPayment(ctx: AppContext, merchant: Merchant, surface: ApiSurface, raw: Readonly<Record<string, RawValue>>): Promise<Payment> {
+/** `found`: field errors the transport's schema already found, reported with the rules' own. */
+export async function createPayment(ctx: AppContext, merchant: Merchant, surface: ApiSurface, raw: Readonly<Record<string, RawValue>>, found: readonly FieldError[] = []): Promise<Payment> {
   const now = ctx.clock.now();
-  const req = parsePaymentRequest(surface, raw, { merchant, now, defaultTtlHours: ctx.config.paymentDefaultTtlHours });
+  const req = parsePaymentRequest(surface, raw, { merchant, now, defaultTtlHours: ctx.config.paymentDefaultTtlHours }, found);
   const at = now.getTime();
   for (let attempt = 0; ; attempt++) {
     const row: PaymentRow = {

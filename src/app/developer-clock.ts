@@ -1,10 +1,11 @@
 // The developer clock: read it, or move it forward by a duration or to an instant. The offset is
 // shared through the settings table, so the server, the workers and the CLI all follow it (other
 // processes pick it up on their next invalidation-feed poll); it never moves backwards.
-import { fieldError } from '../domain/errors.js';
+import { DomainError, fieldError } from '../domain/errors.js';
 import { parseDuration } from '../domain/duration.js';
 import { CLOCK_OFFSET_SETTING } from '../runtime/clock.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
+import { hasProductionAccounts } from '../store/merchants.js';
 import { lockSetting } from '../store/setting-lock.js';
 import { writeSetting } from '../store/settings.js';
 import { inTransaction } from '../store/transaction.js';
@@ -18,6 +19,11 @@ export async function moveClock(ctx: AppContext, move: ClockMove): Promise<Date>
     const parsed = parseDuration(move.advance);
     if (!parsed.ok) throw fieldError('advance', parsed.reason);
     advanceMs = parsed.ms;
+  }
+  // The clock is the installation's: moved, it would also expire production payments, spend their
+  // notification retries and age their tokens.
+  if (await hasProductionAccounts(ctx.db)) {
+    throw new DomainError('forbidden', 'The developer clock cannot move on an installation that has production accounts');
   }
   const offset = await inTransaction(ctx.db, async (trx) => {
     const stored = Number(await lockSetting(trx, CLOCK_OFFSET_SETTING, '0'));

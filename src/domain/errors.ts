@@ -46,12 +46,19 @@ export function stateError(message: string): DomainError {
   return new DomainError('state', message);
 }
 
-/** Collects field errors so a request reports every offending field at once. */
+/**
+ * Collects field errors so a request reports every offending field at once, one message a field
+ * (the first found). It may start from what the transport's schema already found.
+ */
 export class FieldErrors {
-  readonly list: FieldError[] = [];
+  readonly list: FieldError[];
+
+  constructor(found: readonly FieldError[] = []) {
+    this.list = [...found];
+  }
 
   add(field: string, message: string): void {
-    this.list.push({ field, message });
+    if (!this.has(field)) this.list.push({ field, message });
   }
 
   has(field: string): boolean {

@@ -16,6 +16,12 @@ export const FLOW_SCOPE = FLOW_SCOPES.join(' ');
 /** Longest state and nonce accepted: they travel in URLs and come back in redirects and tokens. */
 export const MAX_STATE_LENGTH = 1024;
 
+/**
+ * Longest custom accepted. It becomes a claim of the access token, and the token travels in a
+ * request header of every API call: an unbounded custom would buy tokens the API refuses (431).
+ */
+export const MAX_CUSTOM_LENGTH = 1024;
+
 export interface AuthorizationRequest {
   clientId: number;
   redirectUri: string;
@@ -57,11 +63,6 @@ export function parseClientId(text: string | undefined): number | undefined {
   return Number(text);
 }
 
-function scopeMatches(scope: string): boolean {
-  const parts = scope.split(' ');
-  return parts.length === FLOW_SCOPES.length && FLOW_SCOPES.every((s) => parts.includes(s));
-}
-
 function a002(description: string, error?: FlowError['error']): FlowError {
   return flowError('A002', description, error);
 }
@@ -77,11 +78,14 @@ function requestProblem(query: Query, client: ClientView, hasConnector: HasConne
   if (!(RESPONSE_MODES as readonly string[]).includes(responseMode)) return a002('response_mode must be query or form_post');
   const scope = get('scope');
   if (scope === undefined) return a002('scope is required', 'invalid_scope');
-  if (!scopeMatches(scope)) return a002(`scope must be "${FLOW_SCOPE}"`, 'invalid_scope');
+  // The contract spells the value out ("always `openid api`"), so it is compared as written.
+  if (scope !== FLOW_SCOPE) return a002(`scope must be "${FLOW_SCOPE}"`, 'invalid_scope');
   for (const name of ['state', 'nonce']) {
     const value = get(name);
     if (value !== undefined && (value === '' || value.length > MAX_STATE_LENGTH)) return a002(`${name} must be between 1 and ${MAX_STATE_LENGTH} characters`);
   }
+  const custom = get('custom');
+  if (custom !== undefined && custom.length > MAX_CUSTOM_LENGTH) return a002(`custom must be at most ${MAX_CUSTOM_LENGTH} characters`);
   const institutionId = get('institution_id');
   if (institutionId === undefined || institutionId === '') return a002('institution_id is required');
   const availability = institutionAvailability(institutionId, client.developer, hasConnector);
@@ -105,7 +109,7 @@ function requestProblem(query: Query, client: ClientView, hasConnector: HasConne
     responseMode: responseMode as ResponseMode,
     state: get('state') ?? null,
     nonce: get('nonce') ?? null,
-    custom: get('custom') ?? null,
+    custom: custom ?? null,
     institutionId,
     pkce,
   };

@@ -14,12 +14,18 @@ export const ATTEMPT_STATES = [
   'authorizing',
   /** The bank transferred the money. */
   'executed',
-  /** The bank did not say whether it transferred; it will confirm or fail later. */
+  /** The bank did not say whether it transferred (or could not be reached); it will confirm or fail later. */
   'uncertain',
   /** The bank refused or failed the transfer. */
   'failed',
 ] as const;
 export type AttemptState = (typeof ATTEMPT_STATES)[number];
+
+/**
+ * An attempt in these states may have moved the payer's money without the bank saying so yet:
+ * while a payment has one, no other attempt of it may ask a bank to transfer, or it is paid twice.
+ */
+export const AWAITING_BANK_STATES = ['authorizing', 'uncertain'] as const satisfies readonly AttemptState[];
 
 export interface PaymentAttempt {
   attemptId: string;

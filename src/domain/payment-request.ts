@@ -2,7 +2,7 @@
 // that depend on the account, the bank catalogue and the clock.
 import { findBank } from './banks.js';
 import { findCurrency, V2_CURRENCIES, V3_CURRENCIES } from './currency.js';
-import { FieldErrors } from './errors.js';
+import { type FieldError, FieldErrors } from './errors.js';
 import { type FieldTable, type RawValue, dateValue, decodeFields, flagValue, text } from './field-rules.js';
 import { type Merchant, NOTIFY_API_VERSIONS } from './merchant.js';
 import { parseAmount } from './money.js';
@@ -82,8 +82,8 @@ export interface PaymentRequestContext {
 }
 
 /** Decodes and checks a payment-create request, reporting every offending field at once. */
-export function parsePaymentRequest(surface: ApiSurface, raw: Readonly<Record<string, RawValue>>, ctx: PaymentRequestContext): PaymentRequest {
-  const errors = new FieldErrors();
+export function parsePaymentRequest(surface: ApiSurface, raw: Readonly<Record<string, RawValue>>, ctx: PaymentRequestContext, found: readonly FieldError[] = []): PaymentRequest {
+  const errors = new FieldErrors(found);
   const f = decodeFields(PAYMENT_REQUEST_FIELDS[surface], raw, errors);
   const { merchant, now } = ctx;
 

@@ -1,5 +1,5 @@
 // The receiver-create request: a child collection account opened by an integrator.
-import { FieldErrors } from './errors.js';
+import { type FieldError, FieldErrors } from './errors.js';
 import { type FieldTable, type RawValue, decodeFields, text } from './field-rules.js';
 import { findBank } from './banks.js';
 import { isCountryCode } from './formats.js';
@@ -41,8 +41,8 @@ export interface ReceiverRequest {
   profile: Record<string, string>;
 }
 
-export function parseReceiverRequest(raw: Readonly<Record<string, RawValue>>, developer: boolean): ReceiverRequest {
-  const errors = new FieldErrors();
+export function parseReceiverRequest(raw: Readonly<Record<string, RawValue>>, developer: boolean, found: readonly FieldError[] = []): ReceiverRequest {
+  const errors = new FieldErrors(found);
   const f = decodeFields(RECEIVER_REQUEST_FIELDS, raw, errors);
   const country = text(f, 'country_code');
   if (country !== undefined && !isCountryCode(country)) errors.add('country_code', 'must be an ISO 3166-1 two-letter country code');

@@ -1,6 +1,7 @@
 // Turns every failure into the contract's error shape: 400 {status, message, errors[]} naming each
-// offending field, 401/403/404/409/422 {status, message}, and 500 with no internals (the details
-// go to the log under the request id). Surfaces choose how failure kinds map to status codes.
+// offending field, 401/403/404/409/422 {status, message}, and an unexpected failure as 500 (503 on
+// v2) with no internals (the details go to the log under the request id). Surfaces choose how
+// failure kinds, and unexpected failures, map to status codes.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type FailureKind, type FieldError } from '../domain/errors.js';
 import { IllegalTransition } from '../domain/payment-status.js';
@@ -31,6 +32,9 @@ export const V3_STATUS: StatusMap = {
  */
 export const V2_STATUS: StatusMap = { ...V3_STATUS, state: 503 };
 
+/** The v2 clients have no type for a 500: an unexpected failure is a ServiceError (503) to them. */
+export const V2_UNEXPECTED_STATUS = 503;
+
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query string', params: 'path', headers: 'headers' };
 
 function fastifyFailure(error: FastifyError): { status: number; message: string; errors?: FieldError[] } | undefined {
@@ -44,9 +48,10 @@ function fastifyFailure(error: FastifyError): { status: number; message: string;
       return { status: 415, message: 'Unsupported Content-Type for this operation' };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, message: 'Request body is too large' };
-    case 'FST_ERR_CTP_INVALID_JSON':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, message: 'Malformed JSON body', errors: [{ field: 'body', message: 'must be valid JSON' }] };
+      // The parser refuses prototype-poisoning keys the same way as broken syntax, and says not which.
+      return { status: 400, message: 'Malformed JSON body', errors: [{ field: 'body', message: 'must be valid JSON, without __proto__ or constructor keys' }] };
     default:
       break;
   }
@@ -65,7 +70,7 @@ export function errorResponse(error: unknown, statuses: StatusMap): ErrorBody | 
   return fastifyFailure(error as FastifyError);
 }
 
-export function errorHandler(statuses: StatusMap) {
+export function errorHandler(statuses: StatusMap, unexpectedStatus = 500) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply): void => {
     const body = errorResponse(error, statuses);
     if (body) {
@@ -74,7 +79,7 @@ export function errorHandler(statuses: StatusMap) {
       return;
     }
     request.log.error({ err: error }, 'unhandled error');
-    void reply.code(500).send({ status: 500, message: `Internal server error (request ${request.id})` });
+    void reply.code(unexpectedStatus).send({ status: unexpectedStatus, message: `Internal server error (request ${request.id})` });
   };
 }
 

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import type { AppContext } from '../app/context.js';
 import { assetRoutes } from './assets.js';
 import { errorHandler, notFoundHandler, V3_STATUS } from './errors.js';
@@ -35,6 +35,10 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     },
     // Closing must not wait for idle keep-alive clients.
     forceCloseConnections: 'idle',
+    // A URL the router cannot decode (a broken %-escape) gets the service's error shape too.
+    frameworkErrors: (error, _request, reply) => {
+      void (reply as FastifyReply).code(400).send({ status: 400, message: `Malformed URL: ${error.message}` });
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler(V3_STATUS));

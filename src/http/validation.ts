@@ -3,7 +3,7 @@
 // The formats are the domain's own checks, so a rule has one definition.
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import formatsPlugin from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { parseDateTime } from '../domain/dates.js';
 import type { FieldError } from '../domain/errors.js';
 import { isEmail, isRedirectUrl, isWebUrl } from '../domain/formats.js';
@@ -69,4 +69,17 @@ export function fieldErrors(errors: readonly ErrorObject[]): FieldError[] {
     if (!out.some((e) => e.field === field)) out.push({ field, message: messageOf(error) });
   }
   return out;
+}
+
+/**
+ * For a route declared with `attachValidation` whose use case checks every field itself: what
+ * the schema found, for the use case to report together with the rules that need the account
+ * (one 400 naming every offending field). A body that is not an object is refused at once.
+ */
+export function schemaFindings(request: FastifyRequest): FieldError[] {
+  const error = request.validationError;
+  if (!error) return [];
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw error;
+  return fieldErrors(error.validation as readonly ErrorObject[]);
 }

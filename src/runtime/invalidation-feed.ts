@@ -20,6 +20,8 @@ export class InvalidationFeed {
   #timer: NodeJS.Timeout | undefined;
   #lastPrune = 0;
   #polling: Promise<void> | undefined;
+  /** When the last successful read of the feed began; first the start, when the caches are empty. */
+  #readAt = Date.now();
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -44,12 +46,18 @@ export class InvalidationFeed {
 
   async poll(): Promise<void> {
     const now = Date.now();
-    const rows = await invalidationsSince(this.db, now - WINDOW_MS);
+    // From the last successful read rather than from now: when reads failed for longer than the
+    // window (a database outage), the changes made meanwhile are still applied once it is back.
+    // A wall clock set back must not move the start past rows not read yet, hence the min.
+    const rows = await invalidationsSince(this.db, Math.min(this.#readAt, now) - WINDOW_MS);
     for (const row of rows) {
       if (this.#seen.has(row.id)) continue;
       this.#seen.set(row.id, now);
       this.#dispatch(row.topic, row.item);
     }
+    this.#readAt = now;
+    // The next read starts one window before now, and a row is seen only after it was written, so
+    // an id seen two windows ago cannot come back (the window's own allowance for clock skew).
     for (const [id, at] of this.#seen) if (at < now - 2 * WINDOW_MS) this.#seen.delete(id);
     const offset = await readSetting(this.db, CLOCK_OFFSET_SETTING);
     if (offset !== undefined) this.clock.setOffset(Number(offset));

@@ -2,8 +2,17 @@
 import type { Kysely } from 'kysely';
 import type { DB, MerchantRow, MerchantsTable, NewMerchantRow } from './schema.js';
 
-export async function insertMerchant(db: Kysely<DB>, row: NewMerchantRow): Promise<void> {
-  await db.insertInto('merchants').values(row).execute();
+/**
+ * Inserts an account unless its receiver id (or API key hash) is taken: false then. A conflict is
+ * not an error, so a PostgreSQL transaction around it (an idempotent request) stays usable.
+ */
+export async function insertMerchant(db: Kysely<DB>, row: NewMerchantRow): Promise<boolean> {
+  const result = await db.insertInto('merchants').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+export async function hasProductionAccounts(db: Kysely<DB>): Promise<boolean> {
+  return (await db.selectFrom('merchants').select('receiver_id').where('developer', '=', 0).limit(1).executeTakeFirst()) !== undefined;
 }
 
 export async function findMerchantRow(db: Kysely<DB>, receiverId: number): Promise<MerchantRow | undefined> {

@@ -5,12 +5,14 @@ import * as core from './migrations/001-core.js';
 import * as notifications from './migrations/002-notifications.js';
 import * as oauth from './migrations/003-oauth.js';
 import * as payerCycle from './migrations/004-payer-cycle.js';
+import * as attemptsAwaitingBank from './migrations/005-attempts-awaiting-bank.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-core': core,
   '002-notifications': notifications,
   '003-oauth': oauth,
   '004-payer-cycle': payerCycle,
+  '005-attempts-awaiting-bank': attemptsAwaitingBank,
 };
 
 export interface MigrationReport {

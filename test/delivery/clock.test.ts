@@ -67,15 +67,28 @@ describe('GET/POST /sandbox/clock', () => {
     expect(await readSetting(server.ctx.db, CLOCK_OFFSET_SETTING)).toBe(stored);
   });
 
-  it('is only for developer-mode accounts', async () => {
-    const production = await server.account({ developer: false });
-    const offset = server.ctx.clock.offsetMs;
-    const api = client(server.baseUrl, production.api_key);
-    expect((await api.get('/sandbox/clock')).status).toBe(403);
-    expect((await api.post('/sandbox/clock', { advance: '1h' })).status).toBe(403);
-    expect((await client(server.baseUrl, '').get('/sandbox/clock')).status).toBe(401);
-    expect(server.ctx.clock.offsetMs).toBe(offset);
-  });
+  it('is only for developer-mode accounts, and stands still once the installation has production accounts', async () => {
+    // A server of its own: a production account there stops its clock for good.
+    const mixed = await startTestServer();
+    try {
+      const developerApi = client(mixed.baseUrl, (await mixed.account()).api_key);
+      const production = await mixed.account({ developer: false });
+      const api = client(mixed.baseUrl, production.api_key);
+      expect((await api.get('/sandbox/clock')).status).toBe(403);
+      expect((await api.post('/sandbox/clock', { advance: '1h' })).status).toBe(403);
+      expect((await client(mixed.baseUrl, '').get('/sandbox/clock')).status).toBe(401);
+      const refused = await developerApi.post('/sandbox/clock', { advance: '1h' });
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toContain('production accounts');
+      const cli = await quipu(['clock', 'advance', '1h'], { DATABASE_URL: mixed.database.url, DATA_DIR: mixed.database.dataDir, LOG_LEVEL: 'warn' });
+      expect(cli.code).toBe(2);
+      expect(cli.stderr).toContain('production accounts');
+      expect(mixed.ctx.clock.offsetMs).toBe(0);
+      expect(await readSetting(mixed.ctx.db, CLOCK_OFFSET_SETTING)).toBeUndefined();
+    } finally {
+      await mixed.close();
+    }
+  }, 60_000);
 
   it('does not exist when the operator turns the sandbox off', async () => {
     const closed = await startTestServer({ SANDBOX: 'false' });

@@ -91,11 +91,12 @@ export const CLIENTS: Record<ClientName, ClientStyle> = {
     wireEncode: javaUrlEncoder,
     emptyForm: 'except-get',
   },
-  // khipu-api-php-client: booleans 1/0, DateTime::ISO8601 (+0000), rawurlencode to sign, http_build_query to send.
+  // khipu-api-php-client: rawurlencode to sign, http_build_query to send (which writes true as 1
+  // and false as 0), DateTime::ISO8601 in the DateTime's own zone (-0300 for a Chilean merchant).
   php: {
     value: (v) => {
       if (v instanceof Date) {
-        const l = local(v, 0);
+        const l = local(v, CHILE);
         return `${l.date}T${l.time}${l.offset}`;
       }
       if (typeof v === 'boolean') return v ? '1' : '0';

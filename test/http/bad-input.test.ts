@@ -32,7 +32,15 @@ describe('bad requests', () => {
     const res = await post(body, type);
     expect(res.status).toBe(status);
     expect(res.body).toMatchObject({ status, message: expect.any(String) });
+    // A body that cannot be read is named as such; no body at all leaves required fields missing.
+    if (status === 400) expect(res.body.errors[0].field).toBe(body === undefined ? 'amount' : 'body');
     expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+  });
+
+  it('answers a URL with a broken escape in the service error shape', async () => {
+    const res = await call(server.baseUrl, 'GET', '/v3/payments/%E0%A4%A', { apiKey: account.api_key });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status: 400, message: expect.stringContaining('Malformed URL') });
   });
 
   it('names the body when it is not an object', async () => {

@@ -1,8 +1,9 @@
 // Idempotency-Key on POST: replays, conflicts and reuse with another body.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../helpers/http.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
+import { validReceiver } from '../helpers/receivers.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -47,6 +48,8 @@ describe('Idempotency-Key', () => {
     for (const r of results.filter((r) => r.status === 409)) expect(r.headers.get('retry-after')).toBe('1');
     const ids = new Set(results.filter((r) => r.status === 200).map((r) => r.body.payment_id));
     expect(ids.size).toBe(1);
+    // One request ran; every other 200 is a replay of its answer.
+    expect(results.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null)).toHaveLength(1);
     expect(await countRows(server.ctx.db, 'payments')).toBe(before + 1);
   });
 
@@ -118,5 +121,47 @@ describe('Idempotency-Key', () => {
     const again = await api.post('/v3/payments', body, { 'idempotency-key': 'short-lived' });
     expect(again.status).toBe(200);
     expect(again.body.payment_id).not.toBe(first.body.payment_id);
+  });
+  it('takes the same body with its keys in another order as the same request', async () => {
+    const api = client(server.baseUrl, account.api_key);
+    const first = await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Reordered' }, { 'idempotency-key': 'reordered' });
+    const again = await api.post('/v3/payments', { subject: 'Reordered', currency: 'CLP', amount: 1000 }, { 'idempotency-key': 'reordered' });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.payment_id).toBe(first.body.payment_id);
+  });
+
+  describe('on POST /v3/receivers', () => {
+    const receiver = validReceiver;
+
+    it('keeps the stored answer, which holds the new secret, sealed, and replays it', async () => {
+      const integrator = client(server.baseUrl, (await server.account({ features: { integrator: true } })).api_key);
+      const created = await integrator.post('/v3/receivers', receiver, { 'idempotency-key': 'receiver-1' });
+      expect(created.status).toBe(200);
+      const stored = await server.ctx.db.selectFrom('idempotency_keys').select('response_body').where('idem_key', '=', 'receiver-1').executeTakeFirstOrThrow();
+      expect(stored.response_body).not.toContain(created.body.secret);
+      const replayed = await integrator.post('/v3/receivers', receiver, { 'idempotency-key': 'receiver-1' });
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      expect(replayed.body).toEqual(created.body);
+    });
+
+    it('draws another receiver id when the first is taken, inside the request transaction too', async () => {
+      const integrator = client(server.baseUrl, (await server.account({ features: { integrator: true } })).api_key);
+      const random = server.ctx.random;
+      // Receiver ids come from 12 random bytes: zeros give the same id twice.
+      let zeros = 0;
+      server.ctx.random = (n: number) => (n === 12 && zeros-- > 0 ? new Uint8Array(12) : new Uint8Array(randomBytes(n)));
+      try {
+        zeros = 1;
+        const taken = await integrator.post('/v3/receivers', receiver);
+        expect(taken.status).toBe(200);
+        zeros = 1;
+        const drawn = await integrator.post('/v3/receivers', receiver, { 'idempotency-key': 'receiver-clash' });
+        expect(drawn.status).toBe(200);
+        expect(drawn.body.receiver_id).not.toBe(taken.body.receiver_id);
+      } finally {
+        server.ctx.random = random;
+      }
+    });
   });
 });

@@ -90,6 +90,17 @@ describe('authorization code flow', () => {
     expect((await exchange(fields.code!)).status).toBe(200);
   });
 
+  it('turns the longest custom into a token the API accepts', async () => {
+    // Control characters are the worst case: each is written as \u00XX in the token's JSON.
+    const custom = '\u0001'.repeat(1024);
+    const done = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, CALLBACK, { custom }));
+    expect(decodeURIComponent(done.headers.get('x-custom')!)).toBe(custom);
+    const res = await exchange(redirectParams(done.location).code!);
+    expect(decodeJwtPart(res.body.access_token, 1).custom).toBe(custom);
+    expect(res.body.access_token.length).toBeLessThan(9 * 1024);
+    expect((await getPayment(res.body.access_token)).status).toBe(200);
+  });
+
   it('keeps the registered redirect_uri’s own query and accepts plain PKCE', async () => {
     const uri = 'https://client.example/cb?tenant=7';
     const verifier = 'plain-verifier-plain-verifier-plain-verifier-0123';
@@ -174,6 +185,8 @@ describe('authorization request errors', () => {
     ['an unknown institution_id', { institution_id: 'Zzzzz' }, 'A002', 'INVALID_REQUEST', 'institution_id'],
     ['a wrong scope', { scope: 'openid' }, 'A002', 'INVALID_REQUEST', 'scope'],
     ['an extra scope', { scope: 'openid api admin' }, 'A002', 'INVALID_REQUEST', 'scope'],
+    ['the scopes in the other order', { scope: 'api openid' }, 'A002', 'INVALID_REQUEST', 'scope'],
+    ['a custom longer than 1024 characters', { custom: 'x'.repeat(1025) }, 'A002', 'INVALID_REQUEST', 'custom'],
     ['a missing response_mode', { response_mode: undefined }, 'A002', 'INVALID_REQUEST', 'response_mode'],
     ['response_type token', { response_type: 'token' }, 'A002', 'INVALID_REQUEST', 'response_type'],
     ['a malformed code_challenge', { code_challenge: 'short' }, 'A002', 'INVALID_REQUEST', 'code_challenge'],

@@ -1,7 +1,7 @@
 // The payer pages over HTTP: what they show, what they protect, and that every fault (a stale or
 // forged form, a wrong RUT or password, a payment in another state, a double submit) answers with
 // a clear page and changes nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { findAttempt } from '../../src/store/attempts.js';
 import { client } from '../helpers/http.js';
 import { countRows } from '../helpers/payments.js';
@@ -104,9 +104,13 @@ describe('payment page', () => {
   });
 
   it('gives production accounts no test bank, and says a real bank has no connection yet', async () => {
-    const production = await server.account({ developer: false });
-    const id = await createPayment({}, production.api_key);
-    const session = new PayerSession(server.baseUrl);
+    // A server of its own: a production account stops the developer clock the other tests move.
+    const installation = await startTestServer();
+    onTestFinished(() => installation.close());
+    const production = await installation.account({ developer: false });
+    const created = await client(installation.baseUrl, production.api_key).post('/v3/payments', { amount: 5000, currency: 'CLP', subject: 'Order' });
+    const id = created.body.payment_id;
+    const session = new PayerSession(installation.baseUrl);
     const form = await session.get(`/payment/simplified/${id}`);
     expect(form.html).not.toContain('value="Bawdf"');
     const demo = await session.post(`/payment/simplified/${id}`, { _csrf: csrfOf(form), bank_id: 'Bawdf', payer_email: 'a@b.cl' });
@@ -115,7 +119,7 @@ describe('payment page', () => {
     expect(real.status).toBe(403);
     expect(real.html).toContain('Quipu aún no tiene conexión con Banco Santander');
     expect(real.html).toContain(`href="/payment/manual/${id}"`);
-    expect(await statusOf(id, production.api_key)).toBe('pending/pending');
+    expect((await client(installation.baseUrl, production.api_key).get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'pending', status_detail: 'pending' });
   });
 
   it('answers unknown and malformed addresses with a not-found page', async () => {

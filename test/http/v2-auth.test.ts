@@ -4,6 +4,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client } from '../helpers/http.js';
+import { basicAuth, clientCredentialsToken, formPost } from '../helpers/oauth.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { CLIENTS, signWith, v2Client } from '../helpers/v2-clients.js';
@@ -64,6 +65,32 @@ describe('credentials', () => {
     expect((await client(server.baseUrl, account.api_key).get('/2.0/banks')).status).toBe(200);
     expectRefusal(await client(server.baseUrl, '00000000-0000-4000-8000-000000000000').get('/2.0/banks'), 401);
     expectRefusal(await call(server.baseUrl, 'GET', '/2.0/banks', { headers: { authorization: 'Bearer not-a-token' } }), 401);
+  });
+
+  it('accepts a bearer token, and answers 400 when it comes with an API key, even of the same account', async () => {
+    const token = await clientCredentialsToken(server, account);
+    expect((await call(server.baseUrl, 'GET', '/2.0/banks', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    const before = await countRows(server.ctx.db, 'payments');
+    for (const path of ['/2.0/payments', '/api/2.0/payments']) {
+      const res = await call(server.baseUrl, 'POST', path, { apiKey: account.api_key, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' }, rawBody: new URLSearchParams(form).toString() });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ status: 400, message: expect.any(String), errors: [{ field: 'x-api-key', message: expect.stringContaining('never both') }] });
+    }
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+  });
+
+  it('answers 401 to a bearer token that is tampered with, revoked or of another issuer', async () => {
+    const token = await clientCredentialsToken(server, account);
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    const otherAccount = Buffer.from(JSON.stringify({ ...claims, sub: String(other.receiver_id), client_id: String(other.receiver_id) })).toString('base64url');
+    const otherIssuer = Buffer.from(JSON.stringify({ ...claims, iss: 'https://elsewhere.example' })).toString('base64url');
+    const flipped = `${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;
+    for (const bad of [`${header}.${otherAccount}.${signature}`, `${header}.${otherIssuer}.${signature}`, `${header}.${payload}.${flipped}`, `${header}.${payload}.`]) {
+      expectRefusal(await call(server.baseUrl, 'GET', '/2.0/banks', { headers: { authorization: `Bearer ${bad}` } }), 401);
+    }
+    expect((await formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth(account))).status).toBe(200);
+    expectRefusal(await call(server.baseUrl, 'GET', '/api/2.0/banks', { headers: { authorization: `Bearer ${token}` } }), 401);
   });
 
   it('accepts an API key together with a signature of the same account', async () => {
@@ -188,5 +215,21 @@ describe('a signed JSON body', () => {
     const res = await call(server.baseUrl, 'POST', path, { headers: headers(withBody), rawBody: json });
     expect(res.status).toBe(200);
     expect(await countRows(server.ctx.db, 'refunds')).toBe(1);
+  });
+});
+
+describe('a signed query string encoded differently', () => {
+  it('verifies, since the parameters are signed decoded', async () => {
+    const created = await php.request('POST', '/payments', { form });
+    const paid = await payByTransfer(server.ctx, account.merchant, created.body.payment_id);
+    const prepared = php.prepare('GET', '/payments', { query: { notification_token: paid.notificationToken } });
+    const token = paid.notificationToken;
+    // The key's underscore and the token's first characters needlessly percent-encoded.
+    const encodedHead = [...token.slice(0, 4)].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join('');
+    const path = `${prepared.path.split('?')[0]}?notification%5Ftoken=${encodedHead}${token.slice(4)}`;
+    expect(path).not.toContain('notification_token');
+    const res = await php.send({ ...prepared, path });
+    expect(res.status).toBe(200);
+    expect(res.body.payment_id).toBe(created.body.payment_id);
   });
 });

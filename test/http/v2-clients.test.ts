@@ -62,7 +62,7 @@ describe.each(CLIENT_NAMES)('the %s client', (name) => {
       send_email: true,
       payer_name: 'Juan Pagador',
       payer_email: 'juan@payer.example',
-      send_reminders: true,
+      send_reminders: false,
       responsible_user_email: 'owner@example.com',
     };
     let paymentId = '';
@@ -111,7 +111,7 @@ describe.each(CLIENT_NAMES)('the %s client', (name) => {
         notify_api_version: '1.3',
         expires_date: expires.toISOString(),
         send_email: true,
-        send_reminders: true,
+        send_reminders: false,
         payer_email: form.payer_email,
         responsible_user_email: 'owner@example.com',
         discount: 0,
@@ -182,5 +182,27 @@ describe('a payment created through v3', () => {
     expect(byV2.body).not.toHaveProperty('conciliation_date');
     expect({ ...byV2.body, conciliation_date: byV3.body.conciliation_date }).toEqual(byV3.body);
     expect(byV2.body).toMatchObject({ amount: 12.5, currency: 'USD', discount: 0, third_party_authorization_details: '' });
+  });
+});
+
+describe('the PHP client', () => {
+  it('writes dates in their own zone and false as 0', () => {
+    const php = clientFor('php', { receiver_id: 1, secret: 'x' }, '/2.0');
+    expect(php.value(new Date('2031-03-01T13:00:00Z'))).toBe('2031-03-01T10:00:00-0300');
+    expect(php.value(false)).toBe('0');
+  });
+});
+
+describe('a CLF payment created through v3', () => {
+  it('reads through v2 as it is, although v2 does not create CLF payments', async () => {
+    const account = await server.account();
+    const v3 = client(server.baseUrl, account.api_key);
+    const created = await v3.post('/v3/payments', { amount: 1.2345, currency: 'CLF', subject: 'UF from v3' });
+    expect(created.status).toBe(200);
+    for (const name of CLIENT_NAMES) {
+      const res = await clientFor(name, account, '/api/2.0').request('GET', `/payments/${created.body.payment_id}`);
+      expect(res.status, name).toBe(200);
+      expect(res.body).toMatchObject({ payment_id: created.body.payment_id, amount: 1.2345, currency: 'CLF' });
+    }
   });
 });

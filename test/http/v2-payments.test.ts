@@ -1,7 +1,7 @@
 // The v2 payment and receiver operations beyond the happy path: every v2 field rule answered with
 // a 400 naming the field and writing nothing, bodies that are not forms, the v2 error statuses
 // (403 refused, 404 unknown, 503 not possible in this state) and the serialisations accepted.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, client } from '../helpers/http.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -78,6 +78,7 @@ describe('POST /2.0/payments field rules', () => {
     ['an unknown field', { ...valid, predict: 'true' }, ['predict']],
     ['two unknown fields', { ...valid, receiver_id: '1', hash: 'x' }, ['receiver_id', 'hash']],
     ['a field called __proto__', { ...valid, ['__proto__']: 'x' }, ['__proto__']],
+    ['schema and account rules together', { ...valid, subject: 'x'.repeat(256), send_email: 'true' }, ['subject', 'payer_name', 'payer_email']],
   ];
 
   it.each(cases)('refuses %s, naming the field and writing nothing', async (_name, form, fields) => {
@@ -297,5 +298,63 @@ describe('the OpenAPI document', () => {
     expect(paths).toEqual(expect.arrayContaining(['/2.0/payments', '/2.0/payments/{id}', '/2.0/payments/{id}/refunds', '/2.0/receivers', '/2.0/banks']));
     expect(paths.filter((p) => p.startsWith('/api/2.0'))).toEqual([]);
     expect(paths).not.toContain('/2.0/predict');
+  });
+});
+
+describe('form-only operations, signed', () => {
+  /** A JSON body signed over its fields the way a form is signed, as a client that switched to JSON would. */
+  function sendSignedJson(path: string, fields: Record<string, string>) {
+    const hash = signWith(CLIENTS.php, account.secret, 'POST', `${server.config.publicBaseUrl}${path}`, Object.entries(fields));
+    return call(server.baseUrl, 'POST', path, { headers: { authorization: `${account.receiver_id}:${hash}`, 'content-type': 'application/json' }, body: fields });
+  }
+
+  it('answers a signed JSON create with the 400 naming the body, not a signature refusal', async () => {
+    const before = await countRows(server.ctx.db, 'payments');
+    const res = await sendSignedJson('/2.0/payments', valid);
+    expectFields(res, ['body']);
+    expect(res.body.errors[0].message).toMatch(/not application\/json/);
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+  });
+
+  it('answers a signed JSON receiver with the 400 naming the body', async () => {
+    const before = await countRows(server.ctx.db, 'merchants');
+    expectFields(await sendSignedJson('/api/2.0/receivers', receiver), ['body']);
+    expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
+  });
+});
+
+describe('unexpected failures', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('are a 503 with no internals on v2, where the clients have no type for a 500', async () => {
+    const internals = 'connect ECONNREFUSED db-primary:5432';
+    const failing = () => vi.spyOn(server.ctx.merchants, 'byReceiverId').mockRejectedValueOnce(new Error(internals));
+    // One failure while the signer is looked up, one in the operation (another account's methods).
+    const requests = [() => php.request('GET', '/banks'), () => client(server.baseUrl, account.api_key).get(`/api/2.0/merchants/${plain.receiver_id}/paymentMethods`)];
+    for (const request of requests) {
+      failing();
+      const res = await request();
+      expect(res.status).toBe(503);
+      expect(Object.keys(res.body).sort()).toEqual(['message', 'status']);
+      expect(res.body.status).toBe(503);
+      expect(res.body.message).not.toContain(internals);
+      // The message names the request id the failure is logged under.
+      expect(res.body.message).toContain(res.headers.get('x-request-id'));
+    }
+    failing();
+    expect((await client(server.baseUrl, account.api_key).get(`/v3/merchants/${plain.receiver_id}/paymentMethods`)).status).toBe(500);
+  });
+});
+
+describe('predict', () => {
+  it('is no v2 operation under either prefix', async () => {
+    for (const prefix of ['/2.0', '/api/2.0']) {
+      const res = await client(server.baseUrl, account.api_key).get(`${prefix}/predict?amount=1000&currency=CLP&payer_email=p%40payer.example`);
+      expect(res.status, prefix).toBe(404);
+      expect(res.body).toEqual({ status: 404, message: `No operation GET ${prefix}/predict` });
+    }
+    expect((await php.request('GET', '/predict')).status).toBe(404);
   });
 });

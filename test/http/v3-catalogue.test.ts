@@ -1,8 +1,10 @@
 // Banks, payment methods, predictions and receivers through the v3 API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECEIVER_REQUEST_FIELDS } from '../../src/domain/receiver-request.js';
 import { client } from '../helpers/http.js';
 import { assertProviderSchema } from '../helpers/openapi.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
+import { validReceiver } from '../helpers/receivers.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -108,28 +110,14 @@ describe('GET /v3/predict', () => {
     expect(decimals.body.errors.map((e: { field: string }) => e.field)).toEqual(['amount']);
     const long = await api.get(query({ ...base, payer_email: `${'x'.repeat(250)}@example.com` }));
     expect(long.body.errors.map((e: { field: string }) => e.field)).toEqual(['payer_email']);
+    const unknown = await api.get(`${query(base)}&foo=1`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors.map((e: { field: string }) => e.field)).toEqual(['foo']);
   });
 });
 
 describe('POST /v3/receivers', () => {
-  const receiver = {
-    admin_first_name: 'Ana',
-    admin_last_name: 'Integrada',
-    admin_email: 'ana@shop.example',
-    country_code: 'CL',
-    business_identifier: '76.086.428-5',
-    business_category: 'VENTA AL POR MENOR',
-    business_name: 'Tienda de Ana SpA',
-    business_phone: '+56911112222',
-    business_address_line_1: 'Calle Uno 123',
-    business_address_line_2: 'Oficina 4',
-    business_address_line_3: 'Santiago',
-    contact_full_name: 'Ana Integrada',
-    contact_job_title: 'Gerente',
-    contact_email: 'contacto@shop.example',
-    contact_phone: '+56933334444',
-    notify_url: 'https://shop.example/notify',
-  };
+  const receiver = validReceiver;
 
   it('is only for accounts with the integrator feature', async () => {
     const before = await countRows(server.ctx.db, 'merchants');
@@ -166,12 +154,23 @@ describe('POST /v3/receivers', () => {
     ['identifier over 50', { ...receiver, bank_account_identifier: 'x'.repeat(51) }, ['bank_account_identifier']],
     ['notify_url not http', { ...receiver, notify_url: 'mailto:a@b.c' }, ['notify_url']],
     ['unknown field', { ...receiver, website: 'https://x' }, ['website']],
+    ['schema and account rules together', { ...receiver, business_name: 'x'.repeat(256), country_code: 'XX', bank_account_number: '123' }, ['business_name', 'country_code', 'bank_account_bank_id', 'bank_account_identifier']],
   ];
+  // Every length rule of the receiver table, past each bound (bank fields travel as a whole account).
+  const bankAccount = { bank_account_bank_id: 'SDdGj', bank_account_number: '123456', bank_account_identifier: '11.111.111-1' };
+  const overLong = (kind: string, max: number) => (kind === 'email' ? `${'x'.repeat(max - 11)}@example.com` : kind === 'web-url' ? `https://a.example/${'x'.repeat(max)}` : 'x'.repeat(max + 1));
+  for (const [field, rule] of Object.entries(RECEIVER_REQUEST_FIELDS)) {
+    const base = field.startsWith('bank_account') ? { ...receiver, ...bankAccount } : receiver;
+    if (rule.maxLength !== undefined) bad.push([`${field} over ${rule.maxLength}`, { ...base, [field]: overLong(rule.kind, rule.maxLength) }, [field]]);
+    if (rule.minLength !== undefined) bad.push([`${field} under ${rule.minLength}`, { ...base, [field]: 'x'.repeat(rule.minLength - 1) }, [field]]);
+  }
+  bad.push(['a name that is not text', { ...receiver, business_name: 42 }, ['business_name']], ['rendition_url not a URL', { ...receiver, rendition_url: 'report' }, ['rendition_url']]);
+
   it.each(bad)('refuses %s by field and opens nothing', async (_d, body, fields) => {
     const before = await countRows(server.ctx.db, 'merchants');
     const res = await client(server.baseUrl, integrator.api_key).post('/v3/receivers', body);
     expect(res.status).toBe(400);
-    expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([...fields].sort());
+    expect([...new Set(res.body.errors.map((e: { field: string }) => e.field))].sort()).toEqual([...fields].sort());
     expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
   });
 });

@@ -82,8 +82,23 @@ const badRequests: Case[] = [
   ['PSP account without psp name', valid, ['psp_client_merchant_name'], () => psp],
   ['psp name shorter than 3', { ...valid, psp_client_merchant_name: 'ab' }, ['psp_client_merchant_name'], () => psp],
   ['psp chain with an empty name', { ...valid, psp_client_merchant_name: 'PSP 1->' }, ['psp_client_merchant_name'], () => psp],
+  ...['ARS', 'PEN', 'MXN', 'EUR', 'BOB', 'COP'].map((currency): Case => [`${currency} with three decimals`, { ...valid, currency, amount: 1.234 }, ['amount']]),
+  ...['cancel_url', 'picture_url', 'notify_url'].map((field): Case => [`${field} over 1024`, { ...valid, [field]: `https://a.example/${long(1010)}` }, [field]]),
+  ['contract_url over 1024', { ...valid, contract_url: `https://a.example/${long(1010)}`, fixed_payer_personal_identifier: '11.111.111-1' }, ['contract_url'], () => contracts],
+  ['contract_url not a URL', { ...valid, contract_url: 'contract.pdf', fixed_payer_personal_identifier: '11.111.111-1' }, ['contract_url'], () => contracts],
+  ...['payer_email', 'responsible_user_email'].map((field): Case => [`${field} over 255`, { ...valid, [field]: `${long(250)}@example.com` }, [field]]),
+  ...['collect_account_uuid', 'mandatory_payment_method'].map((field): Case => [`${field} over 255`, { ...valid, [field]: long(256) }, [field]]),
+  ['psp name over 255', { ...valid, psp_client_merchant_name: long(256) }, ['psp_client_merchant_name'], () => psp],
+  ['responsible_user_email malformed', { ...valid, responsible_user_email: 'owner-at-example' }, ['responsible_user_email']],
+  ['confirm_timeout_date not a date', { ...valid, confirm_timeout_date: 'soon' }, ['confirm_timeout_date']],
+  ['send_reminders not boolean', { ...valid, send_email: true, payer_name: 'Ana', payer_email: 'ana@example.com', send_reminders: 'yes' }, ['send_reminders']],
+  ['integrator_fee not a number', { ...valid, integrator_fee: 'ten' }, ['integrator_fee'], () => child],
+  ['negative integrator_fee', { ...valid, integrator_fee: '-1' }, ['integrator_fee'], () => child],
+  ['transaction_id as a number', { ...valid, transaction_id: 42 }, ['transaction_id']],
+  ['custom as a number', { ...valid, custom: 42 }, ['custom']],
   ['unknown field', { ...valid, colour: 'blue' }, ['colour']],
   ['several bad fields at once', { amount: 'x', currency: 'XYZ', subject: long(300) }, ['amount', 'currency', 'subject']],
+  ['schema and account rules report together', { ...valid, subject: long(300), send_email: true, mandatory_payment_method: 'CARD' }, ['subject', 'payer_name', 'payer_email', 'mandatory_payment_method']],
   ['context rules report together', { ...valid, send_email: true, integrator_fee: '1', mandatory_payment_method: 'CARD' }, ['payer_name', 'payer_email', 'integrator_fee', 'mandatory_payment_method']],
 ];
 
@@ -116,6 +131,19 @@ describe('POST /v3/payments creates payments', () => {
       app_url: `khipu:///pos/${id}`,
       ready_for_terminal: false,
     });
+  });
+
+  it('builds the URLs from PUBLIC_BASE_URL, not from the address the request reached', async () => {
+    const proxied = await startTestServer({ PUBLIC_BASE_URL: 'https://pay.example.com' });
+    try {
+      const account = await proxied.account();
+      const res = await client(proxied.baseUrl, account.api_key).post('/v3/payments', valid);
+      expect(res.body.payment_url).toBe(`https://pay.example.com/payment/info/${res.body.payment_id}`);
+      expect(res.body.transfer_url).toBe(`https://pay.example.com/payment/manual/${res.body.payment_id}`);
+      expect((await client(proxied.baseUrl, account.api_key).get(`/v3/payments/${res.body.payment_id}`)).body.simplified_transfer_url).toBe(`https://pay.example.com/payment/simplified/${res.body.payment_id}`);
+    } finally {
+      await proxied.close();
+    }
   });
 
   it('keeps every field and answers GET with every field of the contract, typed', async () => {

@@ -77,6 +77,16 @@ describe('POST /v3/payments/{id}/confirm', () => {
     expect(res.status).toBe(400);
   });
 
+  it('takes no fields: an empty object passes, an unknown field is named and nothing changes', async () => {
+    const api = client(server.baseUrl, confirming.api_key);
+    const id = await paid(confirming);
+    const refused = await api.post(`/v3/payments/${id}/confirm`, { bogus: 1 });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].field).toBe('bogus');
+    expect((await api.get(`/v3/payments/${id}`)).body.status_detail).toBe('normal');
+    expect((await api.post(`/v3/payments/${id}/confirm`, {})).status).toBe(200);
+  });
+
   it('schedules delivery of the funds for the next business day; after that no refund is possible', async () => {
     const api = client(server.baseUrl, confirming.api_key);
     const id = await paid(confirming);

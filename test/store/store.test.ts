@@ -1,7 +1,7 @@
 // The store on the database under test (SQLite or PostgreSQL): migrations, housekeeping, the
 // invalidation feed, sealed secrets and the one-place payment change under concurrency.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { changePayment } from '../../src/app/change-payment.js';
 import { createPayment } from '../../src/app/create-payment.js';
 import { MERCHANT_TOPIC } from '../../src/app/merchant-directory.js';
@@ -9,6 +9,8 @@ import { IllegalTransition } from '../../src/domain/payment-status.js';
 import { pruneIdempotencyKeys } from '../../src/store/idempotency.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { insertPayment } from '../../src/store/payments.js';
+import { ShiftableClock } from '../../src/runtime/clock.js';
+import { InvalidationFeed } from '../../src/runtime/invalidation-feed.js';
 import { runMaintenance } from '../../src/runtime/maintenance.js';
 import { findMerchantRow } from '../../src/store/merchants.js';
 import { testDatabaseKind } from '../helpers/database.js';
@@ -76,6 +78,40 @@ describe('store', () => {
     await server.ctx.feed.poll();
     expect(seen.length).toBe(before);
     expect(MERCHANT_TOPIC).toBe('merchant');
+  });
+
+  it('applies, once the database is back, the invalidations written during an outage longer than the window', async () => {
+    let down = false;
+    // The feed's view of the database, which refuses every query while it is down.
+    const db = new Proxy(server.ctx.db, {
+      get(target, key) {
+        if (down && key === 'selectFrom') throw new Error('database unavailable');
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const feed = new InvalidationFeed(db, new ShiftableClock(), 100, server.ctx.log);
+    const seen: string[] = [];
+    feed.on('outage-topic', (item) => seen.push(item));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const start = Date.now();
+      await feed.poll();
+      down = true;
+      vi.setSystemTime(start + 5_000);
+      await expect(feed.poll()).rejects.toThrow('database unavailable');
+      // Written by another process 5 s into the outage; read back 60 s in, it is older than the 10 s window.
+      await server.ctx.db.insertInto('invalidations').values({ topic: 'outage-topic', item: 'revoked meanwhile', created_at: start + 5_000 }).execute();
+      vi.setSystemTime(start + 60_000);
+      await expect(feed.poll()).rejects.toThrow('database unavailable');
+      down = false;
+      await feed.poll();
+      expect(seen).toEqual(['revoked meanwhile']);
+      await feed.poll();
+      expect(seen).toEqual(['revoked meanwhile']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('applies concurrent changes to one payment one at a time', async () => {

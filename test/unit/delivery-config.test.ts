@@ -31,3 +31,13 @@ describe('delivery and sandbox settings', () => {
     expect(() => loadConfig({ SANDBOX: 'maybe' })).toThrow(/SANDBOX/);
   });
 });
+
+describe('invalidation feed setting', () => {
+  it('polls every 500 ms by default and never less often than once a second (the revocation promise)', () => {
+    expect(loadConfig({}).invalidationPollMs).toBe(500);
+    expect(loadConfig({ INVALIDATION_POLL_MS: '1000' }).invalidationPollMs).toBe(1_000);
+    expect(loadConfig({ INVALIDATION_POLL_MS: '50' }).invalidationPollMs).toBe(50);
+    expect(() => loadConfig({ INVALIDATION_POLL_MS: '1001' })).toThrow(new ConfigError('INVALIDATION_POLL_MS must be between 50 and 1000, got 1001'));
+    expect(() => loadConfig({ INVALIDATION_POLL_MS: '49' })).toThrow(/INVALIDATION_POLL_MS/);
+  });
+});

@@ -44,12 +44,23 @@ describe('flow errors', () => {
 
 describe('authorization request', () => {
   const client: ClientView = { receiverId: 123456, developer: true, redirectUris: ['https://shop.example/cb'] };
-  const valid = { client_id: '123456', redirect_uri: 'https://shop.example/cb', response_type: 'code', response_mode: 'query', scope: 'api openid', institution_id: 'Bawdf' };
+  const valid = { client_id: '123456', redirect_uri: 'https://shop.example/cb', response_type: 'code', response_mode: 'query', scope: 'openid api', institution_id: 'Bawdf' };
   const demoOnly = (bankId: string) => bankId === 'Bawdf';
 
-  it('accepts the contract’s parameters, scope in either order, and defaults the PKCE method to plain', () => {
+  it('accepts the contract’s parameters and defaults the PKCE method to plain', () => {
     const check = checkAuthorizationRequest({ ...valid, code_challenge: VERIFIER }, client, demoOnly);
     expect(check).toMatchObject({ outcome: 'ok', request: { clientId: 123456, pkce: { challenge: VERIFIER, method: 'plain' }, state: null } });
+  });
+
+  it('accepts scope only as the contract writes it, "openid api"', () => {
+    for (const scope of ['api openid', 'openid  api', ' openid api', 'openid api ', 'openid+api', 'OPENID API', 'openid\tapi']) {
+      expect(checkAuthorizationRequest({ ...valid, scope }, client, demoOnly), scope).toMatchObject({ outcome: 'redirect-error', error: { code: 'A002', error: 'invalid_scope' } });
+    }
+  });
+
+  it('accepts custom up to 1024 characters and refuses a longer one', () => {
+    expect(checkAuthorizationRequest({ ...valid, custom: 'x'.repeat(1024) }, client, demoOnly)).toMatchObject({ outcome: 'ok', request: { custom: 'x'.repeat(1024) } });
+    expect(checkAuthorizationRequest({ ...valid, custom: 'x'.repeat(1025) }, client, demoOnly)).toMatchObject({ outcome: 'redirect-error', error: { code: 'A002', description: expect.stringContaining('custom') } });
   });
 
   it('refuses an unknown client and an unregistered redirect_uri before looking at anything else', () => {

@@ -215,6 +215,8 @@ export function payerRoutes(app: FastifyInstance): void {
       const m = frameOf(request, reply, '').m;
       if (kindOf(error) === 'validation') return authorize(request, reply, 400, { coordinates: m.coordinatesError });
       if (kindOf(error) === 'state') return authorize(request, reply, 409, {}, m.alreadySubmitted);
+      // Another tab's transfer of the same payment is with its bank: this one must not reach a bank too.
+      if (kindOf(error) === 'conflict') return sendPage(reply, frameOf(request, reply, `/payment/bank/${id}/authorize`), 409, m.processingTitle, noticeContent(m.otherTransferWaiting));
       throw error;
     }
   });

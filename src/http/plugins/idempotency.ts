@@ -4,7 +4,10 @@
 // - the same key and body again replays that answer with `Idempotent-Replayed: true`;
 // - the same key with another body is 422; while the first request runs, 409 with Retry-After;
 // - a request that fails stores nothing and releases the key, since it changed nothing.
+// Bodies compare by content, not by the order of their keys. Stored answers are sealed like
+// receiver secrets: a receiver's creation answers with its secret.
 import { createHash } from 'node:crypto';
+import { stringify as canonicalJson } from 'safe-stable-stringify';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify';
 import { DomainError, fieldError } from '../../domain/errors.js';
 import { claimIdempotencyKey, type IdempotencyRecord, releaseIdempotencyKey, retakeIdempotencyKey, storeIdempotentResponse } from '../../store/idempotency.js';
@@ -16,7 +19,7 @@ const MAX_KEY_LENGTH = 255;
 
 function requestHash(request: FastifyRequest): string {
   return createHash('sha256')
-    .update(`${request.method} ${request.routeOptions.url} ${JSON.stringify(request.params)} ${JSON.stringify(request.body ?? null)}`)
+    .update(`${request.method} ${request.routeOptions.url} ${canonicalJson(request.params)} ${canonicalJson(request.body ?? null)}`)
     .digest('hex');
 }
 
@@ -62,7 +65,7 @@ function wrap(handler: RouteHandlerMethod): RouteHandlerMethod {
     const outcome = await claim(request, key);
     if ('replay' in outcome) {
       reply.code(outcome.replay.response_status!).header('idempotent-replayed', 'true');
-      return JSON.parse(outcome.replay.response_body!);
+      return JSON.parse(request.ctx.secrets.open(outcome.replay.response_body!));
     }
     const base = request.ctx;
     const receiverId = request.merchant!.receiverId;
@@ -70,7 +73,7 @@ function wrap(handler: RouteHandlerMethod): RouteHandlerMethod {
       return await inTransaction(base.db, async (trx) => {
         request.ctx = withDb(base, trx);
         const payload = await handler.call(this, request, reply);
-        await storeIdempotentResponse(trx, receiverId, key, reply.statusCode, JSON.stringify(payload ?? null));
+        await storeIdempotentResponse(trx, receiverId, key, reply.statusCode, base.secrets.seal(JSON.stringify(payload ?? null)));
         return payload;
       });
     } catch (error) {

@@ -12,6 +12,10 @@ declare module 'fastify' {
     /** The part of the body a v2 signature covers. */
     signedBody: SignedBody | null;
   }
+  interface FastifyContextConfig {
+    /** v2 operations whose body the contract declares form-urlencoded. */
+    formBody?: boolean;
+  }
 }
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -59,8 +63,13 @@ export async function singleValuedFields(request: FastifyRequest): Promise<void>
   if (repeated.length > 0) throw validationError(repeated.map((field) => ({ field, message: 'must be given once' })));
 }
 
-/** Route hook of the operations whose body the contract declares form-urlencoded. */
+/**
+ * Refuses anything but a form on the operations marked `formBody`. It runs before the signature is
+ * verified: the body's type reveals nothing secret, and a JSON body signed as if it were a form
+ * deserves to hear that it should be a form, not that its signature is wrong.
+ */
 export async function requireForm(request: FastifyRequest): Promise<void> {
+  if (!request.routeOptions.config.formBody) return;
   if (request.signedBody && 'params' in request.signedBody) return;
   const sent = request.headers['content-type'];
   throw validationError(

@@ -2,9 +2,9 @@
 // format (form bodies, signed requests, v2 error statuses). See docs/v2.md.
 import type { FastifyInstance } from 'fastify';
 import { dropEmptyFields } from '../body-normalizer.js';
-import { errorHandler, V2_STATUS } from '../errors.js';
+import { errorHandler, V2_STATUS, V2_UNEXPECTED_STATUS } from '../errors.js';
 import { v2CatalogueRoutes } from './catalogue.js';
-import { singleValuedFields, v2BodyParsers } from './form-body.js';
+import { requireForm, singleValuedFields, v2BodyParsers } from './form-body.js';
 import { v2PaymentRoutes } from './payments.js';
 import { v2ReceiverRoutes } from './receivers.js';
 import type { V2RouteOptions } from './route-options.js';
@@ -16,9 +16,11 @@ const PREFIXES: readonly (V2RouteOptions & { prefix: string })[] = [
 ];
 
 export async function v2Api(app: FastifyInstance): Promise<void> {
-  app.setErrorHandler(errorHandler(V2_STATUS));
+  app.setErrorHandler(errorHandler(V2_STATUS, V2_UNEXPECTED_STATUS));
   v2BodyParsers(app);
-  // The signature is checked first, so a request that is not signed right learns nothing about its body.
+  // Hooks run in the order they are added. The body's type is checked first (it is no secret), then
+  // the signature, so a request that is not signed right learns nothing about its fields.
+  app.addHook('preValidation', requireForm);
   v2Auth(app);
   app.addHook('preValidation', singleValuedFields);
   app.addHook('preValidation', dropEmptyFields);

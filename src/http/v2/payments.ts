@@ -10,10 +10,10 @@ import { refundPayment } from '../../app/refund-payment.js';
 import type { RawValue } from '../../domain/field-rules.js';
 import { PAYMENT_REQUEST_FIELDS } from '../../domain/payment-request.js';
 import { schemaFromFields } from '../field-schema.js';
+import { schemaFindings } from '../validation.js';
 import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
 import { legacyPaymentResource, paymentUrls } from '../payment-resource.js';
 import { Message, PaymentCreated, PaymentIdParams, PaymentV2 } from '../schemas.js';
-import { requireForm } from './form-body.js';
 import type { V2RouteOptions } from './route-options.js';
 
 const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v2, 'form');
@@ -34,9 +34,9 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
 
   app.post(
     '/payments',
-    { schema: { hide: alias, tags, summary: 'Create payment (v2)', body: CreatePaymentBody, response: { 200: PaymentCreated } }, preValidation: requireForm, config: { idempotent: true } },
+    { schema: { hide: alias, tags, summary: 'Create payment (v2)', body: CreatePaymentBody, response: { 200: PaymentCreated } }, attachValidation: true, config: { idempotent: true, formBody: true } },
     async (request) => {
-      const payment = await createPayment(request.ctx, request.merchant!, 'v2', request.body as Record<string, RawValue>);
+      const payment = await createPayment(request.ctx, request.merchant!, 'v2', request.body as Record<string, RawValue>, schemaFindings(request));
       return paymentUrls(request.ctx.config.publicBaseUrl, payment);
     },
   );

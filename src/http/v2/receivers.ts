@@ -5,7 +5,7 @@ import type { RawValue } from '../../domain/field-rules.js';
 import { RECEIVER_REQUEST_FIELDS } from '../../domain/receiver-request.js';
 import { schemaFromFields } from '../field-schema.js';
 import { ReceiverCreated } from '../schemas.js';
-import { requireForm } from './form-body.js';
+import { schemaFindings } from '../validation.js';
 import type { V2RouteOptions } from './route-options.js';
 
 const ReceiverBody = schemaFromFields(RECEIVER_REQUEST_FIELDS, 'form');
@@ -13,9 +13,9 @@ const ReceiverBody = schemaFromFields(RECEIVER_REQUEST_FIELDS, 'form');
 export const v2ReceiverRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async (app, { alias }) => {
   app.post(
     '/receivers',
-    { schema: { hide: alias, tags: ['v2'], summary: 'Create receiver (v2)', body: ReceiverBody, response: { 200: ReceiverCreated } }, preValidation: requireForm, config: { idempotent: true } },
+    { schema: { hide: alias, tags: ['v2'], summary: 'Create receiver (v2)', body: ReceiverBody, response: { 200: ReceiverCreated } }, attachValidation: true, config: { idempotent: true, formBody: true } },
     async (request) => {
-      const created = await createReceiver(request.ctx, request.merchant!, request.body as Record<string, RawValue>);
+      const created = await createReceiver(request.ctx, request.merchant!, request.body as Record<string, RawValue>, schemaFindings(request));
       return { receiver_id: String(created.receiver_id), secret: created.secret };
     },
   );

@@ -5,8 +5,8 @@
 //   request path, so the clients' default /api/2.0 and the contract's /2.0 both verify.
 // A request that carries an API key and a signature is accepted only if both are valid and name
 // the same account. The signer is found before the body is read; the hash covers the body, so it
-// is checked once the body is parsed and before it is validated: a request that is not signed
-// right learns nothing about its fields.
+// is checked once the body is parsed (and its type checked, see requireForm) and before it is
+// validated: a request that is not signed right learns nothing about its fields.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, forbidden } from '../../domain/errors.js';
 import type { Merchant } from '../../domain/merchant.js';

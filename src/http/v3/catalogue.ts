@@ -13,7 +13,7 @@ const PredictQuery = Type.Object({
   bank_id: query('Origin bank identifier'),
   amount: query('Payment amount'),
   currency: query('ISO 4217 currency code'),
-});
+}, { additionalProperties: false });
 
 export const v3CatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/v3/banks', { schema: { tags: ['Banks'], summary: 'List banks', response: { 200: BankList } } }, async (request) =>

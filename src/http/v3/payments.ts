@@ -9,6 +9,7 @@ import { refundPayment } from '../../app/refund-payment.js';
 import type { RawValue } from '../../domain/field-rules.js';
 import { PAYMENT_REQUEST_FIELDS } from '../../domain/payment-request.js';
 import { schemaFromFields } from '../field-schema.js';
+import { schemaFindings } from '../validation.js';
 import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
 import { paymentResource, paymentUrls } from '../payment-resource.js';
 import { Message, PaymentCreated, PaymentIdParams, PaymentV3 } from '../schemas.js';
@@ -17,14 +18,16 @@ const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v3, 'json');
 const RefundBody = Type.Optional(
   Type.Object({ amount: Type.Optional(Type.Number({ format: 'double', description: 'Amount to refund; the whole remaining amount if omitted' })) }, { additionalProperties: false }),
 );
+// Confirm takes no fields: an SDK may send `{}` or nothing, anything else is refused by name.
+const ConfirmBody = Type.Optional(Type.Object({}, { additionalProperties: false }));
 const tags = ['Payments'];
 
 export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v3/payments',
-    { schema: { tags, summary: 'Create payment', body: CreatePaymentBody, response: { 200: PaymentCreated } }, config: { idempotent: true } },
+    { schema: { tags, summary: 'Create payment', body: CreatePaymentBody, response: { 200: PaymentCreated } }, attachValidation: true, config: { idempotent: true } },
     async (request) => {
-      const payment = await createPayment(request.ctx, request.merchant!, 'v3', request.body as Record<string, RawValue>);
+      const payment = await createPayment(request.ctx, request.merchant!, 'v3', request.body as Record<string, RawValue>, schemaFindings(request));
       return paymentUrls(request.ctx.config.publicBaseUrl, payment);
     },
   );
@@ -41,7 +44,7 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/v3/payments/:id/confirm',
-    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, response: { 200: Message } }, config: { idempotent: true } },
+    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, body: ConfirmBody, response: { 200: Message } }, config: { idempotent: true } },
     async (request) => {
       const delivery = await confirmPayment(request.ctx, request.merchant!, request.params.id);
       return { message: confirmedMessage(delivery) };

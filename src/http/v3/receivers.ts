@@ -5,16 +5,18 @@ import type { RawValue } from '../../domain/field-rules.js';
 import { RECEIVER_REQUEST_FIELDS } from '../../domain/receiver-request.js';
 import { schemaFromFields } from '../field-schema.js';
 import { ReceiverCreated } from '../schemas.js';
+import { schemaFindings } from '../validation.js';
 
 export const v3ReceiverRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v3/receivers',
     {
       schema: { tags: ['Receivers'], summary: 'Create receiver', body: schemaFromFields(RECEIVER_REQUEST_FIELDS, 'json'), response: { 200: ReceiverCreated } },
+      attachValidation: true,
       config: { idempotent: true },
     },
     async (request) => {
-      const created = await createReceiver(request.ctx, request.merchant!, request.body as Record<string, RawValue>);
+      const created = await createReceiver(request.ctx, request.merchant!, request.body as Record<string, RawValue>, schemaFindings(request));
       return { receiver_id: String(created.receiver_id), secret: created.secret };
     },
   );

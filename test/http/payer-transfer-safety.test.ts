@@ -1,0 +1,143 @@
+// A payment reaches a bank once at a time, over HTTP: a second tab cannot transfer while another
+// attempt of the same payment waits for its bank, and a bank that cannot be reached leaves the
+// transfer uncertain for the bank to settle, never an attempt stuck authorizing or a 500 page.
+// The bank connector is the one thing swapped: it is the boundary to the outside world.
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { demoBank } from '../../src/bank/demo-bank.js';
+import { findAttempt } from '../../src/store/attempts.js';
+import { isUniqueViolation } from '../../src/store/transaction.js';
+import { client } from '../helpers/http.js';
+import { csrfOf, loginToDemoBank, PayerSession, startDemoBankAttempt, titleOf } from '../helpers/payer-session.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let account: TestAccount;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  account = await server.account();
+});
+afterAll(async () => server?.close());
+afterEach(() => vi.restoreAllMocks());
+
+const api = () => client(server.baseUrl, account.api_key);
+const PAY = { c1: '11', c2: '22', c3: '33' };
+const LEAVE_UNCERTAIN = { c1: '12', c2: '34', c3: '56' };
+
+async function createPayment(fields: Record<string, unknown> = {}): Promise<string> {
+  const created = await api().post('/v3/payments', { amount: 5000, currency: 'CLP', subject: 'Order', ...fields });
+  expect(created.status).toBe(200);
+  return created.body.payment_id;
+}
+
+const statusOf = async (id: string) => {
+  const { status, status_detail } = (await api().get(`/v3/payments/${id}`)).body;
+  return `${status}/${status_detail}`;
+};
+const stateOf = async (authorizePath: string) => (await findAttempt(server.ctx.db, authorizePath.split('/')[3]!))!.state;
+const creditsOf = (id: string) => server.ctx.db.selectFrom('bank_credits').select('status').where('reference', '=', id).execute();
+
+/** A payer's tab at the coordinates page of its own attempt; `submit` sends them. */
+async function tabAtCoordinates(id: string) {
+  const session = new PayerSession(server.baseUrl);
+  const path = await loginToDemoBank(session, await startDemoBankAttempt(session, id));
+  const csrf = csrfOf(await session.get(path));
+  return { path, submit: (answers: Record<string, string>) => session.post(path, { _csrf: csrf, ...answers }) };
+}
+
+describe('two attempts of one payment', () => {
+  it('refuse the second while the first is authorizing: one transfer, the other attempt unchanged', async () => {
+    const id = await createPayment({ return_url: 'https://shop.example/thanks' });
+    const [first, second] = [await tabAtCoordinates(id), await tabAtCoordinates(id)];
+    const realTransfer = demoBank.transfer;
+    let answer!: () => void;
+    const bankAnswers = new Promise<void>((resolve) => (answer = resolve));
+    const transfer = vi.spyOn(demoBank, 'transfer').mockImplementationOnce(async (...args) => {
+      await bankAnswers;
+      return realTransfer(...args);
+    });
+
+    const firstReply = first.submit(PAY);
+    await expect.poll(() => stateOf(first.path)).toBe('authorizing');
+    const refused = await second.submit(PAY);
+    expect(refused.status).toBe(409);
+    expect(titleOf(refused)).toBe('Transferencia en curso');
+    expect(refused.html).toContain('Otra transferencia de este cobro espera la respuesta de su banco, así que esta no se envió.');
+    expect(await stateOf(second.path)).toBe('authenticated');
+    expect(await statusOf(id)).toBe('pending/pending');
+
+    answer();
+    const paid = await firstReply;
+    expect(paid.status).toBe(303);
+    expect(paid.location).toBe('https://shop.example/thanks');
+    expect(transfer).toHaveBeenCalledTimes(1);
+    expect(await statusOf(id)).toBe('done/normal');
+    expect(await creditsOf(id)).toEqual([{ status: 'matched' }]);
+    expect([await stateOf(first.path), await stateOf(second.path)]).toEqual(['executed', 'authenticated']);
+    expect(titleOf(await second.submit(PAY))).toBe('Pago realizado');
+    expect(transfer).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuse the second while the first is uncertain, in the database too, until the bank fails the first', async () => {
+    const id = await createPayment();
+    const [first, second] = [await tabAtCoordinates(id), await tabAtCoordinates(id)];
+    expect((await first.submit(LEAVE_UNCERTAIN)).status).toBe(303);
+    expect(await stateOf(first.path)).toBe('uncertain');
+
+    const refused = await second.submit(PAY);
+    expect(refused.status).toBe(409);
+    expect(titleOf(refused)).toBe('Pago en verificación');
+    expect(await stateOf(second.path)).toBe('authenticated');
+    expect(await creditsOf(id)).toEqual([]);
+    // The database keeps one attempt per payment waiting for its bank whatever the code does.
+    const secondId = second.path.split('/')[3]!;
+    await expect(server.ctx.db.updateTable('payment_attempts').set({ state: 'authorizing' }).where('attempt_id', '=', secondId).execute()).rejects.toSatisfy(isUniqueViolation);
+
+    expect((await api().post(`/sandbox/demobank/payments/${id}/fail`)).status).toBe(200);
+    expect(await statusOf(id)).toBe('pending/pending');
+    expect((await second.submit(PAY)).status).toBe(303);
+    expect(await statusOf(id)).toBe('done/normal');
+    expect([await stateOf(first.path), await stateOf(second.path)]).toEqual(['failed', 'executed']);
+    expect(await creditsOf(id)).toEqual([{ status: 'matched' }]);
+  });
+});
+
+describe('a bank that cannot be reached', () => {
+  it('leaves the transfer uncertain and says so; the bank confirms it later', async () => {
+    const id = await createPayment();
+    const tab = await tabAtCoordinates(id);
+    vi.spyOn(demoBank, 'transfer').mockRejectedValueOnce(new Error('socket hang up'));
+    const logged = vi.spyOn(server.ctx.log, 'error');
+
+    const reply = await tab.submit(PAY);
+    expect(reply.status).toBe(303);
+    expect(reply.location).toBe(`/payment/result/${id}`);
+    const result = await new PayerSession(server.baseUrl).get(reply.location!);
+    expect(result.status).toBe(200);
+    expect(titleOf(result)).toBe('Pago en verificación');
+    expect(await stateOf(tab.path)).toBe('uncertain');
+    expect(await statusOf(id)).toBe('verifying/pending');
+    expect(logged).toHaveBeenCalledWith(expect.objectContaining({ err: expect.objectContaining({ message: 'socket hang up' }) }), expect.any(String));
+
+    expect((await api().post(`/sandbox/demobank/payments/${id}/confirm`)).status).toBe(200);
+    expect(await statusOf(id)).toBe('done/normal');
+    expect(await stateOf(tab.path)).toBe('executed');
+    expect(await creditsOf(id)).toEqual([{ status: 'matched' }]);
+  });
+
+  it('lets the payer pay again once the bank fails the transfer it left uncertain', async () => {
+    const id = await createPayment();
+    const tab = await tabAtCoordinates(id);
+    vi.spyOn(demoBank, 'transfer').mockRejectedValueOnce(new Error('connect ETIMEDOUT'));
+    expect((await tab.submit(PAY)).status).toBe(303);
+    expect(await stateOf(tab.path)).toBe('uncertain');
+
+    expect((await api().post(`/sandbox/demobank/payments/${id}/fail`)).status).toBe(200);
+    expect(await statusOf(id)).toBe('pending/pending');
+    expect(await stateOf(tab.path)).toBe('failed');
+    const retry = await tabAtCoordinates(id);
+    expect((await retry.submit(PAY)).status).toBe(303);
+    expect(await statusOf(id)).toBe('done/normal');
+    expect(await creditsOf(id)).toEqual([{ status: 'matched' }]);
+  });
+});
