@@ -9,6 +9,7 @@ import { replaceRedirectUris } from '../store/oauth-redirect-uris.js';
 import type { MerchantsTable } from '../store/schema.js';
 import { inTransaction } from '../store/transaction.js';
 import type { AppContext } from './context.js';
+import { checkDefaultNotifyUrl } from './create-merchant.js';
 import { API_KEY_TOPIC, MERCHANT_TOPIC, toMerchant } from './merchant-directory.js';
 
 export interface MerchantChanges {
@@ -42,6 +43,9 @@ export async function updateMerchant(ctx: AppContext, receiverId: number, change
   return inTransaction(ctx.db, async (trx) => {
     const before = await findMerchantRow(trx, receiverId);
     if (!before) throw notFound('Merchant');
+    if (changes.notifyUrl !== undefined || changes.developer !== undefined) {
+      checkDefaultNotifyUrl(changes.notifyUrl === undefined ? before.notify_url : changes.notifyUrl, changes.developer ?? before.developer === 1);
+    }
     const set: Partial<MerchantsTable> = { updated_at: ctx.clock.now().getTime() };
     if (changes.name !== undefined) set.name = changes.name;
     if (changes.developer !== undefined) set.developer = changes.developer ? 1 : 0;

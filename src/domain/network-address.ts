@@ -85,3 +85,14 @@ export function nonPublicHostReason(hostname: string): string | undefined {
   const scope = addressScope(host);
   return scope === undefined || scope === 'public' ? undefined : `is a ${scope} address`;
 }
+
+/**
+ * Why an account may not be notified at `url`: production accounts only notify the public
+ * internet (developer accounts may use localhost). One rule for a payment's notify_url and for
+ * an account's default.
+ */
+export function notifyUrlProblem(url: string, developer: boolean): string | undefined {
+  if (developer) return undefined;
+  const reason = nonPublicHostReason(new URL(url).hostname);
+  return reason && `${reason}; production accounts may only notify public internet addresses`;
+}

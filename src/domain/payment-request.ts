@@ -6,7 +6,7 @@ import { type FieldError, FieldErrors } from './errors.js';
 import { type FieldTable, type RawValue, dateValue, decodeFields, flagValue, text } from './field-rules.js';
 import { type Merchant, NOTIFY_API_VERSIONS } from './merchant.js';
 import { parseAmount } from './money.js';
-import { nonPublicHostReason } from './network-address.js';
+import { notifyUrlProblem } from './network-address.js';
 import { findPaymentMethod } from './payment-methods.js';
 
 export type ApiSurface = 'v2' | 'v3';
@@ -144,8 +144,8 @@ export function parsePaymentRequest(surface: ApiSurface, raw: Readonly<Record<st
   // Production accounts may not aim notifications at this machine or its network (the worker
   // checks the resolved address too; a literal address is refused here, where the merchant sees why).
   const notifyUrl = text(f, 'notify_url');
-  const notifyHostProblem = notifyUrl !== undefined && !merchant.developer ? nonPublicHostReason(new URL(notifyUrl).hostname) : undefined;
-  if (notifyHostProblem) errors.add('notify_url', `${notifyHostProblem}; production accounts may only notify public internet addresses`);
+  const notifyHostProblem = notifyUrl !== undefined ? notifyUrlProblem(notifyUrl, merchant.developer) : undefined;
+  if (notifyHostProblem) errors.add('notify_url', notifyHostProblem);
 
   const collectAccount = text(f, 'collect_account_uuid');
   if (collectAccount !== undefined && !merchant.collectAccounts.includes(collectAccount)) {

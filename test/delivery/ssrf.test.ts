@@ -4,6 +4,8 @@
 import dns from 'node:dns/promises';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MERCHANT_TOPIC } from '../../src/app/merchant-directory.js';
+import { updateMerchant } from '../../src/app/update-merchant.js';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
 import { reconciledPayment, testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
@@ -58,10 +60,28 @@ describe('notify_url at payment creation', () => {
   });
 });
 
+describe("an account's default notify_url", () => {
+  it('follows the same rule when the account is opened, changed, or moved to production', async () => {
+    const before = await countRows(server.ctx.db, 'merchants');
+    await expect(server.account({ developer: false, notifyUrl: 'http://10.0.0.7/notify' })).rejects.toMatchObject({ fields: [{ field: 'notify_url', message: expect.stringContaining('is a private address') }] });
+    await expect(server.account({ developer: false, notifyUrl: 'not a url' })).rejects.toMatchObject({ fields: [{ field: 'notify_url' }] });
+    expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
+    const developer = await server.account({ notifyUrl: receiver.url });
+    await expect(updateMerchant(server.ctx, developer.receiver_id, { developer: false })).rejects.toMatchObject({ fields: [{ field: 'notify_url' }] });
+    const production = await server.account({ developer: false, notifyUrl: 'https://8.8.8.8/n' });
+    await expect(updateMerchant(server.ctx, production.receiver_id, { notifyUrl: 'http://localhost/n' })).rejects.toMatchObject({ fields: [{ field: 'notify_url' }] });
+    expect((await server.ctx.merchants.byReceiverId(production.receiver_id))!.notifyUrl).toBe('https://8.8.8.8/n');
+  });
+});
+
 describe('delivery to non-public addresses', () => {
   it("refuses a production account's loopback URL, recording why, and sends nothing", async () => {
-    // The account's default URL is not checked when set, so the worker must refuse it.
-    const production = await server.account({ developer: false, notifyUrl: receiver.url });
+    // Accounts cannot be given such a default any more; one stored before that rule (or reached
+    // through DNS, below) is still refused by the worker, which judges every address it sends to.
+    const opened = await server.account({ developer: false, notifyUrl: 'https://shop.example/notify' });
+    await server.ctx.db.updateTable('merchants').set({ notify_url: receiver.url }).where('receiver_id', '=', opened.receiver_id).execute();
+    await server.ctx.feed.publish(server.ctx.db, MERCHANT_TOPIC, String(opened.receiver_id));
+    const production = { ...opened, merchant: (await server.ctx.merchants.byReceiverId(opened.receiver_id))! };
     const payment = await reconciledPayment(server, production);
     const n = await onlyNotification(production.api_key, payment.paymentId);
     expect(n.status).toBe('pending');
