@@ -77,6 +77,12 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
         securitySchemes: {
           'Api-Key': { type: 'apiKey', in: 'header', name: 'x-api-key' },
           Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          'V2-Signature': {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: 'v2 only: `<receiver_id>:<hex HMAC-SHA256>` over the method, the URL as the client saw it and the sorted, encoded parameters, keyed with the receiver secret (docs/v2.md)',
+          },
         },
       },
       security: [{ 'Api-Key': [] }, { Bearer: [] }],

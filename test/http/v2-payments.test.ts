@@ -298,6 +298,8 @@ describe('the OpenAPI document', () => {
     expect(paths).toEqual(expect.arrayContaining(['/2.0/payments', '/2.0/payments/{id}', '/2.0/payments/{id}/refunds', '/2.0/receivers', '/2.0/banks']));
     expect(paths.filter((p) => p.startsWith('/api/2.0'))).toEqual([]);
     expect(paths).not.toContain('/2.0/predict');
+    expect(doc.body.components.securitySchemes['V2-Signature']).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+    expect(doc.body.paths['/2.0/payments'].post.security).toEqual([{ 'Api-Key': [] }, { 'V2-Signature': [] }, { Bearer: [] }]);
   });
 });
 

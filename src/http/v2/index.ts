@@ -15,8 +15,14 @@ const PREFIXES: readonly (V2RouteOptions & { prefix: string })[] = [
   { prefix: '/api/2.0', alias: true },
 ];
 
+/** How the document says v2 operations authenticate: an API key, the v2 signature, or a bearer token. */
+const V2_SECURITY: Record<string, string[]>[] = [{ 'Api-Key': [] }, { 'V2-Signature': [] }, { Bearer: [] }];
+
 export async function v2Api(app: FastifyInstance): Promise<void> {
   app.setErrorHandler(errorHandler(V2_STATUS, V2_UNEXPECTED_STATUS));
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, security: V2_SECURITY };
+  });
   v2BodyParsers(app);
   // Hooks run in the order they are added. The body's type is checked first (it is no secret), then
   // the signature, so a request that is not signed right learns nothing about its fields.
