@@ -1,6 +1,6 @@
 // Response and shared schemas of the payment APIs, as the provider publishes them. Fastify
 // serialises every answer through these, so a field can neither go missing nor change type.
-import { Type } from '@sinclair/typebox';
+import { type TRef, type TSchema, Type } from '@sinclair/typebox';
 import { PAYMENT_STATUSES, STATUS_DETAILS } from '../domain/payment-status.js';
 import { PREDICTION_RESULTS } from '../domain/predict.js';
 
@@ -9,14 +9,52 @@ const dateTime = (description: string) => Type.String({ format: 'date-time', des
 const double = (description: string) => Type.Number({ format: 'double', description });
 const literals = <T extends string>(values: readonly T[], description: string) => Type.String({ enum: [...values], description });
 
+const ERROR_ID = 'Error';
+
+/** Shared by reference (`$ref: 'Error'`): a scope that answers with it registers it with addSchema. */
 export const ErrorBody = Type.Object(
   {
     status: Type.Integer(),
     message: Type.String(),
     errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
   },
-  { $id: 'Error', description: 'An error: errors[] names each offending field of a 400' },
+  { $id: ERROR_ID, description: 'An error: errors[] names each offending field of a 400' },
 );
+
+/** What an operation involves, which decides the errors it can answer besides 400, 401 and 500. */
+export interface OperationTraits {
+  /** Only for accounts that contracted it (confirm, refunds, receivers). */
+  feature?: boolean;
+  /** Names a resource by id. */
+  id?: boolean;
+  /** Reads a request body. */
+  body?: boolean;
+  /** Takes an Idempotency-Key. */
+  idempotent?: boolean;
+}
+
+/** Each error status of the v3 API: which operations can answer it, and what it means (docs/api-conventions.md). */
+const ERROR_STATUSES: ReadonlyArray<[status: number, when: keyof OperationTraits | 'always', description: string]> = [
+  [400, 'always', 'A field breaks a rule (errors[] names each offending field), malformed JSON, or a state that forbids the operation'],
+  [401, 'always', 'No credential, or one that is not recognised'],
+  [403, 'feature', 'The account has not contracted this feature'],
+  [404, 'id', 'Unknown id, or a resource of another account'],
+  [409, 'idempotent', 'A request with the same Idempotency-Key is still being processed; retry after Retry-After seconds'],
+  [413, 'body', 'The request body is larger than the server accepts'],
+  [415, 'body', 'A content type the operation does not take'],
+  [422, 'idempotent', 'The Idempotency-Key was already used with a different request'],
+  [500, 'always', 'An unexpected failure; the message names the request id (x-request-id)'],
+];
+
+/**
+ * The response map of a v3 operation: its answer and every error it can give, all in the shared
+ * `Error` shape (registered by the v3 scope). Fastify serialises error replies through these too,
+ * which is why `errors` stays optional even on 400: a 400 for a payment's state has none.
+ */
+export function v3Responses<T extends TSchema>(ok: T, traits: OperationTraits = {}) {
+  const errors = ERROR_STATUSES.filter(([, when]) => when === 'always' || traits[when]).map(([status, , description]) => [status, Type.Ref(ERROR_ID, { description })]);
+  return { 200: ok, ...(Object.fromEntries(errors) as Record<number, TRef<typeof ERROR_ID>>) };
+}
 
 export const Message = Type.Object({ message: str('Message for the user') });
 

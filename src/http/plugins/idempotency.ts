@@ -85,9 +85,27 @@ function wrap(handler: RouteHandlerMethod): RouteHandlerMethod {
   };
 }
 
-/** Wraps the handler of every route registered after it whose config says `idempotent`. */
+// Documents the header in the OpenAPI document. It is validated here, not by the schema: only the
+// type, which a header always has, so no request is refused by it and no other header is affected
+// (the route's header schema stays open), and a wrong length is a 400 naming Idempotency-Key.
+const KEY_HEADER = {
+  type: 'string',
+  description: `Optional, 1 to ${MAX_KEY_LENGTH} characters: the same key and request again replays the stored answer (Idempotent-Replayed: true)`,
+};
+
+interface HeaderSchema {
+  properties?: Record<string, unknown>;
+}
+
+/**
+ * Wraps the handler of every route registered after it whose config says `idempotent`, and adds
+ * the optional Idempotency-Key to its header schema.
+ */
 export function idempotencyPlugin(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
-    if (route.config?.idempotent) route.handler = wrap(route.handler as RouteHandlerMethod);
+    if (!route.config?.idempotent) return;
+    route.handler = wrap(route.handler as RouteHandlerMethod);
+    const headers = route.schema?.headers as HeaderSchema | undefined;
+    route.schema = { ...route.schema, headers: { type: 'object', ...headers, properties: { ...headers?.properties, [HEADER]: KEY_HEADER } } };
   });
 }

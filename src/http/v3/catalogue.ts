@@ -5,7 +5,7 @@ import { predictPayment } from '../../app/predict-payment.js';
 import { formatDateTime } from '../../domain/dates.js';
 import { amountToNumber } from '../../domain/money.js';
 import { bankList, paymentMethodList, paymentMethodsOwner } from '../catalogue-resources.js';
-import { BankList, PaymentMethodList, Prediction } from '../schemas.js';
+import { BankList, PaymentMethodList, Prediction, v3Responses } from '../schemas.js';
 
 const query = (description: string) => Type.String({ maxLength: 255, description });
 const PredictQuery = Type.Object({
@@ -16,7 +16,7 @@ const PredictQuery = Type.Object({
 }, { additionalProperties: false });
 
 export const v3CatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/v3/banks', { schema: { tags: ['Banks'], summary: 'List banks', response: { 200: BankList } } }, async (request) =>
+  app.get('/v3/banks', { schema: { tags: ['Banks'], summary: 'List banks', response: v3Responses(BankList) } }, async (request) =>
     bankList(request.ctx.config.publicBaseUrl, request.merchant!.developer),
   );
 
@@ -27,7 +27,7 @@ export const v3CatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Merchants'],
         summary: "List the account's payment methods",
         params: Type.Object({ id: Type.Integer({ description: 'Collection account identifier (receiver_id)' }) }),
-        response: { 200: PaymentMethodList },
+        response: v3Responses(PaymentMethodList, { id: true }),
       },
     },
     async (request) => {
@@ -36,7 +36,7 @@ export const v3CatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get('/v3/predict', { schema: { tags: ['Predict'], summary: 'Predict a payment', querystring: PredictQuery, response: { 200: Prediction } } }, async (request) => {
+  app.get('/v3/predict', { schema: { tags: ['Predict'], summary: 'Predict a payment', querystring: PredictQuery, response: v3Responses(Prediction) } }, async (request) => {
     const p = await predictPayment(request.ctx, request.merchant!, request.query);
     return {
       result: p.result,

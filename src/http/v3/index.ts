@@ -4,12 +4,15 @@ import type { FastifyInstance } from 'fastify';
 import { dropEmptyFields } from '../body-normalizer.js';
 import { errorHandler, V3_STATUS } from '../errors.js';
 import { requireMerchant } from '../plugins/auth.js';
+import { ErrorBody } from '../schemas.js';
 import { v3CatalogueRoutes } from './catalogue.js';
 import { v3PaymentRoutes } from './payments.js';
 import { v3ReceiverRoutes } from './receivers.js';
 
 export async function v3Api(app: FastifyInstance): Promise<void> {
   app.setErrorHandler(errorHandler(V3_STATUS));
+  // Every operation's error responses refer to it (v3Responses).
+  app.addSchema(ErrorBody);
   app.addHook('onRequest', requireMerchant);
   app.addHook('preValidation', dropEmptyFields);
   await app.register(v3PaymentRoutes);

@@ -12,7 +12,7 @@ import { schemaFromFields } from '../field-schema.js';
 import { schemaFindings } from '../validation.js';
 import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
 import { paymentResource, paymentUrls } from '../payment-resource.js';
-import { Message, PaymentCreated, PaymentIdParams, PaymentV3 } from '../schemas.js';
+import { Message, PaymentCreated, PaymentIdParams, PaymentV3, v3Responses } from '../schemas.js';
 
 const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v3, 'json');
 const RefundBody = Type.Optional(
@@ -25,26 +25,26 @@ const tags = ['Payments'];
 export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v3/payments',
-    { schema: { tags, summary: 'Create payment', body: CreatePaymentBody, response: { 200: PaymentCreated } }, attachValidation: true, config: { idempotent: true } },
+    { schema: { tags, summary: 'Create payment', body: CreatePaymentBody, response: v3Responses(PaymentCreated, { body: true, idempotent: true }) }, attachValidation: true, config: { idempotent: true } },
     async (request) => {
       const payment = await createPayment(request.ctx, request.merchant!, 'v3', request.body as Record<string, RawValue>, schemaFindings(request));
       return paymentUrls(request.ctx.config.publicBaseUrl, payment);
     },
   );
 
-  app.get('/v3/payments/:id', { schema: { tags, summary: 'Get payment', params: PaymentIdParams, response: { 200: PaymentV3 } } }, async (request) => {
+  app.get('/v3/payments/:id', { schema: { tags, summary: 'Get payment', params: PaymentIdParams, response: v3Responses(PaymentV3, { id: true }) } }, async (request) => {
     const payment = await getPayment(request.ctx, request.merchant!, request.params.id);
     return paymentResource(request.ctx.config.publicBaseUrl, payment, request.merchant!);
   });
 
-  app.delete('/v3/payments/:id', { schema: { tags, summary: 'Delete pending payment', params: PaymentIdParams, response: { 200: Message } } }, async (request) => {
+  app.delete('/v3/payments/:id', { schema: { tags, summary: 'Delete pending payment', params: PaymentIdParams, response: v3Responses(Message, { id: true }) } }, async (request) => {
     await deletePayment(request.ctx, request.merchant!, request.params.id);
     return { message: DELETED_MESSAGE };
   });
 
   app.post(
     '/v3/payments/:id/confirm',
-    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, body: ConfirmBody, response: { 200: Message } }, config: { idempotent: true } },
+    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, body: ConfirmBody, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true } },
     async (request) => {
       const delivery = await confirmPayment(request.ctx, request.merchant!, request.params.id);
       return { message: confirmedMessage(delivery) };
@@ -53,7 +53,7 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/v3/payments/:id/refunds',
-    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, response: { 200: Message } }, config: { idempotent: true } },
+    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true } },
     async (request) => {
       const refund = await refundPayment(request.ctx, request.merchant!, request.params.id, request.body?.amount);
       return { message: refundMessage(refund) };

@@ -4,14 +4,14 @@ import { createReceiver } from '../../app/create-receiver.js';
 import type { RawValue } from '../../domain/field-rules.js';
 import { RECEIVER_REQUEST_FIELDS } from '../../domain/receiver-request.js';
 import { schemaFromFields } from '../field-schema.js';
-import { ReceiverCreated } from '../schemas.js';
+import { ReceiverCreated, v3Responses } from '../schemas.js';
 import { schemaFindings } from '../validation.js';
 
 export const v3ReceiverRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v3/receivers',
     {
-      schema: { tags: ['Receivers'], summary: 'Create receiver', body: schemaFromFields(RECEIVER_REQUEST_FIELDS, 'json'), response: { 200: ReceiverCreated } },
+      schema: { tags: ['Receivers'], summary: 'Create receiver', body: schemaFromFields(RECEIVER_REQUEST_FIELDS, 'json'), response: v3Responses(ReceiverCreated, { feature: true, body: true, idempotent: true }) },
       attachValidation: true,
       config: { idempotent: true },
     },
