@@ -53,6 +53,8 @@ export interface Config {
   sandbox: boolean;
   /** OPERATOR_TOKEN: bearer token of the operator API (/operator/v1: bank credits); unset, that API refuses every request. */
   operatorToken: string | undefined;
+  /** BANK_TIMEOUT_MS: a bank that has not answered a transfer by then leaves it uncertain, for the bank to confirm or fail later. */
+  bankTimeoutMs: number;
   /** PAYER_FORM_TTL_SECONDS: how long a payer page's form (its CSRF token) stays valid. */
   payerFormTtlSeconds: number;
   /** API_KEYS_RETIRED: the contract's announced retirement of API keys: x-api-key is refused everywhere (401) and only OAuth bearer tokens authenticate. */
@@ -129,6 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...delivery(env),
     sandbox: flag(env, 'SANDBOX', true),
     operatorToken: env.OPERATOR_TOKEN || undefined,
+    bankTimeoutMs: integer(env, 'BANK_TIMEOUT_MS', 30_000, 100, 300_000),
     payerFormTtlSeconds: integer(env, 'PAYER_FORM_TTL_SECONDS', 3 * 3600, 1, 7 * 24 * 3600),
     apiKeysRetired: flag(env, 'API_KEYS_RETIRED', false),
   };

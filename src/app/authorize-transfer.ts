@@ -21,7 +21,7 @@ export interface AuthorizationOutcome {
 }
 
 /** What a bank that could not be reached (or broke off) answered: it may have moved the money all the same, only the bank can say. */
-const NO_ANSWER: TransferResult = { status: 'uncertain' };
+export const NO_ANSWER: TransferResult = { status: 'uncertain' };
 
 export async function authorizeTransfer(ctx: AppContext, attemptId: string, answers: readonly string[]): Promise<AuthorizationOutcome> {
   const { attempt, payment } = await getPayerAttempt(ctx, attemptId);
@@ -62,12 +62,23 @@ async function claimAttempt(ctx: AppContext, attempt: PaymentAttempt, now: Date)
   });
 }
 
-/** The bank's answer. A failed call must not leave the attempt authorizing for good: it becomes uncertain, for the bank to confirm or fail. */
+/**
+ * The bank's answer. A failed or unanswered call must not leave the attempt authorizing (nor the
+ * payer waiting) for good: it becomes uncertain, and the bank's settlement or its credit on the
+ * collection account decides it later; an answer arriving after the timeout is not waited for.
+ */
 async function askBank(ctx: AppContext, connector: BankConnector, order: TransferOrder, answers: readonly string[], now: Date): Promise<TransferResult> {
+  const timeoutMs = ctx.config.bankTimeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
   try {
-    return await connector.transfer(order, answers, now);
+    return await Promise.race([connector.transfer(order, answers, now), timedOut]);
   } catch (error) {
     ctx.log.error({ err: error, attemptId: order.orderId, bankId: connector.bankId }, 'the bank did not answer a transfer; it is uncertain until the bank confirms or fails it');
     return NO_ANSWER;
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -9,6 +9,7 @@ import { assetRoutes } from './assets.js';
 import { errorHandler, notFoundHandler, V3_STATUS } from './errors.js';
 import { healthRoutes } from './health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
+import { optionalBodies } from './openapi-optional-body.js';
 import { paymentCycleRoutes } from './payer/index.js';
 import { oauthApi } from './oauth/index.js';
 import { metricsPlugin } from './plugins/metrics.js';
@@ -87,6 +88,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
       },
       security: [{ 'Api-Key': [] }, { Bearer: [] }],
     },
+    transformObject: (document) => ('openapiObject' in document ? optionalBodies(document.openapiObject) : document.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -42,6 +42,19 @@ export async function latestAttemptIn(db: Kysely<DB>, paymentId: string, states:
   return row && toAttempt(row);
 }
 
+/** Attempts in `state` whose last change is older than `before`, oldest first. */
+export async function attemptsUnchangedSince(db: Kysely<DB>, state: AttemptState, before: Date, limit: number): Promise<PaymentAttempt[]> {
+  const rows = await db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where('state', '=', state)
+    .where('updated_at', '<', before.getTime())
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute();
+  return rows.map(toAttempt);
+}
+
 /**
  * Moves an attempt from `from` to another state: a compare-and-set, so of two requests racing on
  * one attempt exactly one wins. False means the attempt was not in `from`.

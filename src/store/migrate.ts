@@ -6,6 +6,7 @@ import * as notifications from './migrations/002-notifications.js';
 import * as oauth from './migrations/003-oauth.js';
 import * as payerCycle from './migrations/004-payer-cycle.js';
 import * as attemptsAwaitingBank from './migrations/005-attempts-awaiting-bank.js';
+import * as staleAuthorizations from './migrations/006-stale-authorizations.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-core': core,
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '003-oauth': oauth,
   '004-payer-cycle': payerCycle,
   '005-attempts-awaiting-bank': attemptsAwaitingBank,
+  '006-stale-authorizations': staleAuthorizations,
 };
 
 export interface MigrationReport {

@@ -46,6 +46,15 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/v3/payments/{id}'].get.parameters.some((p: { in: string }) => p.in === 'header')).toBe(false);
   });
 
+  it('declares the bodies of confirm and refunds optional, as the provider does, and the others required', () => {
+    for (const path of ['/v3/payments/{id}/confirm', '/v3/payments/{id}/refunds']) {
+      expect(doc.paths[path].post.requestBody.required, path).toBe(false);
+      expect(doc.paths[path].post['x-optional-body'], path).toBeUndefined();
+    }
+    expect(doc.paths['/v3/payments'].post.requestBody.required).toBe(true);
+    expect(doc.paths['/v3/receivers'].post.requestBody.required).toBe(true);
+  });
+
   it('still serialises error replies: errors[] on a field 400, none on a 401 or a 404', async () => {
     const unauthenticated = await call(server.baseUrl, 'GET', '/v3/banks');
     expect(unauthenticated.body).toEqual({ status: 401, message: 'Missing or invalid credentials' });

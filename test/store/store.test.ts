@@ -11,7 +11,7 @@ import { migrateToLatest } from '../../src/store/migrate.js';
 import { insertPayment } from '../../src/store/payments.js';
 import { ShiftableClock } from '../../src/runtime/clock.js';
 import { InvalidationFeed } from '../../src/runtime/invalidation-feed.js';
-import { runMaintenance } from '../../src/runtime/maintenance.js';
+import { pruneExpired } from '../../src/runtime/maintenance.js';
 import { findMerchantRow } from '../../src/store/merchants.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
@@ -59,7 +59,7 @@ describe('store', () => {
     await server.ctx.db.insertInto('oauth_authorizations').values([flow('old-unused', now - 2 * day), flow('old-in-use', now - 2 * day), flow('recent', now)]).execute();
     const token = (jti: string, authorization_id: string | null, expires_at: number) => ({ jti, receiver_id: account.receiver_id, grant_type: 'authorization_code', authorization_id, consent_id: null, issued_at: now - 2 * day, expires_at, revoked_at: null });
     await server.ctx.db.insertInto('oauth_tokens').values([token('live', 'old-in-use', now + day), token('expired', null, now - 1)]).execute();
-    await runMaintenance(server.ctx);
+    await pruneExpired(server.ctx);
     const flows = await server.ctx.db.selectFrom('oauth_authorizations').select('authorization_id').where('receiver_id', '=', account.receiver_id).execute();
     expect(flows.map((f) => f.authorization_id).sort()).toEqual(['old-in-use', 'recent']);
     const tokens = await server.ctx.db.selectFrom('oauth_tokens').select('jti').where('receiver_id', '=', account.receiver_id).execute();

@@ -9,6 +9,7 @@ import { refundPayment } from '../../app/refund-payment.js';
 import type { RawValue } from '../../domain/field-rules.js';
 import { PAYMENT_REQUEST_FIELDS } from '../../domain/payment-request.js';
 import { schemaFromFields } from '../field-schema.js';
+import { OPTIONAL_BODY } from '../openapi-optional-body.js';
 import { schemaFindings } from '../validation.js';
 import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
 import { paymentResource, paymentUrls } from '../payment-resource.js';
@@ -44,7 +45,7 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/v3/payments/:id/confirm',
-    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, body: ConfirmBody, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true } },
+    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, body: ConfirmBody, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true } },
     async (request) => {
       const delivery = await confirmPayment(request.ctx, request.merchant!, request.params.id);
       return { message: confirmedMessage(delivery) };
@@ -53,7 +54,7 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/v3/payments/:id/refunds',
-    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true } },
+    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true } },
     async (request) => {
       const refund = await refundPayment(request.ctx, request.merchant!, request.params.id, request.body?.amount);
       return { message: refundMessage(refund) };

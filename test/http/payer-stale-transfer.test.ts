@@ -1,0 +1,103 @@
+// A transfer must not wait for its bank for good: a bank that does not answer within
+// BANK_TIMEOUT_MS leaves it uncertain, and a transfer a stopped process left authorizing (its
+// footprint in the database is all a crash leaves) becomes uncertain through housekeeping, so the
+// bank's settlement decides it and the payer can pay again after a failure. The bank connector is
+// the one thing swapped: it is the boundary to the outside world.
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { recoverStaleTransfers } from '../../src/app/recover-stale-transfers.js';
+import { demoBank } from '../../src/bank/demo-bank.js';
+import { findAttempt, moveAttempt } from '../../src/store/attempts.js';
+import { startMaintenance } from '../../src/runtime/maintenance.js';
+import { client } from '../helpers/http.js';
+import { csrfOf, loginToDemoBank, PayerSession, startDemoBankAttempt, titleOf } from '../helpers/payer-session.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+const BANK_TIMEOUT_MS = 300;
+let server: TestServer;
+let account: TestAccount;
+
+beforeAll(async () => {
+  server = await startTestServer({ BANK_TIMEOUT_MS: String(BANK_TIMEOUT_MS) });
+  account = await server.account();
+});
+afterAll(async () => server?.close());
+afterEach(() => vi.restoreAllMocks());
+
+const api = () => client(server.baseUrl, account.api_key);
+const PAY = { c1: '11', c2: '22', c3: '33' };
+
+async function createPayment(): Promise<string> {
+  const created = await api().post('/v3/payments', { amount: 5000, currency: 'CLP', subject: 'Order' });
+  expect(created.status).toBe(200);
+  return created.body.payment_id;
+}
+
+const statusOf = async (id: string) => {
+  const { status, status_detail } = (await api().get(`/v3/payments/${id}`)).body;
+  return `${status}/${status_detail}`;
+};
+const attemptIdOf = (path: string) => path.split('/')[3]!;
+const stateOf = async (path: string) => (await findAttempt(server.ctx.db, attemptIdOf(path)))!.state;
+
+async function tabAtCoordinates(id: string) {
+  const session = new PayerSession(server.baseUrl);
+  const path = await loginToDemoBank(session, await startDemoBankAttempt(session, id));
+  const csrf = csrfOf(await session.get(path));
+  return { path, submit: (answers: Record<string, string>) => session.post(path, { _csrf: csrf, ...answers }) };
+}
+
+describe('a bank that does not answer in time', () => {
+  it('leaves the transfer uncertain and the payer in verification, without waiting for it', async () => {
+    const id = await createPayment();
+    const tab = await tabAtCoordinates(id);
+    vi.spyOn(demoBank, 'transfer').mockReturnValueOnce(new Promise(() => {}));
+
+    const reply = await tab.submit(PAY);
+    expect(reply.status).toBe(303);
+    expect(titleOf(await new PayerSession(server.baseUrl).get(reply.location!))).toBe('Pago en verificación');
+    expect(await stateOf(tab.path)).toBe('uncertain');
+    expect(await statusOf(id)).toBe('verifying/pending');
+  });
+});
+
+describe('a transfer a stopped process left authorizing', () => {
+  /** What a process killed while asking the bank leaves behind: the attempt claimed, no answer applied. */
+  async function leftAuthorizing(path: string) {
+    const moved = await moveAttempt(server.ctx.db, attemptIdOf(path), 'authenticated', { state: 'authorizing', updated_at: server.ctx.clock.now().getTime() });
+    expect(moved).toBe(true);
+  }
+
+  it('is left alone while a live request could still be waiting for the bank', async () => {
+    const id = await createPayment();
+    const tab = await tabAtCoordinates(id);
+    await leftAuthorizing(tab.path);
+    expect(await recoverStaleTransfers(server.ctx)).toBe(0);
+    expect(await stateOf(tab.path)).toBe('authorizing');
+    expect(await statusOf(id)).toBe('pending/pending');
+  });
+
+  it('becomes uncertain through housekeeping, and once the bank fails it the payer pays again', async () => {
+    const id = await createPayment();
+    const stale = await tabAtCoordinates(id);
+    await leftAuthorizing(stale.path);
+    const blocked = await tabAtCoordinates(id);
+    expect((await blocked.submit(PAY)).status).toBe(409);
+
+    expect((await api().post('/sandbox/clock', { advance: '2m' })).status).toBe(200);
+    const stopMaintenance = startMaintenance(server.ctx);
+    try {
+      await expect.poll(() => stateOf(stale.path)).toBe('uncertain');
+    } finally {
+      await stopMaintenance();
+    }
+    expect(await statusOf(id)).toBe('verifying/pending');
+    expect(await recoverStaleTransfers(server.ctx)).toBe(0);
+
+    expect((await api().post(`/sandbox/demobank/payments/${id}/fail`)).status).toBe(200);
+    expect(await statusOf(id)).toBe('pending/pending');
+    const retry = await tabAtCoordinates(id);
+    expect((await retry.submit(PAY)).status).toBe(303);
+    expect(await statusOf(id)).toBe('done/normal');
+    expect([await stateOf(stale.path), await stateOf(retry.path)]).toEqual(['failed', 'executed']);
+  });
+});
