@@ -53,7 +53,7 @@ export interface Config {
   sandbox: boolean;
   /** OPERATOR_TOKEN: bearer token of the operator API (/operator/v1: bank credits); unset, that API refuses every request. */
   operatorToken: string | undefined;
-  /** BANK_TIMEOUT_MS: a bank that has not answered a transfer by then leaves it uncertain, for the bank to confirm or fail later. */
+  /** BANK_TIMEOUT_MS: a bank that has not answered a transfer by then leaves it uncertain, for the bank to confirm or fail later; an institution that has not answered an OAuth sign-in by then ends the flow with E001. */
   bankTimeoutMs: number;
   /** PAYER_FORM_TTL_SECONDS: how long a payer page's form (its CSRF token) stays valid. */
   payerFormTtlSeconds: number;

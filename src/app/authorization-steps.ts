@@ -8,12 +8,13 @@ import { connectorFor } from '../bank/registry.js';
 import { notFound } from '../domain/errors.js';
 import { newUuid } from '../domain/ids.js';
 import { type FlowError, flowError, flowErrorParams } from '../domain/oauth-errors.js';
-import { simulatedInstitutionFault } from '../domain/oauth-institution.js';
+import { signInFailureError, simulatedInstitutionFault } from '../domain/oauth-institution.js';
 import { authorizationCodeHash, CODE_LIFETIME_MS, FLOW_STEP_TIMEOUT_MS } from '../domain/oauth-tokens.js';
 import { advanceAuthorization, findAuthorization, upsertConsent } from '../store/oauth-authorizations.js';
 import type { OAuthAuthorizationRow } from '../store/schema.js';
 import { inTransaction } from '../store/transaction.js';
 import type { AppContext } from './context.js';
+import { signInAtInstitution } from './institution-sign-in.js';
 
 /** What the user sees of a flow that waits for them. */
 export interface FlowPage {
@@ -60,11 +61,16 @@ async function page(ctx: AppContext, row: OAuthAuthorizationRow): Promise<FlowAn
 
 const finished = (row: OAuthAuthorizationRow): FlowAnswer => ({ kind: 'finished', redirectUri: row.redirect_uri });
 
-/** Ends the flow with an error for the client (the contract delivers errors as query parameters). */
+/** A flow error for the client: as query parameters whatever the response_mode (the contract's wording), with the request's custom in x-custom. */
+export function errorDelivery(redirectUri: string, error: FlowError, echoed: { state: string | null; custom: string | null }): Delivery {
+  return { mode: 'query', redirectUri, params: flowErrorParams(error, echoed.state), custom: echoed.custom };
+}
+
+/** Ends the flow with an error for the client. */
 async function failFlow(ctx: AppContext, row: OAuthAuthorizationRow, error: FlowError): Promise<FlowAnswer> {
   const moved = await advanceAuthorization(ctx.db, row.authorization_id, row.status, { status: 'failed' });
   if (!moved) return finished(row);
-  return { kind: 'deliver', delivery: { mode: 'query', redirectUri: row.redirect_uri, params: flowErrorParams(error, row.state), custom: row.custom } };
+  return { kind: 'deliver', delivery: errorDelivery(row.redirect_uri, error, row) };
 }
 
 function timedOut(ctx: AppContext, row: OAuthAuthorizationRow): boolean {
@@ -93,17 +99,9 @@ export async function signIn(ctx: AppContext, authorizationId: string, credentia
   const fault = simulatedInstitutionFault(row.institution_id, credentials.password);
   if (fault) return failFlow(ctx, row, fault);
   const connector = connectorFor(row.institution_id);
-  if (!connector) return failFlow(ctx, row, flowError('E201', 'The institution cannot process the authentication'));
-  let login;
-  try {
-    login = await connector.login(credentials);
-  } catch (error) {
-    ctx.log.warn({ err: error, institution: row.institution_id }, 'institution sign-in failed');
-    return failFlow(ctx, row, flowError('E002', 'The institution failed to process the sign-in'));
-  }
-  if (!login.ok) {
-    return failFlow(ctx, row, login.error === 'invalid-identifier' ? flowError('E101', 'The RUT given is not valid') : flowError('E102', 'The institution refused the credentials'));
-  }
+  if (!connector) return failFlow(ctx, row, signInFailureError('no-connector'));
+  const login = await signInAtInstitution(ctx, connector, credentials);
+  if (!login.ok) return failFlow(ctx, row, signInFailureError(login.failure));
   const now = ctx.clock.now().getTime();
   const moved = await advanceAuthorization(ctx.db, authorizationId, 'login', {
     status: 'consent',

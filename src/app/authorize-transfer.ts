@@ -6,6 +6,7 @@ import { DomainError, fieldError, notFound, stateError } from '../domain/errors.
 import type { Payment } from '../domain/payment.js';
 import { AWAITING_BANK_STATES, isAttemptOpen, payerBlock, type PaymentAttempt } from '../domain/payment-attempt.js';
 import type { BankConnector, TransferOrder, TransferResult } from '../bank/connector.js';
+import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
 import { connectorFor } from '../bank/registry.js';
 import { findAttempt, latestAttemptIn, moveAttempt } from '../store/attempts.js';
 import { findPaymentById } from '../store/payment-lookup.js';
@@ -68,17 +69,13 @@ async function claimAttempt(ctx: AppContext, attempt: PaymentAttempt, now: Date)
  * collection account decides it later; an answer arriving after the timeout is not waited for.
  */
 async function askBank(ctx: AppContext, connector: BankConnector, order: TransferOrder, answers: readonly string[], now: Date): Promise<TransferResult> {
-  const timeoutMs = ctx.config.bankTimeoutMs;
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
+  const context = { attemptId: order.orderId, bankId: connector.bankId };
   try {
-    return await Promise.race([connector.transfer(order, answers, now), timedOut]);
+    const answer = await answerWithin(connector.transfer(order, answers, now), ctx.config.bankTimeoutMs);
+    if (answer !== NO_ANSWER_IN_TIME) return answer;
+    ctx.log.error({ ...context, timeoutMs: ctx.config.bankTimeoutMs }, 'the bank did not answer a transfer in time; it is uncertain until the bank confirms or fails it');
   } catch (error) {
-    ctx.log.error({ err: error, attemptId: order.orderId, bankId: connector.bankId }, 'the bank did not answer a transfer; it is uncertain until the bank confirms or fails it');
-    return NO_ANSWER;
-  } finally {
-    clearTimeout(timer);
+    ctx.log.error({ err: error, ...context }, 'the bank did not answer a transfer; it is uncertain until the bank confirms or fails it');
   }
+  return NO_ANSWER;
 }

@@ -1,19 +1,18 @@
 // GET /oauth2/authorize: checks the request and opens a flow, whose pages (sign-in at the
 // institution, then consent) the user goes through next.
 import { connectorFor } from '../bank/registry.js';
-import { flowErrorParams } from '../domain/oauth-errors.js';
 import { type AuthorizationRequest, checkAuthorizationRequest, parseClientId, type Query } from '../domain/oauth-request.js';
-import { redirectWith } from '../domain/oauth-redirect.js';
 import { FLOW_STEP_TIMEOUT_MS } from '../domain/oauth-tokens.js';
 import { insertAuthorization } from '../store/oauth-authorizations.js';
 import { redirectUrisOf } from '../store/oauth-redirect-uris.js';
+import { type Delivery, errorDelivery } from './authorization-steps.js';
 import type { AppContext } from './context.js';
 
 export type AuthorizationStart =
   /** A bad client_id or redirect_uri: shown to the user, never redirected to. */
   | { outcome: 'refused'; parameter: string; message: string }
-  /** Any other problem, redirected to the client. */
-  | { outcome: 'redirect'; url: string }
+  /** Any other problem, delivered to the client. */
+  | { outcome: 'redirect'; delivery: Delivery }
   | { outcome: 'started'; authorizationId: string };
 
 function hasConnector(bankId: string): boolean {
@@ -27,7 +26,7 @@ export async function startAuthorization(ctx: AppContext, query: Query): Promise
   const client = merchant && { receiverId: merchant.receiverId, developer: merchant.developer, redirectUris: await redirectUrisOf(ctx.db, merchant.receiverId) };
   const check = checkAuthorizationRequest(query, client, hasConnector);
   if (check.outcome === 'refused') return check;
-  if (check.outcome === 'redirect-error') return { outcome: 'redirect', url: redirectWith(check.redirectUri, flowErrorParams(check.error, check.state)) };
+  if (check.outcome === 'redirect-error') return { outcome: 'redirect', delivery: errorDelivery(check.redirectUri, check.error, check) };
   const authorizationId = await openFlow(ctx, check.request);
   return { outcome: 'started', authorizationId };
 }

@@ -19,6 +19,22 @@ export interface PayerAccount {
 
 export type LoginResult = { ok: true; account: PayerAccount } | { ok: false; error: 'invalid-identifier' | 'wrong-credentials' };
 
+/**
+ * What a connector throws when the bank answers, in its own terms, that it cannot do what was asked:
+ * `transient` when the same request may work at once (a controlled error), `unavailable` when the
+ * bank is down or refuses this kind of access for now. Anything else a connector throws is a failed
+ * operation with the bank.
+ */
+export class BankRefusal extends Error {
+  constructor(
+    readonly reason: 'transient' | 'unavailable',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BankRefusal';
+  }
+}
+
 export interface TransferOrder {
   /** Unique per order: the attempt id. */
   orderId: string;

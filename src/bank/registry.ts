@@ -3,7 +3,19 @@
 import type { BankConnector } from './connector.js';
 import { demoBank } from './demo-bank.js';
 
-const CONNECTORS: ReadonlyMap<string, BankConnector> = new Map([[demoBank.bankId, demoBank]]);
+const CONNECTORS = new Map<string, BankConnector>();
+
+/**
+ * Makes a bank of the catalogue drivable; returns what undoes it. Each adapter is registered here
+ * when this module loads; tests register their own institutions through the same door.
+ */
+export function registerConnector(connector: BankConnector): () => void {
+  if (CONNECTORS.has(connector.bankId)) throw new Error(`bank ${connector.bankId} already has a connector`);
+  CONNECTORS.set(connector.bankId, connector);
+  return () => CONNECTORS.delete(connector.bankId);
+}
+
+registerConnector(demoBank);
 
 export function connectorFor(bankId: string): BankConnector | undefined {
   return CONNECTORS.get(bankId);

@@ -14,6 +14,31 @@ export function institutionAvailability(institutionId: string, developer: boolea
 }
 
 /**
+ * Why the sign-in at the institution did not authenticate the user: the connector's answer about
+ * the user's data, or what stopped the connector (no answer in time, a controlled error, a failed
+ * operation, the institution unavailable), or no connector at all.
+ */
+export type SignInFailure = 'invalid-identifier' | 'wrong-credentials' | 'no-answer' | 'transient' | 'failed' | 'unavailable' | 'no-connector';
+
+/**
+ * The contract's code for each failure, by what the merchant should do next: E1xx the user's data
+ * was wrong, E001/E003 start again at once, E002/E2xx not in the short term.
+ */
+const SIGN_IN_FAILURES: Readonly<Record<SignInFailure, FlowError>> = {
+  'invalid-identifier': flowError('E101', 'The RUT given is not valid'),
+  'wrong-credentials': flowError('E102', 'The institution refused the credentials'),
+  'no-answer': flowError('E001', 'The institution did not answer the sign-in in time'),
+  transient: flowError('E003', 'The institution reported a controlled error; try again'),
+  failed: flowError('E002', 'The institution failed to process the sign-in'),
+  unavailable: flowError('E201', 'The institution is unavailable'),
+  'no-connector': flowError('E201', 'The institution cannot process the authentication'),
+};
+
+export function signInFailureError(failure: SignInFailure): FlowError {
+  return SIGN_IN_FAILURES[failure];
+}
+
+/**
  * Passwords that make DemoBank's sign-in fail with that flow error, so merchants can rehearse how
  * they handle each error of the contract (like the coordinates 99 99 99 on the payer pages).
  */

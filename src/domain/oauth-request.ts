@@ -3,7 +3,7 @@
 // to (that would make the server an open redirector); every later problem is redirected to the
 // registered redirect_uri as A002 (or E201 for an institution without connector).
 import { type FlowError, flowError } from './oauth-errors.js';
-import { institutionAvailability } from './oauth-institution.js';
+import { institutionAvailability, signInFailureError } from './oauth-institution.js';
 import { isPkceMethod, isPkceText, type PkceChallenge } from './oauth-pkce.js';
 
 export const RESPONSE_MODES = ['query', 'form_post'] as const;
@@ -45,7 +45,8 @@ export type HasConnector = (bankId: string) => boolean;
 
 export type AuthorizationCheck =
   | { outcome: 'refused'; parameter: 'client_id' | 'redirect_uri'; message: string }
-  | { outcome: 'redirect-error'; redirectUri: string; state: string | null; error: FlowError }
+  /** state and custom are echoed (in the redirect and in x-custom) only when they kept their own rules. */
+  | { outcome: 'redirect-error'; redirectUri: string; state: string | null; custom: string | null; error: FlowError }
   | { outcome: 'ok'; request: AuthorizationRequest };
 
 export type Query = Record<string, string | string[] | undefined>;
@@ -62,6 +63,9 @@ export function parseClientId(text: string | undefined): number | undefined {
   if (text === undefined || !/^\d{1,15}$/.test(text)) return undefined;
   return Number(text);
 }
+
+const isStateText = (value: string) => value !== '' && value.length <= MAX_STATE_LENGTH;
+const isCustomText = (value: string) => value.length <= MAX_CUSTOM_LENGTH;
 
 function a002(description: string, error?: FlowError['error']): FlowError {
   return flowError('A002', description, error);
@@ -82,15 +86,15 @@ function requestProblem(query: Query, client: ClientView, hasConnector: HasConne
   if (scope !== FLOW_SCOPE) return a002(`scope must be "${FLOW_SCOPE}"`, 'invalid_scope');
   for (const name of ['state', 'nonce']) {
     const value = get(name);
-    if (value !== undefined && (value === '' || value.length > MAX_STATE_LENGTH)) return a002(`${name} must be between 1 and ${MAX_STATE_LENGTH} characters`);
+    if (value !== undefined && !isStateText(value)) return a002(`${name} must be between 1 and ${MAX_STATE_LENGTH} characters`);
   }
   const custom = get('custom');
-  if (custom !== undefined && custom.length > MAX_CUSTOM_LENGTH) return a002(`custom must be at most ${MAX_CUSTOM_LENGTH} characters`);
+  if (custom !== undefined && !isCustomText(custom)) return a002(`custom must be at most ${MAX_CUSTOM_LENGTH} characters`);
   const institutionId = get('institution_id');
   if (institutionId === undefined || institutionId === '') return a002('institution_id is required');
   const availability = institutionAvailability(institutionId, client.developer, hasConnector);
   if (availability === 'unknown') return a002('institution_id is not a supported institution');
-  if (availability === 'no-connector') return flowError('E201', 'The institution cannot process the authentication');
+  if (availability === 'no-connector') return signInFailureError('no-connector');
   const challenge = get('code_challenge');
   const method = get('code_challenge_method');
   let pkce: PkceChallenge | null = null;
@@ -122,12 +126,13 @@ export function checkAuthorizationRequest(query: Query, client: ClientView | und
   if (redirectUri === undefined || redirectUri === '') return { outcome: 'refused', parameter: 'redirect_uri', message: 'redirect_uri is required (sent once)' };
   // Exact string comparison: no normalisation, prefix or pattern can widen what was registered.
   if (!client.redirectUris.includes(redirectUri)) return { outcome: 'refused', parameter: 'redirect_uri', message: 'redirect_uri is not registered for this client' };
-  const state = single(query, 'state');
   const checked = requestProblem(query, client, hasConnector);
   if ('code' in checked) {
-    // A state that broke its own rule is not echoed back.
-    const echoed = state !== undefined && state !== '' && state.length <= MAX_STATE_LENGTH ? state : null;
-    return { outcome: 'redirect-error', redirectUri, state: echoed, error: checked };
+    const echoed = (name: string, valid: (value: string) => boolean) => {
+      const value = single(query, name);
+      return value !== undefined && valid(value) ? value : null;
+    };
+    return { outcome: 'redirect-error', redirectUri, state: echoed('state', isStateText), custom: echoed('custom', isCustomText), error: checked };
   }
   return { outcome: 'ok', request: checked };
 }

@@ -1,8 +1,10 @@
 // The authorization server across processes sharing one database: a revocation reaches a second
-// server process within one second (at the default INVALIDATION_POLL_MS), `quipu keys rotate` in a
-// third process changes the signing key without invalidating issued tokens, and
-// `quipu merchants update --redirect-uri` registers the URIs the authorization endpoint accepts.
+// server process within one second (at the default INVALIDATION_POLL_MS), that process answers
+// bearer requests from its caches and learns of revocations only through the invalidation feed,
+// `quipu keys rotate` in a third process changes the signing key without invalidating issued tokens,
+// and `quipu merchants update --redirect-uri` registers the URIs the authorization endpoint accepts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REVOKED_TOPIC } from '../../src/app/bearer-verifier.js';
 import { call, client } from '../helpers/http.js';
 import { authorizeParams, basicAuth, clientCredentialsToken, decodeJwtPart, formPost, PageClient } from '../helpers/oauth.js';
 import { freePort, quipu, type ServerProcess, startServerProcess, waitForHttp } from '../helpers/process.js';
@@ -33,6 +35,10 @@ afterAll(async () => {
 });
 
 const getPayment = (base: string, token: string) => call(base, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${token}` } });
+const statusAt = async (base: string, token: string) => (await getPayment(base, token)).status;
+const jtiOf = (token: string) => decodeJwtPart(token, 1).jti as string;
+// The one-second promise, polled: the bound is what is asserted, not how soon it happens.
+const WITHIN_ONE_SECOND = { timeout: 1000, interval: 50 };
 
 describe('two server processes on one database', () => {
   it('accepts a token issued by the other process, and stops within one second of its revocation there', async () => {
@@ -40,8 +46,24 @@ describe('two server processes on one database', () => {
     expect((await getPayment(secondUrl, token)).status).toBe(200);
     expect((await formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth(account))).status).toBe(200);
     expect((await getPayment(server.baseUrl, token)).status).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect((await getPayment(secondUrl, token)).status).toBe(401);
+    await expect.poll(() => statusAt(secondUrl, token), WITHIN_ONE_SECOND).toBe(401);
+  });
+
+  it('answers a verified token from its caches while the revocation list is unchanged, and follows the feed', async () => {
+    const [kept, marker] = [await clientCredentialsToken(server, account), await clientCredentialsToken(server, account)];
+    expect(await statusAt(secondUrl, kept)).toBe(200);
+    expect(await statusAt(secondUrl, marker)).toBe(200);
+    // The row says revoked, but nothing was appended to the feed: a process that read the row on
+    // every request would refuse the token from now on.
+    await server.ctx.db.updateTable('oauth_tokens').set({ revoked_at: Date.now() }).where('jti', '=', jtiOf(kept)).execute();
+    // A revocation through the feed, made after that change: once the second process refuses it, it
+    // has read the feed past the silent change, and still accepts the token it had verified.
+    expect((await formPost(server.baseUrl, '/oauth2/revoke', { token: marker }, basicAuth(account))).status).toBe(200);
+    await expect.poll(() => statusAt(secondUrl, marker), WITHIN_ONE_SECOND).toBe(401);
+    expect(await statusAt(secondUrl, kept)).toBe(200);
+    // The feed's own database path (what another process's revocation writes) reaches it too.
+    await server.ctx.db.insertInto('invalidations').values({ topic: REVOKED_TOPIC, item: jtiOf(kept), created_at: Date.now() }).execute();
+    await expect.poll(() => statusAt(secondUrl, kept), WITHIN_ONE_SECOND).toBe(401);
   });
 
   it('rotates keys from the CLI without invalidating issued tokens; new tokens carry the new kid', async () => {

@@ -57,6 +57,7 @@ describe('API key retirement', () => {
     const res = await signed.request('GET', `/payments/${paymentId}`);
     expect(res.status).toBe(401);
     expect(res.body.message).toMatch(/retired.*Bearer/);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="quipu"');
   });
 
   it('still refuses both credentials at once with 400', async () => {

@@ -113,6 +113,40 @@ describe('authorization code flow', () => {
   });
 });
 
+describe('x-custom on every answer that ends the flow', () => {
+  const custom = 'pedido 42 ñ';
+  const header = (res: { headers: Headers }) => res.headers.get('x-custom');
+
+  it('comes with the form_post page that delivers the code', async () => {
+    const done = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, CALLBACK, { response_mode: 'form_post', custom }));
+    expect(done.status).toBe(200);
+    expect(formPostFields(done.text).fields.code).toEqual(expect.any(String));
+    expect(decodeURIComponent(header(done)!)).toBe(custom);
+  });
+
+  it.each([
+    ['A002, refused at /oauth2/authorize', { scope: 'openid' }, {}],
+    ['E201, an institution without connector', { institution_id: 'WbPkK' }, {}],
+    ['A001, consent refused', {}, { decision: 'deny' as const }],
+    ['E102, credentials refused by DemoBank', {}, { password: '9999' }],
+    ['E003, DemoBank’s rehearsal of a controlled error, under form_post', { response_mode: 'form_post' }, { password: 'E003' }],
+  ])('comes with the error redirect of %s', async (_name, extra, options) => {
+    const res = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, CALLBACK, { custom, ...extra }), options);
+    expect(res.status).toBe(303);
+    expect(redirectParams(res.location).error_code).toMatch(/^[AE]\d{3}$/);
+    expect(decodeURIComponent(header(res)!)).toBe(custom);
+  });
+
+  it('is left out when no custom was sent, or when the custom itself was refused', async () => {
+    const none = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, CALLBACK), { decision: 'deny' });
+    expect(redirectParams(none.location).error_code).toBe('A001');
+    expect(header(none)).toBeNull();
+    const tooLong = await new PageClient(server.baseUrl).authorize(authorizeParams(account, CALLBACK, { custom: 'x'.repeat(1025) }));
+    expect(redirectParams(tooLong.location).error_code).toBe('A002');
+    expect(header(tooLong)).toBeNull();
+  });
+});
+
 describe('codes', () => {
   it('refuses a code used twice and revokes the tokens issued from it', async () => {
     const code = await codeFor();

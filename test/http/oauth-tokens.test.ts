@@ -176,6 +176,8 @@ describe('bearer authentication', () => {
     const res = await getPayment(await make());
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ status: 401, message: 'Missing or invalid credentials' });
+    // The same challenge whichever check failed.
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="quipu", error="invalid_token"');
   });
 });
 
@@ -191,6 +193,29 @@ describe('revocation', () => {
     expect((await formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth(account))).status).toBe(200);
   });
 
+  it('accepts the client credentials in the form body instead of Basic', async () => {
+    const token = await clientCredentialsToken(server, account);
+    expect((await getPayment(token)).status).toBe(200);
+    const res = await formPost(server.baseUrl, '/oauth2/revoke', { token, client_id: String(account.receiver_id), client_secret: account.secret });
+    expect(res.status).toBe(200);
+    expect((await getPayment(token)).status).toBe(401);
+  });
+
+  it.each([
+    ['a wrong secret in the form', (token: string) => formPost(server.baseUrl, '/oauth2/revoke', { token, client_id: String(account.receiver_id), client_secret: '0'.repeat(40) })],
+    ['a client_id without secret in the form', (token: string) => formPost(server.baseUrl, '/oauth2/revoke', { token, client_id: String(account.receiver_id) })],
+    ['a wrong secret in Basic', (token: string) => formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth({ receiver_id: account.receiver_id, secret: '0'.repeat(40) }))],
+    ['an unknown client in Basic', (token: string) => formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth({ receiver_id: 999999999, secret: account.secret }))],
+    ['no client authentication', (token: string) => formPost(server.baseUrl, '/oauth2/revoke', { token }, null)],
+  ])('answers %s with 401 invalid_client and WWW-Authenticate, revoking nothing', async (_name, revoke) => {
+    const token = await clientCredentialsToken(server, account);
+    const res = await revoke(token);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm="quipu"/);
+    expect(res.body).toEqual({ error: 'invalid_client', error_description: expect.any(String) });
+    expect((await getPayment(token)).status).toBe(200);
+  });
+
   it('answers 200 for unknown and malformed tokens (RFC 7009)', async () => {
     expect((await formPost(server.baseUrl, '/oauth2/revoke', { token: 'not-a-token' }, basicAuth(account))).status).toBe(200);
     expect((await formPost(server.baseUrl, '/oauth2/revoke', { token: 'a.b.c', token_type_hint: 'access_token' }, basicAuth(account))).status).toBe(200);
@@ -198,7 +223,6 @@ describe('revocation', () => {
 
   it('needs the client’s credentials and the token, and will not revoke another client’s token', async () => {
     const token = await clientCredentialsToken(server, account);
-    expect((await formPost(server.baseUrl, '/oauth2/revoke', { token }, null)).status).toBe(401);
     expect((await formPost(server.baseUrl, '/oauth2/revoke', {}, basicAuth(account))).body.error).toBe('invalid_request');
     const other = await server.account();
     const res = await formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth(other));

@@ -26,27 +26,42 @@ const operations: [string, string][] = [
 ];
 
 describe('v3 authentication', () => {
-  it.each(operations)('%s %s without credentials is 401', async (method, path) => {
+  it.each(operations)('%s %s without credentials is 401 with a bearer challenge', async (method, path) => {
     const res = await call(server.baseUrl, method, path, { body: method === 'POST' ? {} : undefined });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ status: 401, message: expect.any(String) });
+    // RFC 6750 3.1: no error code when the request had no token.
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="quipu"');
   });
 
-  it('refuses an unknown API key with 401', async () => {
+  it('refuses an unknown API key with 401 and the bearer challenge', async () => {
     const res = await call(server.baseUrl, 'GET', '/v3/banks', { apiKey: '00000000-0000-4000-8000-000000000000' });
     expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="quipu"');
+  });
+
+  it.each([
+    ['a malformed token', 'Bearer not-a-token'],
+    ['an empty token', 'Bearer '],
+    ['a token with a broken signature', 'Bearer eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiIxIn0.AAAA'],
+  ])('answers %s with invalid_token and no detail of the failed check', async (_name, authorization) => {
+    const res = await call(server.baseUrl, 'GET', '/v3/banks', { headers: { authorization } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="quipu", error="invalid_token"');
+    expect(res.body).toEqual({ status: 401, message: 'Missing or invalid credentials' });
+  });
+
+  it('answers another scheme in Authorization as a request without credentials', async () => {
+    const res = await call(server.baseUrl, 'GET', '/v3/banks', { headers: { authorization: 'Basic YTpi' } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="quipu"');
   });
 
   it('refuses an API key and a bearer token together with 400', async () => {
     const res = await call(server.baseUrl, 'GET', '/v3/banks', { apiKey: account.api_key, headers: { authorization: 'Bearer abc.def.ghi' } });
     expect(res.status).toBe(400);
     expect(res.body.errors[0].field).toBe('x-api-key');
-  });
-
-  it('refuses a malformed bearer token with 401 and no detail', async () => {
-    const res = await call(server.baseUrl, 'GET', '/v3/banks', { headers: { authorization: 'Bearer not-a-token' } });
-    expect(res.status).toBe(401);
-    expect(res.body.message).toBe('Missing or invalid credentials');
+    expect(res.headers.get('www-authenticate')).toBeNull();
   });
 
   it('stops accepting a rotated key at once, and accepts the new one', async () => {

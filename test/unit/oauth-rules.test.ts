@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FLOW_ERRORS, flowError, flowErrorParams } from '../../src/domain/oauth-errors.js';
+import { signInFailureError } from '../../src/domain/oauth-institution.js';
 import { checkPkce, s256Challenge } from '../../src/domain/oauth-pkce.js';
 import { redirectUriProblem, redirectWith, customHeaderValue } from '../../src/domain/oauth-redirect.js';
 import { cspSourceOf } from '../../src/http/page-security.js';
@@ -34,6 +35,13 @@ describe('flow errors', () => {
     expect(FLOW_ERRORS.E002.type).toBe('DO_NOT_RETRY');
     expect(FLOW_ERRORS.E201.type).toBe('DO_NOT_RETRY');
     expect(FLOW_ERRORS.E999.type).toBe('DO_NOT_RETRY');
+  });
+
+  it('names each way a sign-in at the institution fails with the contract’s code for it', () => {
+    const codes = Object.fromEntries(
+      (['invalid-identifier', 'wrong-credentials', 'no-answer', 'transient', 'failed', 'unavailable', 'no-connector'] as const).map((f) => [f, signInFailureError(f).code]),
+    );
+    expect(codes).toEqual({ 'invalid-identifier': 'E101', 'wrong-credentials': 'E102', 'no-answer': 'E001', transient: 'E003', failed: 'E002', unavailable: 'E201', 'no-connector': 'E201' });
   });
 
   it('carries state only when the client sent one', () => {
@@ -73,6 +81,15 @@ describe('authorization request', () => {
   it('does not echo a state that broke its own rule', () => {
     const check = checkAuthorizationRequest({ ...valid, state: 'x'.repeat(2000) }, client, demoOnly);
     expect(check).toMatchObject({ outcome: 'redirect-error', state: null, error: { code: 'A002' } });
+  });
+
+  it('echoes custom with an error unless custom itself broke its rule or was repeated', () => {
+    const badScope = { ...valid, scope: 'openid' };
+    expect(checkAuthorizationRequest({ ...badScope, custom: 'c' }, client, demoOnly)).toMatchObject({ outcome: 'redirect-error', custom: 'c' });
+    expect(checkAuthorizationRequest({ ...badScope, custom: '' }, client, demoOnly)).toMatchObject({ outcome: 'redirect-error', custom: '' });
+    expect(checkAuthorizationRequest(badScope, client, demoOnly)).toMatchObject({ outcome: 'redirect-error', custom: null });
+    expect(checkAuthorizationRequest({ ...valid, custom: 'x'.repeat(1025) }, client, demoOnly)).toMatchObject({ outcome: 'redirect-error', custom: null });
+    expect(checkAuthorizationRequest({ ...valid, custom: ['a', 'b'] }, client, demoOnly)).toMatchObject({ outcome: 'redirect-error', custom: null });
   });
 
   it('answers a known bank without connector with E201 and an unknown one with A002', () => {

@@ -91,7 +91,7 @@ export async function authorizationPages(app: FastifyInstance, { secureCookies }
     if (start.outcome === 'refused') {
       return sendHtml(reply, messagePage('Solicitud de autorización no válida', `${start.parameter}: ${start.message}. No se puede volver a la aplicación.`), { status: 400 });
     }
-    if (start.outcome === 'redirect') return reply.header('cache-control', 'no-store').redirect(start.url, 303);
+    if (start.outcome === 'redirect') return deliver(request, reply, start.delivery);
     return reply.header('cache-control', 'no-store').redirect(`/oauth2/flows/${start.authorizationId}`, 303);
   });
 

@@ -5,7 +5,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, fieldError } from '../../domain/errors.js';
 import type { Merchant } from '../../domain/merchant.js';
 
-const unauthenticated = () => new DomainError('unauthenticated', 'Missing or invalid credentials');
+const CHALLENGE = 'Bearer realm="quipu"';
+
+/**
+ * A 401 of the merchant APIs. RFC 7235 wants a challenge on every 401: it names the bearer scheme,
+ * the one that remains once API keys are retired. RFC 6750 adds `error="invalid_token"` when a
+ * token was sent; neither the header nor the body says which check the token failed.
+ */
+export function unauthenticated(reply: FastifyReply, options: { message?: string; tokenSent?: boolean } = {}): DomainError {
+  reply.header('www-authenticate', options.tokenSent ? `${CHALLENGE}, error="invalid_token"` : CHALLENGE);
+  return new DomainError('unauthenticated', options.message ?? 'Missing or invalid credentials');
+}
 
 function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
@@ -15,7 +25,7 @@ function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 /** Resolves the request's credential to an account, or fails with 400/401. */
-export async function resolveMerchant(request: FastifyRequest): Promise<Merchant> {
+export async function resolveMerchant(request: FastifyRequest, reply: FastifyReply): Promise<Merchant> {
   const apiKey = request.headers['x-api-key'];
   const hasBearer = /^Bearer\b/i.test(request.headers.authorization ?? '');
   if (apiKey !== undefined && hasBearer) {
@@ -24,21 +34,22 @@ export async function resolveMerchant(request: FastifyRequest): Promise<Merchant
   // The contract's announced retirement of API keys: refused as a credential that no longer
   // authenticates (401), with a message saying what to send instead.
   if (apiKey !== undefined && request.ctx.config.apiKeysRetired) {
-    throw new DomainError('unauthenticated', 'API keys are retired on this server: authenticate with Authorization: Bearer <access token> from POST /oauth2/token');
+    throw unauthenticated(reply, { message: 'API keys are retired on this server: authenticate with Authorization: Bearer <access token> from POST /oauth2/token' });
   }
   if (typeof apiKey === 'string' && apiKey !== '') {
     const merchant = await request.ctx.merchants.byApiKey(apiKey);
     if (merchant) return merchant;
-    throw unauthenticated();
+    throw unauthenticated(reply);
   }
   if (hasBearer) {
     const token = bearerToken(request);
     const merchant = token ? await request.ctx.verifyBearer?.(token) : undefined;
     if (merchant) return merchant;
+    throw unauthenticated(reply, { tokenSent: true });
   }
-  throw unauthenticated();
+  throw unauthenticated(reply);
 }
 
-export async function requireMerchant(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-  request.merchant = await resolveMerchant(request);
+export async function requireMerchant(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  request.merchant = await resolveMerchant(request, reply);
 }

@@ -8,10 +8,10 @@
 // is checked once the body is parsed (and its type checked, see requireForm) and before it is
 // validated: a request that is not signed right learns nothing about its fields.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, forbidden } from '../../domain/errors.js';
+import { forbidden } from '../../domain/errors.js';
 import type { Merchant } from '../../domain/merchant.js';
 import { parseSignatureHeader, type SignedParam, signatureMatches, stringToSign } from '../../domain/v2-signature.js';
-import { resolveMerchant } from '../plugins/auth.js';
+import { resolveMerchant, unauthenticated } from '../plugins/auth.js';
 
 interface PendingSignature {
   signer: Merchant;
@@ -25,15 +25,15 @@ declare module 'fastify' {
   }
 }
 
-async function identify(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+async function identify(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const authorization = request.headers.authorization;
   if (!authorization || /^Bearer\b/i.test(authorization)) {
-    request.merchant = await resolveMerchant(request);
+    request.merchant = await resolveMerchant(request, reply);
     return;
   }
   // Once API keys are retired only bearer tokens authenticate: the receiver secret signs nothing either.
   if (request.ctx.config.apiKeysRetired) {
-    throw new DomainError('unauthenticated', 'Signed requests are retired with API keys on this server: authenticate with Authorization: Bearer <access token> from POST /oauth2/token');
+    throw unauthenticated(reply, { message: 'Signed requests are retired with API keys on this server: authenticate with Authorization: Bearer <access token> from POST /oauth2/token' });
   }
   const header = parseSignatureHeader(authorization);
   if (!header) throw forbidden('Authorization must be <receiver_id>:<hash>, the hash being the 64 hex digits of the HMAC-SHA256 request signature');
@@ -41,7 +41,7 @@ async function identify(request: FastifyRequest, _reply: FastifyReply): Promise<
   if (!signer) throw forbidden(`Unknown receiver ${header.receiverId}`);
   const apiKey = request.headers['x-api-key'];
   if (apiKey !== undefined && apiKey !== '') {
-    const keyed = await resolveMerchant(request);
+    const keyed = await resolveMerchant(request, reply);
     if (keyed.receiverId !== signer.receiverId) throw forbidden('x-api-key and the request signature belong to different accounts');
   }
   request.v2Signature = { signer, hash: header.hash };

@@ -1,0 +1,24 @@
+// The user's sign-in at the institution, for the authorization flow, through the bank's connector.
+// A real connector talks to the bank over the network, so its answer is bounded by
+// BANK_TIMEOUT_MS (a late answer is not waited for), and whatever stops it becomes a failure the
+// flow names with the contract's codes (domain/oauth-institution.ts).
+import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
+import { type BankConnector, BankRefusal, type PayerAccount, type PayerCredentials } from '../bank/connector.js';
+import type { SignInFailure } from '../domain/oauth-institution.js';
+import type { AppContext } from './context.js';
+
+export type InstitutionSignIn = { ok: true; account: PayerAccount } | { ok: false; failure: SignInFailure };
+
+export async function signInAtInstitution(ctx: AppContext, connector: BankConnector, credentials: PayerCredentials): Promise<InstitutionSignIn> {
+  try {
+    const login = await answerWithin(connector.login(credentials), ctx.config.bankTimeoutMs);
+    if (login === NO_ANSWER_IN_TIME) {
+      ctx.log.warn({ institution: connector.bankId, timeoutMs: ctx.config.bankTimeoutMs }, 'the institution did not answer a sign-in in time');
+      return { ok: false, failure: 'no-answer' };
+    }
+    return login.ok ? login : { ok: false, failure: login.error };
+  } catch (error) {
+    ctx.log.warn({ err: error, institution: connector.bankId }, 'institution sign-in failed');
+    return { ok: false, failure: error instanceof BankRefusal ? error.reason : 'failed' };
+  }
+}
