@@ -3,13 +3,14 @@
 import { createHmac } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { getPaymentByToken } from '../../src/app/payment-queries.js';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { type Receiver, startReceiver } from '../helpers/notification-receiver.js';
+import { assertProviderSchema } from '../helpers/openapi.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { v2Client } from '../helpers/v2-clients.js';
 
 const OPERATOR_TOKEN = 'operator-secret-token';
 let server: TestServer;
@@ -125,8 +126,12 @@ describe('paying with DemoBank in a browser', () => {
     expect(form.get('api_version')).toBe('1.3');
     const token = form.get('notification_token')!;
     expect(token).toMatch(/^[0-9a-f]{64}$/);
-    const payment = await getPaymentByToken(server.ctx, account.merchant, token);
-    expect(payment).toMatchObject({ paymentId: created.payment_id, status: 'done', statusDetail: 'normal', amount: 5000 * 10_000 });
+    // The merchant resolves the token as the official v2 clients do: a signed GET by token.
+    const v2 = v2Client('php', account, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/api/2.0`, prefix: '/api/2.0' });
+    const resolved = await v2.request('GET', '/payments', { query: { notification_token: token } });
+    expect(resolved.status).toBe(200);
+    assertProviderSchema('payment-get-payment', resolved.body);
+    expect(resolved.body).toMatchObject({ payment_id: created.payment_id, status: 'done', status_detail: 'normal', amount: 5000, notification_token: token });
   });
 
   it('shows the bank error for 99 99 99, leaves the payment pending, and a new attempt pays', async () => {
