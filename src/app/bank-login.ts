@@ -5,8 +5,16 @@ import { isAttemptOpen, payerAllowed, payerBlock } from '../domain/payment-attem
 import type { PayerCredentials } from '../bank/connector.js';
 import { connectorFor } from '../bank/registry.js';
 import { moveAttempt } from '../store/attempts.js';
+import type { SignInFailure } from '../domain/oauth-institution.js';
 import type { AppContext } from './context.js';
+import { signInAtInstitution } from './institution-sign-in.js';
 import { getPayerAttempt } from './payer-payment.js';
+
+function loginFailure(failure: SignInFailure): DomainError {
+  if (failure === 'invalid-identifier') return fieldError('rut', 'is not a valid RUT');
+  if (failure === 'wrong-credentials') return fieldError('password', 'the RUT or the password is wrong');
+  return new DomainError('unavailable', 'The bank did not answer the sign-in');
+}
 
 export async function loginToBank(ctx: AppContext, attemptId: string, credentials: PayerCredentials): Promise<void> {
   const { attempt, payment } = await getPayerAttempt(ctx, attemptId);
@@ -17,10 +25,8 @@ export async function loginToBank(ctx: AppContext, attemptId: string, credential
   if (attempt.state !== 'started') throw stateError('The payer already logged in to the bank in this attempt');
   const connector = connectorFor(attempt.bankId);
   if (!connector) throw new DomainError('forbidden', 'Quipu has no connection to this bank');
-  const login = await connector.login(credentials);
-  if (!login.ok) {
-    throw login.error === 'invalid-identifier' ? fieldError('rut', 'is not a valid RUT') : fieldError('password', 'the RUT or the password is wrong');
-  }
+  const login = await signInAtInstitution(ctx, connector, credentials);
+  if (!login.ok) throw loginFailure(login.failure);
   if (!payerAllowed(payment.fixedPayerPersonalIdentifier, login.account.personalIdentifier)) {
     throw new DomainError('forbidden', 'Only the payer the merchant named may pay this payment');
   }

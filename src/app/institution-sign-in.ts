@@ -1,7 +1,9 @@
-// The user's sign-in at the institution, for the authorization flow, through the bank's connector.
+// The user's sign-in at their bank (the institution), through the bank's connector: for the
+// authorization flow and for the payer's login alike.
 // A real connector talks to the bank over the network, so its answer is bounded by
 // BANK_TIMEOUT_MS (a late answer is not waited for), and whatever stops it becomes a failure the
-// flow names with the contract's codes (domain/oauth-institution.ts).
+// flow names with the contract's codes (domain/oauth-institution.ts) and the payer pages as a bank
+// that did not answer.
 import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
 import { type BankConnector, BankRefusal, type PayerAccount, type PayerCredentials } from '../bank/connector.js';
 import type { SignInFailure } from '../domain/oauth-institution.js';

@@ -13,7 +13,8 @@ export type FailureKind =
   | 'not_found' // unknown id, or a resource of another account
   | 'state' // the resource is in a state that does not allow the operation
   | 'conflict' // another request holds the resource
-  | 'unprocessable'; // the request contradicts an earlier one (idempotency key reuse)
+  | 'unprocessable' // the request contradicts an earlier one (idempotency key reuse)
+  | 'unavailable'; // a bank did not answer; the same request may work later
 
 export class DomainError extends Error {
   constructor(

@@ -59,3 +59,11 @@ export async function loginToDemoBank(session: PayerSession, bankPath: string, r
   if (done.status !== 303 || !done.location) throw new Error(`login failed: ${done.status}`);
   return done.location;
 }
+
+/** A payer's tab at the coordinates page of a new DemoBank attempt; `submit` sends the answers. */
+export async function tabAtCoordinates(baseUrl: string, paymentId: string) {
+  const session = new PayerSession(baseUrl);
+  const path = await loginToDemoBank(session, await startDemoBankAttempt(session, paymentId));
+  const page = await session.get(path);
+  return { session, path, page, submit: (answers: Record<string, string>) => session.post(path, { _csrf: csrfOf(page), ...answers }) };
+}

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { findAttempt } from '../../src/store/attempts.js';
 import { client } from '../helpers/http.js';
 import { countRows } from '../helpers/payments.js';
-import { csrfOf, loginToDemoBank, PayerSession, startDemoBankAttempt, titleOf } from '../helpers/payer-session.js';
+import { csrfOf, loginToDemoBank, PayerSession, startDemoBankAttempt, tabAtCoordinates, titleOf } from '../helpers/payer-session.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -128,6 +128,45 @@ describe('payment page', () => {
     expect(titleOf(await session.get('/payment/info/<bad>'))).toBe('Cobro no encontrado');
     expect((await session.get('/payment/bank/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect((await session.get(`/payment/receipt/${await createPayment()}`)).status).toBe(404);
+  });
+});
+
+describe('giving up', () => {
+  const CANCEL = 'https://shop.example/cancel?order=7&from="pay"';
+  const LINK = 'class="cancel" href="https://shop.example/cancel?order=7&amp;from=&quot;pay&quot;"';
+
+  /** Every page of the way to paying, from the payment page to a failed transfer. */
+  async function pagesOnTheWay(fields: Record<string, unknown>) {
+    const id = await createPayment(fields);
+    const session = new PayerSession(server.baseUrl);
+    const tab = await tabAtCoordinates(server.baseUrl, id);
+    const failed = await tab.submit({ c1: '99', c2: '99', c3: '99' });
+    expect(failed.status).toBe(303);
+    return {
+      info: await session.get(`/payment/info/${id}`),
+      simplified: await session.get(`/payment/simplified/${id}`),
+      manual: await session.get(`/payment/manual/${id}`),
+      bankLogin: await session.get(await startDemoBankAttempt(session, id)),
+      coordinates: tab.page,
+      failedTransfer: await tab.session.get(failed.location!),
+    };
+  }
+
+  it('offers the way back to cancel_url, escaped, on every page where the payer can still give up', async () => {
+    const pages = await pagesOnTheWay({ cancel_url: CANCEL });
+    expect(titleOf(pages.failedTransfer)).toBe('La transferencia no se realizó');
+    for (const [name, page] of Object.entries(pages)) {
+      expect(page.status, name).toBe(200);
+      expect(page.html, name).toContain(LINK);
+    }
+  });
+
+  it('offers none when the payment has no cancel_url', async () => {
+    const pages = await pagesOnTheWay({});
+    for (const [name, page] of Object.entries(pages)) {
+      expect(page.status, name).toBe(200);
+      expect(page.html, name).not.toContain('class="cancel"');
+    }
   });
 });
 

@@ -1,7 +1,7 @@
-// A transfer must not wait for its bank for good: a bank that does not answer within
-// BANK_TIMEOUT_MS leaves it uncertain, and a transfer a stopped process left authorizing (its
-// footprint in the database is all a crash leaves) becomes uncertain through housekeeping, so the
-// bank's settlement decides it and the payer can pay again after a failure. The bank connector is
+// A payer must not wait for a bank for good: a login the bank does not answer is asked again, a
+// transfer it does not answer within BANK_TIMEOUT_MS is left uncertain, and a transfer a stopped
+// process left authorizing (its footprint in the database is all a crash leaves) becomes
+// uncertain through housekeeping, so the bank's settlement decides it and the payer can pay again after a failure. The bank connector is
 // the one thing swapped: it is the boundary to the outside world.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recoverStaleTransfers } from '../../src/app/recover-stale-transfers.js';
@@ -9,7 +9,7 @@ import { demoBank } from '../../src/bank/demo-bank.js';
 import { findAttempt, moveAttempt } from '../../src/store/attempts.js';
 import { startMaintenance } from '../../src/runtime/maintenance.js';
 import { client } from '../helpers/http.js';
-import { csrfOf, loginToDemoBank, PayerSession, startDemoBankAttempt, titleOf } from '../helpers/payer-session.js';
+import { csrfOf, PayerSession, startDemoBankAttempt, tabAtCoordinates as tabAtCoordinatesOf, titleOf } from '../helpers/payer-session.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 const BANK_TIMEOUT_MS = 300;
@@ -39,12 +39,7 @@ const statusOf = async (id: string) => {
 const attemptIdOf = (path: string) => path.split('/')[3]!;
 const stateOf = async (path: string) => (await findAttempt(server.ctx.db, attemptIdOf(path)))!.state;
 
-async function tabAtCoordinates(id: string) {
-  const session = new PayerSession(server.baseUrl);
-  const path = await loginToDemoBank(session, await startDemoBankAttempt(session, id));
-  const csrf = csrfOf(await session.get(path));
-  return { path, submit: (answers: Record<string, string>) => session.post(path, { _csrf: csrf, ...answers }) };
-}
+const tabAtCoordinates = (id: string) => tabAtCoordinatesOf(server.baseUrl, id);
 
 describe('a bank that does not answer in time', () => {
   it('leaves the transfer uncertain and the payer in verification, without waiting for it', async () => {
@@ -57,6 +52,28 @@ describe('a bank that does not answer in time', () => {
     expect(titleOf(await new PayerSession(server.baseUrl).get(reply.location!))).toBe('Pago en verificación');
     expect(await stateOf(tab.path)).toBe('uncertain');
     expect(await statusOf(id)).toBe('verifying/pending');
+  });
+});
+
+describe('a bank that does not answer a login', () => {
+  it.each([
+    ['breaks off', () => Promise.reject(new Error('socket hang up'))],
+    ['keeps silent', () => new Promise<never>(() => {})],
+  ])('that %s: the payer is asked to try again, the attempt unchanged, and the next login works', async (_, answer) => {
+    const id = await createPayment();
+    const session = new PayerSession(server.baseUrl);
+    const bankPath = await startDemoBankAttempt(session, id);
+    const credentials = { _csrf: csrfOf(await session.get(bankPath)), rut: '11.111.111-1', password: '1234' };
+    vi.spyOn(demoBank, 'login').mockImplementationOnce(answer);
+
+    const refused = await session.post(`${bankPath}/login`, credentials);
+    expect(refused.status).toBe(503);
+    expect(refused.html).toContain('El banco no respondió. Inténtalo de nuevo en unos momentos.');
+    expect(await stateOf(bankPath)).toBe('started');
+
+    const retried = await session.post(`${bankPath}/login`, { ...credentials, _csrf: csrfOf(refused) });
+    expect(retried.status).toBe(303);
+    expect(await stateOf(bankPath)).toBe('authenticated');
   });
 });
 

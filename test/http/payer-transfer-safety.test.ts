@@ -7,7 +7,7 @@ import { demoBank } from '../../src/bank/demo-bank.js';
 import { findAttempt } from '../../src/store/attempts.js';
 import { isUniqueViolation } from '../../src/store/transaction.js';
 import { client } from '../helpers/http.js';
-import { csrfOf, loginToDemoBank, PayerSession, startDemoBankAttempt, titleOf } from '../helpers/payer-session.js';
+import { PayerSession, tabAtCoordinates as tabAtCoordinatesOf, titleOf } from '../helpers/payer-session.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -37,13 +37,7 @@ const statusOf = async (id: string) => {
 const stateOf = async (authorizePath: string) => (await findAttempt(server.ctx.db, authorizePath.split('/')[3]!))!.state;
 const creditsOf = (id: string) => server.ctx.db.selectFrom('bank_credits').select('status').where('reference', '=', id).execute();
 
-/** A payer's tab at the coordinates page of its own attempt; `submit` sends them. */
-async function tabAtCoordinates(id: string) {
-  const session = new PayerSession(server.baseUrl);
-  const path = await loginToDemoBank(session, await startDemoBankAttempt(session, id));
-  const csrf = csrfOf(await session.get(path));
-  return { path, submit: (answers: Record<string, string>) => session.post(path, { _csrf: csrf, ...answers }) };
-}
+const tabAtCoordinates = (id: string) => tabAtCoordinatesOf(server.baseUrl, id);
 
 describe('two attempts of one payment', () => {
   it('refuse the second while the first is authorizing: one transfer, the other attempt unchanged', async () => {

@@ -30,7 +30,8 @@ ${payment.body ? html`<dt>${m.details}</dt><dd class="body">${payment.body}</dd>
 </dl>`;
 }
 
-const cancelLink = (m: Messages, payment: Payment) => (payment.cancelUrl ? html`<p><a class="cancel" href="${payment.cancelUrl}">${m.backToMerchant}</a></p>` : '');
+/** Every page where the payer can still give up offers the way back to the merchant's cancel_url. */
+const cancelLink = (m: Messages, cancelUrl: string | null) => (cancelUrl ? html`<p><a class="cancel" href="${cancelUrl}">${m.backToMerchant}</a></p>` : '');
 
 export function infoPage(view: PaymentView, methods: readonly PaymentMethodInfo[]): Html {
   const { m, payment, merchant } = view;
@@ -46,7 +47,7 @@ export function infoPage(view: PaymentView, methods: readonly PaymentMethodInfo[
 <form method="post" action="/payment/info/${payment.paymentId}/decline">${csrfField(view.csrf)}<button class="secondary" id="decline">${m.decline}</button></form>
 <form method="post" action="/payment/info/${payment.paymentId}/abuse">${csrfField(view.csrf)}<button class="secondary" id="abuse">${m.abuse}</button></form>
 </div>
-${cancelLink(m, payment)}`;
+${cancelLink(m, payment.cancelUrl)}`;
 }
 
 export interface FormErrors {
@@ -59,7 +60,7 @@ export function simplifiedPage(view: PaymentView, banks: readonly BankOption[], 
   const chosen = values.bankId ?? (usable.length === 1 ? usable[0]!.bank.bankId : undefined);
   const refusal = (option: BankOption) =>
     option.refusal === 'min-amount' ? m.minimumAmount(formatMoney(option.bank.minAmount, option.bank.currency, m)) : option.refusal === 'currency' ? m.otherCurrency : '';
-  if (usable.length === 0) return html`${summary(m, payment, merchant)}<p class="notice">${m.noBanks}</p><p><a class="button" href="/payment/manual/${payment.paymentId}">${m.payByManual}</a></p>`;
+  if (usable.length === 0) return html`${summary(m, payment, merchant)}<p class="notice">${m.noBanks}</p><p><a class="button" href="/payment/manual/${payment.paymentId}">${m.payByManual}</a></p>${cancelLink(m, payment.cancelUrl)}`;
   return html`${summary(m, payment, merchant)}
 <form method="post" action="/payment/simplified/${payment.paymentId}">
 ${csrfField(view.csrf)}
@@ -76,7 +77,7 @@ ${banks.map(
 ${errorLine(errors.payer_email)}
 <button id="continue">${m.continue}</button>
 </form>
-${cancelLink(m, payment)}`;
+${cancelLink(m, payment.cancelUrl)}`;
 }
 
 export function manualPage(view: Omit<PaymentView, 'csrf'>): Html {
@@ -89,11 +90,11 @@ export function manualPage(view: Omit<PaymentView, 'csrf'>): Html {
 <dt>${m.amount}</dt><dd>${amountOf(m, payment)}</dd>
 <dt>${m.reference}</dt><dd class="reference"><strong>${payment.paymentId}</strong></dd>
 </dl>
-${cancelLink(m, payment)}`;
+${cancelLink(m, payment.cancelUrl)}`;
 }
 
 export function noConnectorPage(view: Omit<PaymentView, 'csrf'>, bankName: string): Html {
-  return html`<p class="notice">${view.m.noConnector(bankName)}</p><p><a class="button" href="/payment/manual/${view.payment.paymentId}">${view.m.payByManual}</a></p>`;
+  return html`<p class="notice">${view.m.noConnector(bankName)}</p><p><a class="button" href="/payment/manual/${view.payment.paymentId}">${view.m.payByManual}</a></p>${cancelLink(view.m, view.payment.cancelUrl)}`;
 }
 
 export interface AttemptView extends PaymentView {
@@ -116,7 +117,8 @@ ${errorLine(errors.rut)}
 <input type="password" id="password" name="password" required autocomplete="current-password">
 ${errorLine(errors.password)}
 <button id="login">${m.login}</button>
-</form>`;
+</form>
+${cancelLink(m, view.payment.cancelUrl)}`;
 }
 
 export function authorizePage(view: AttemptView, challenge: readonly string[], errors: FormErrors): Html {
@@ -130,7 +132,8 @@ ${challenge.map(
     (label, i) => html`<label for="c${i + 1}">${m.coordinate(label)}</label><input class="coordinate" type="text" id="c${i + 1}" name="c${i + 1}" required maxlength="2" inputmode="numeric" autocomplete="off">`,
   )}
 <button id="authorize">${m.authorize}</button>
-</form>`;
+</form>
+${cancelLink(m, view.payment.cancelUrl)}`;
 }
 
 /** The page of a payment the payer can no longer act on, or wants the result of. */
@@ -152,9 +155,9 @@ export function statusContent(m: Messages, payment: Payment, merchant: Merchant,
   return frame(m.pendingTitle, m.pending, html`<p><a class="button" href="/payment/info/${payment.paymentId}">${m.payNow}</a></p>`);
 }
 
-export function failedAttemptContent(m: Messages, attempt: PaymentAttempt, payable: boolean): Html {
+export function failedAttemptContent(m: Messages, attempt: PaymentAttempt, payable: boolean, cancelUrl: string | null): Html {
   return html`<p class="error" role="alert">${attempt.failure ?? ''}</p>${
-    payable ? html`<p><a class="button" id="retry" href="/payment/simplified/${attempt.paymentId}">${m.tryAgain}</a></p>` : ''
+    payable ? html`<p><a class="button" id="retry" href="/payment/simplified/${attempt.paymentId}">${m.tryAgain}</a></p>${cancelLink(m, cancelUrl)}` : ''
   }`;
 }
 
@@ -162,8 +165,8 @@ export function noticeContent(text: string): Html {
   return html`<p class="notice">${text}</p>`;
 }
 
-export function expiredAttemptContent(m: Messages, attempt: PaymentAttempt, payable: boolean): Html {
-  return html`<p class="notice">${m.attemptExpired}</p>${payable ? html`<p><a class="button" href="/payment/simplified/${attempt.paymentId}">${m.tryAgain}</a></p>` : ''}`;
+export function expiredAttemptContent(m: Messages, attempt: PaymentAttempt, payable: boolean, cancelUrl: string | null): Html {
+  return html`<p class="notice">${m.attemptExpired}</p>${payable ? html`<p><a class="button" href="/payment/simplified/${attempt.paymentId}">${m.tryAgain}</a></p>${cancelLink(m, cancelUrl)}` : ''}`;
 }
 
 export function receiptContent(m: Messages, payment: Payment, merchant: Merchant): Html {

@@ -73,10 +73,10 @@ function sendAttemptOutcome(reply: FastifyReply, frame: PageFrame, status: numbe
   const { m } = frame;
   const { attempt, payment } = view;
   const payable = payerBlock(payment, now) === undefined;
-  if (attempt.state === 'failed') return sendPage(reply, frame, status, m.failedTitle, failedAttemptContent(m, attempt, payable));
+  if (attempt.state === 'failed') return sendPage(reply, frame, status, m.failedTitle, failedAttemptContent(m, attempt, payable, payment.cancelUrl));
   if (attempt.state === 'authorizing') return sendPage(reply, frame, status, m.processingTitle, noticeContent(notice ? `${notice} ${m.processing}` : m.processing));
   if ((attempt.state === 'started' || attempt.state === 'authenticated') && payable && !isAttemptOpen(attempt, now)) {
-    return sendPage(reply, frame, status, m.attemptExpiredTitle, expiredAttemptContent(m, attempt, true));
+    return sendPage(reply, frame, status, m.attemptExpiredTitle, expiredAttemptContent(m, attempt, true, payment.cancelUrl));
   }
   return sendStatus(reply, frame, status, view, now, notice);
 }
@@ -183,6 +183,7 @@ export function payerRoutes(app: FastifyInstance): void {
         return bankLogin(request, reply, 400, body, { rut: fields.has('rut') ? m.rutError : undefined, password: fields.has('password') ? m.passwordError : undefined });
       }
       if (kindOf(error) === 'forbidden') return bankLogin(request, reply, 403, body, { form: m.wrongPayer });
+      if (kindOf(error) === 'unavailable') return bankLogin(request, reply, 503, body, { form: m.bankUnavailable });
       if (kindOf(error) === 'state') return bankLogin(request, reply, 409, body, {});
       throw error;
     }
