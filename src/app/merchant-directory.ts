@@ -52,6 +52,12 @@ export class MerchantDirectory {
     feed.on(API_KEY_TOPIC, (hash) => this.#byKeyHash.delete(hash));
   }
 
+  /** The account of an API key if both are cached, without waiting: undefined says only "not cached". */
+  cachedByApiKey(apiKey: string): Merchant | undefined {
+    const receiverId = this.#byKeyHash.get(hashApiKey(apiKey));
+    return receiverId === undefined ? undefined : this.#byId.get(receiverId);
+  }
+
   async byApiKey(apiKey: string): Promise<Merchant | undefined> {
     const hash = hashApiKey(apiKey);
     let receiverId = this.#byKeyHash.get(hash);

@@ -2,11 +2,12 @@
 import { notFound } from '../domain/errors.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
-import { findPayment, findPaymentByToken } from '../store/payments.js';
+import { findPaymentByToken, findPaymentToRead } from '../store/payments.js';
 import type { AppContext } from './context.js';
 
-export async function getPayment(ctx: AppContext, merchant: Merchant, paymentId: string): Promise<Payment> {
-  const payment = await findPayment(ctx.db, merchant.receiverId, paymentId);
+/** The payment as it is now, to answer with (frozen: it may be shared with other requests). */
+export async function getPayment(ctx: AppContext, merchant: Merchant, paymentId: string): Promise<Readonly<Payment>> {
+  const payment = await findPaymentToRead(ctx.db, merchant.receiverId, paymentId);
   if (!payment) throw notFound('Payment');
   return payment;
 }

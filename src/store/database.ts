@@ -35,11 +35,17 @@ type Row = Record<string, unknown>;
  */
 class CachedStatement implements SqliteStatement {
   readonly reader: boolean;
+  /** It may change the database (SQLite's sqlite3_stmt_readonly says no): BEGIN and COMMIT do not. */
+  readonly #writes: boolean;
   readonly #rows: BetterSqlite3.Statement | undefined;
   readonly #makeRow: ((values: unknown[]) => Row) | undefined;
 
-  constructor(private readonly stmt: BetterSqlite3.Statement) {
+  constructor(
+    private readonly stmt: BetterSqlite3.Statement,
+    private readonly connection: StatementCache,
+  ) {
     this.reader = stmt.reader;
+    this.#writes = !stmt.readonly;
     if (stmt.reader) {
       const names = stmt.columns().map((c) => c.name);
       // Duplicate names (joins) keep better-sqlite3's own rule: the last column wins, as in a literal.
@@ -49,37 +55,88 @@ class CachedStatement implements SqliteStatement {
   }
 
   all(parameters: ReadonlyArray<unknown>): unknown[] {
+    if (this.#writes) this.connection.wrote();
     return (this.#rows!.all(...parameters) as unknown[][]).map(this.#makeRow!);
   }
 
   run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint } {
+    if (this.#writes) this.connection.wrote();
     return this.stmt.run(...parameters);
   }
 
   *iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
-    for (const values of this.#rows!.iterate(...parameters) as IterableIterator<unknown[]>) yield this.#makeRow!(values);
+    if (this.#writes) this.connection.wrote();
+    const end = this.connection.reading();
+    try {
+      for (const values of this.#rows!.iterate(...parameters) as IterableIterator<unknown[]>) yield this.#makeRow!(values);
+    } finally {
+      end();
+    }
   }
 }
 
-/** Prepared statements are reused: Kysely prepares on every query, which costs more than the query. */
+/**
+ * Prepared statements are reused: Kysely prepares on every query, which costs more than the query.
+ * It also keeps the connection's change mark (see `changeMark`).
+ */
 class StatementCache implements SqliteDatabase {
   readonly #statements = new Map<string, CachedStatement>();
+  readonly #dataVersion: BetterSqlite3.Statement;
+  #seenDataVersion: unknown;
+  #changes = 0;
+  #openCursors = 0;
 
-  constructor(readonly raw: BetterSqlite3.Database) {}
+  constructor(readonly raw: BetterSqlite3.Database) {
+    this.#dataVersion = raw.prepare('pragma data_version').pluck();
+  }
 
   prepare(sql: string): SqliteStatement {
     let stmt = this.#statements.get(sql);
     if (!stmt) {
       if (this.#statements.size >= 1000) this.#statements.clear();
-      stmt = new CachedStatement(this.raw.prepare(sql));
+      stmt = new CachedStatement(this.raw.prepare(sql), this);
       this.#statements.set(sql, stmt);
     }
     return stmt;
   }
 
+  /** A statement that may write runs on this connection (counted before it runs, committed or not). */
+  wrote(): void {
+    this.#changes++;
+  }
+
+  /** A cursor stays open until the returned function is called; the connection runs nothing else meanwhile. */
+  reading(): () => void {
+    this.#openCursors++;
+    return () => this.#openCursors--;
+  }
+
+  changeMark(): number | undefined {
+    if (this.raw.inTransaction || this.#openCursors > 0) return undefined;
+    const version = this.#dataVersion.get();
+    if (version !== this.#seenDataVersion) {
+      this.#seenDataVersion = version;
+      this.#changes++;
+    }
+    return this.#changes;
+  }
+
   close(): void {
     this.raw.close();
   }
+}
+
+const connections = new WeakMap<Kysely<DB>, StatementCache>();
+
+/**
+ * SQLite: a number that is the same on two calls only if no commit can have changed the database
+ * in between, whoever made it. SQLite's `PRAGMA data_version` moves with every commit of another
+ * connection (other processes: the CLI, workers) but not with this connection's own, so those are
+ * counted as their statements run. Undefined for PostgreSQL, for a transaction's handle, and while
+ * a transaction or a cursor is open on the connection (the pragma would run inside it).
+ */
+export function changeMark(db: Kysely<DB>): number | undefined {
+  return connections.get(db)?.changeMark();
 }
 
 /** `BEGIN IMMEDIATE` takes the write lock up front, so a transaction that reads and then writes never fails halfway when another process writes. */
@@ -110,7 +167,9 @@ function openSqlite(file: string, options: DatabaseOptions): Database {
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = ON');
   const checkpointer = options.walCheckpointer && file !== ':memory:' ? startCheckpointer(raw, file, options.log) : undefined;
-  const db = new Kysely<DB>({ dialect: new QuipuSqliteDialect({ database: new StatementCache(raw) }) });
+  const statements = new StatementCache(raw);
+  const db = new Kysely<DB>({ dialect: new QuipuSqliteDialect({ database: statements }) });
+  connections.set(db, statements);
   return {
     db,
     dialect: 'sqlite',

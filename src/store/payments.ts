@@ -1,8 +1,9 @@
 // Payment rows and their mapping to the domain's Payment.
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Payment } from '../domain/payment.js';
 import type { PaymentStatus, StatusDetail } from '../domain/payment-status.js';
-import { dialectOf } from './database.js';
+import { changeMark, dialectOf } from './database.js';
 import { GroupCommit } from './group-commit.js';
 import { prepare } from './prepared.js';
 import type { DB, PaymentRow, PaymentUpdate } from './schema.js';
@@ -152,6 +153,39 @@ export async function findPayment(db: Kysely<DB>, receiverId: number, paymentId:
     .$if(options.lock === true && dialectOf(db) === 'postgres', (q) => q.forUpdate())
     .executeTakeFirst();
   return row && toPayment(row);
+}
+
+interface ReadPayment {
+  mark: number;
+  payment: Readonly<Payment>;
+}
+
+// A few MB at most: payments read again are those being polled, recent ones.
+const READ_CACHE_SIZE = 4096;
+const readCaches = new WeakMap<Kysely<DB>, LRUCache<string, ReadPayment>>();
+
+/**
+ * findPayment's answer for callers that only read it: the payment is frozen and may be shared.
+ * On SQLite, a payment already read is answered from memory while the database's change mark
+ * (`changeMark`) is the one taken before that read, that is while no commit of this process or
+ * any other has happened since: a GET sees every committed change, as if it had read the row.
+ * Otherwise (PostgreSQL, inside a transaction) it is findPayment.
+ */
+export async function findPaymentToRead(db: Kysely<DB>, receiverId: number, paymentId: string): Promise<Readonly<Payment> | undefined> {
+  const mark = changeMark(db);
+  if (mark === undefined) return findPayment(db, receiverId, paymentId);
+  let cache = readCaches.get(db);
+  if (!cache) {
+    cache = new LRUCache({ max: READ_CACHE_SIZE });
+    readCaches.set(db, cache);
+  }
+  const read = cache.get(paymentId);
+  if (read?.mark === mark && read.payment.receiverId === receiverId) return read.payment;
+  // Taken before reading, the mark can only be older than the row: a commit in between makes the
+  // next request read again, never serve an older row.
+  const payment = await findPayment(db, receiverId, paymentId);
+  if (payment) cache.set(paymentId, { mark, payment: Object.freeze(payment) });
+  return payment;
 }
 
 export async function findPaymentByToken(db: Kysely<DB>, receiverId: number, token: string): Promise<Payment | undefined> {

@@ -126,12 +126,15 @@ describe('paying with DemoBank in a browser', () => {
     expect(form.get('api_version')).toBe('1.3');
     const token = form.get('notification_token')!;
     expect(token).toMatch(/^[0-9a-f]{64}$/);
-    // The merchant resolves the token as the official v2 clients do: a signed GET by token.
-    const v2 = v2Client('php', account, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/api/2.0`, prefix: '/api/2.0' });
+    // The merchant resolves the token as the official v2 clients do: GET /2.0/payments?notification_token=, signed.
+    const v2 = v2Client('php', account, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
     const resolved = await v2.request('GET', '/payments', { query: { notification_token: token } });
     expect(resolved.status).toBe(200);
     assertProviderSchema('payment-get-payment', resolved.body);
     expect(resolved.body).toMatchObject({ payment_id: created.payment_id, status: 'done', status_detail: 'normal', amount: 5000, notification_token: token });
+    // Reconciled, a v2 payment has the v3 shape exactly, conciliation_date included.
+    expect(resolved.body.conciliation_date).toEqual(expect.any(String));
+    expect(resolved.body).toEqual(await getPayment(created.payment_id));
   });
 
   it('shows the bank error for 99 99 99, leaves the payment pending, and a new attempt pays', async () => {

@@ -60,7 +60,9 @@ describe('payer pages without JavaScript', () => {
     await page.fill('#c3', '33');
     await page.click('#authorize');
     await page.waitForURL(shopUrl('/return'));
+    expect(await page.textContent('h1')).toBe('Back at the shop');
     expect(await statusOf(created.payment_id)).toBe('done/normal');
+    expect((await api().get(`/v3/payments/${created.payment_id}`)).body).toMatchObject({ bank_id: 'Bawdf', payer_email: 'payer@example.com', personal_identifier: '11.111.111-1', payment_method: 'simplified_transfer' });
   });
 
   it('decline and land on cancel_url', async () => {
@@ -68,6 +70,7 @@ describe('payer pages without JavaScript', () => {
     await page.goto(created.payment_url);
     await page.click('#decline');
     await page.waitForURL(shopUrl('/cancel'));
+    expect(await page.textContent('h1')).toBe('Back at the shop');
     expect(await statusOf(created.payment_id)).toBe('pending/rejected-by-payer');
   });
 

@@ -29,7 +29,10 @@ const statusOf = async (id: string, key = account.api_key) => {
   const { status, status_detail } = (await api(key).get(`/v3/payments/${id}`)).body;
   return `${status}/${status_detail}`;
 };
-const attemptIdOf = (bankPath: string) => bankPath.split('/').pop()!;
+const attemptIdOf = (bankPath: string) => bankPath.split('/')[3]!;
+const attemptStateOf = async (bankPath: string) => (await findAttempt(server.ctx.db, attemptIdOf(bankPath)))!.state;
+const creditsOf = (id: string) => server.ctx.db.selectFrom('bank_credits').select('status').where('reference', '=', id).execute();
+const PAY = { c1: '11', c2: '22', c3: '33' };
 
 describe('payment page', () => {
   it('escapes merchant values, sets a strict CSP, and speaks Spanish unless English is chosen', async () => {
@@ -142,7 +145,7 @@ describe('giving up', () => {
     const tab = await tabAtCoordinates(server.baseUrl, id);
     const failed = await tab.submit({ c1: '99', c2: '99', c3: '99' });
     expect(failed.status).toBe(303);
-    return {
+    const pages = {
       info: await session.get(`/payment/info/${id}`),
       simplified: await session.get(`/payment/simplified/${id}`),
       manual: await session.get(`/payment/manual/${id}`),
@@ -150,19 +153,22 @@ describe('giving up', () => {
       coordinates: tab.page,
       failedTransfer: await tab.session.get(failed.location!),
     };
+    return { id, pages };
   }
 
   it('offers the way back to cancel_url, escaped, on every page where the payer can still give up', async () => {
-    const pages = await pagesOnTheWay({ cancel_url: CANCEL });
+    const { id, pages } = await pagesOnTheWay({ cancel_url: CANCEL });
     expect(titleOf(pages.failedTransfer)).toBe('La transferencia no se realizó');
     for (const [name, page] of Object.entries(pages)) {
       expect(page.status, name).toBe(200);
-      expect(page.html, name).toContain(LINK);
+      expect(page.html, name).toContain(`${LINK}>Volver al comercio</a>`);
     }
+    const english = await new PayerSession(server.baseUrl).get(`/payment/simplified/${id}?lang=en`);
+    expect(english.html).toContain(`${LINK}>Back to the merchant</a>`);
   });
 
   it('offers none when the payment has no cancel_url', async () => {
-    const pages = await pagesOnTheWay({});
+    const { pages } = await pagesOnTheWay({});
     for (const [name, page] of Object.entries(pages)) {
       expect(page.status, name).toBe(200);
       expect(page.html, name).not.toContain('class="cancel"');
@@ -181,31 +187,88 @@ describe('forms', () => {
     expect(titleOf(missing)).toBe('Formulario no válido');
     const tampered = await session.post(`/payment/info/${id}/decline`, { _csrf: `${token.slice(0, -2)}xx` });
     expect(tampered.status).toBe(403);
+    expect(tampered.html).toContain('El formulario venció o no es válido.');
     // A token taken from another browser does not match this browser's secret cookie.
     const other = new PayerSession(server.baseUrl);
     await other.get(`/payment/info/${id}`);
-    expect((await other.post(`/payment/info/${id}/abuse`, { _csrf: token })).status).toBe(403);
+    const foreign = await other.post(`/payment/info/${id}/abuse`, { _csrf: token });
+    expect(foreign.status).toBe(403);
+    expect(titleOf(foreign)).toBe('Formulario no válido');
     expect(await statusOf(id)).toBe('pending/pending');
     // The genuine form still works.
     expect((await session.post(`/payment/info/${id}/decline`, { _csrf: token })).status).toBe(303);
     expect(await statusOf(id)).toBe('pending/rejected-by-payer');
   });
 
-  it('refuse a form older than PAYER_FORM_TTL_SECONDS', async () => {
-    const shortLived = await startTestServer({ PAYER_FORM_TTL_SECONDS: '1' });
+  it('refuse a forged token on the bank choice and the bank forms: no attempt, no login, no transfer', async () => {
+    const id = await createPayment();
+    const session = new PayerSession(server.baseUrl);
+    await session.get(`/payment/simplified/${id}`);
+    const before = await countRows(server.ctx.db, 'payment_attempts');
+    const start = await session.post(`/payment/simplified/${id}`, { bank_id: 'Bawdf', payer_email: 'a@b.cl' });
+    expect(start.status).toBe(403);
+    expect(titleOf(start)).toBe('Formulario no válido');
+    expect(await countRows(server.ctx.db, 'payment_attempts')).toBe(before);
+
+    const bankPath = await startDemoBankAttempt(session, id);
+    const login = await session.post(`${bankPath}/login`, { _csrf: 'forged', rut: '11.111.111-1', password: '1234' });
+    expect(login.status).toBe(403);
+    expect(titleOf(login)).toBe('Formulario no válido');
+    expect(await attemptStateOf(bankPath)).toBe('started');
+
+    const authorizePath = await loginToDemoBank(session, bankPath);
+    const form = await session.get(authorizePath);
+    const transfer = await session.post(authorizePath, { _csrf: `${csrfOf(form).slice(0, -2)}xx`, ...PAY });
+    expect(transfer.status).toBe(403);
+    expect(transfer.html).toContain('El formulario venció o no es válido.');
+    expect(await attemptStateOf(bankPath)).toBe('authenticated');
+    expect(await statusOf(id)).toBe('pending/pending');
+    expect(await creditsOf(id)).toEqual([]);
+  });
+
+  it('refuse a form older than PAYER_FORM_TTL_SECONDS, the coordinates too', async () => {
+    // Two seconds: the steps up to the coordinates each post their form well within that.
+    const shortLived = await startTestServer({ PAYER_FORM_TTL_SECONDS: '2' });
     try {
       const owner = await shortLived.account();
-      const created = await client(shortLived.baseUrl, owner.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Old form' });
+      const ownerApi = client(shortLived.baseUrl, owner.api_key);
+      const create = async () => (await ownerApi.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Old form' })).body.payment_id as string;
+      const [declined, toPay] = [await create(), await create()];
       const session = new PayerSession(shortLived.baseUrl);
-      const form = await session.get(`/payment/info/${created.body.payment_id}`);
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const expired = await session.post(`/payment/info/${created.body.payment_id}/decline`, { _csrf: csrfOf(form) });
+      const form = await session.get(`/payment/info/${declined}`);
+      const tab = await tabAtCoordinates(shortLived.baseUrl, toPay);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const expired = await session.post(`/payment/info/${declined}/decline`, { _csrf: csrfOf(form) });
       expect(expired.status).toBe(403);
       expect(expired.html).toContain('El formulario venció o no es válido.');
-      expect((await client(shortLived.baseUrl, owner.api_key).get(`/v3/payments/${created.body.payment_id}`)).body.status_detail).toBe('pending');
+      const lateTransfer = await tab.submit(PAY);
+      expect(lateTransfer.status).toBe(403);
+      expect(titleOf(lateTransfer)).toBe('Formulario no válido');
+      expect((await findAttempt(shortLived.ctx.db, attemptIdOf(tab.path)))!.state).toBe('authenticated');
+      for (const id of [declined, toPay]) expect((await ownerApi.get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'pending', status_detail: 'pending' });
     } finally {
       await shortLived.close();
     }
+  });
+
+  it('decline once on a double submit: the second answers with the payment declined, and nothing changes after', async () => {
+    const id = await createPayment({ cancel_url: 'https://shop.example/cancel' });
+    const session = new PayerSession(server.baseUrl);
+    const info = await session.get(`/payment/info/${id}`);
+    const [first, second] = await Promise.all([
+      session.post(`/payment/info/${id}/decline`, { _csrf: csrfOf(info) }),
+      session.post(`/payment/info/${id}/decline`, { _csrf: csrfOf(info) }),
+    ]);
+    expect([first.status, second.status].sort()).toEqual([303, 409]);
+    expect((first.status === 303 ? first : second).location).toBe('https://shop.example/cancel');
+    const refused = first.status === 409 ? first : second;
+    expect(titleOf(refused)).toBe('Cobro rechazado');
+    expect(await statusOf(id)).toBe('pending/rejected-by-payer');
+    // The other button of the same page cannot turn the refusal into a report.
+    const report = await session.post(`/payment/info/${id}/abuse`, { _csrf: csrfOf(info) });
+    expect(report.status).toBe(409);
+    expect(titleOf(report)).toBe('Cobro rechazado');
+    expect(await statusOf(id)).toBe('pending/rejected-by-payer');
   });
 });
 
@@ -223,7 +286,22 @@ describe('DemoBank login', () => {
     const wrongPassword = await session.post(`${bankPath}/login`, { _csrf: csrfOf(login), rut: '11.111.111-1', password: '4321' });
     expect(wrongPassword.status).toBe(400);
     expect(wrongPassword.html).toContain('El RUT o la clave no son correctos.');
-    expect((await findAttempt(server.ctx.db, attemptIdOf(bankPath)))!.state).toBe('started');
+    expect(await attemptStateOf(bankPath)).toBe('started');
+    expect(await statusOf(id)).toBe('pending/pending');
+  });
+
+  it('logs in once on a double submit: both requests land on the coordinates', async () => {
+    const id = await createPayment();
+    const session = new PayerSession(server.baseUrl);
+    const bankPath = await startDemoBankAttempt(session, id);
+    const login = await session.get(bankPath);
+    const fields = { _csrf: csrfOf(login), rut: '11.111.111-1', password: '1234' };
+    const replies = await Promise.all([session.post(`${bankPath}/login`, fields), session.post(`${bankPath}/login`, fields)]);
+    expect(replies.map((r) => [r.status, r.location])).toEqual([
+      [303, `${bankPath}/authorize`],
+      [303, `${bankPath}/authorize`],
+    ]);
+    expect(await attemptStateOf(bankPath)).toBe('authenticated');
     expect(await statusOf(id)).toBe('pending/pending');
   });
 
@@ -235,7 +313,8 @@ describe('DemoBank login', () => {
     const stranger = await session.post(`${bankPath}/login`, { _csrf: csrfOf(login), rut: '11.111.111-1', password: '1234' });
     expect(stranger.status).toBe(403);
     expect(stranger.html).toContain('Este cobro solo puede pagarlo la persona que indicó el comercio.');
-    expect((await findAttempt(server.ctx.db, attemptIdOf(bankPath)))!.state).toBe('started');
+    expect(await attemptStateOf(bankPath)).toBe('started');
+    expect(await statusOf(id)).toBe('pending/pending');
     expect(await loginToDemoBank(session, bankPath, '444444444')).toBe(`${bankPath}/authorize`);
   });
 });
@@ -249,6 +328,7 @@ describe('authorising the transfer', () => {
     const bad = await session.post(authorizePath, { _csrf: csrfOf(form), c1: '1', c2: 'ab', c3: '33' });
     expect(bad.status).toBe(400);
     expect(bad.html).toContain('Escribe los dos dígitos de cada coordenada.');
+    expect(await attemptStateOf(authorizePath)).toBe('authenticated');
     expect(await statusOf(id)).toBe('pending/pending');
   });
 
@@ -284,12 +364,48 @@ describe('authorising the transfer', () => {
     expect(titleOf(start)).toBe('Pago realizado');
     const decline = await session.post(`/payment/info/${id}/decline`, { _csrf: csrfOf(info) });
     expect(decline.status).toBe(409);
+    expect(titleOf(decline)).toBe('Pago realizado');
     expect(await countRows(server.ctx.db, 'payment_attempts')).toBe(before);
     expect(await statusOf(id)).toBe('done/marked-paid-by-receiver');
   });
 
-  it('ends an attempt after 3 hours on the developer clock; a new attempt may start', async () => {
+  it('refuses the bank login and the coordinates of a payment declined meanwhile in another tab', async () => {
     const id = await createPayment();
+    const session = new PayerSession(server.baseUrl);
+    const bankPath = await startDemoBankAttempt(session, id);
+    const login = await session.get(bankPath);
+    const tab = await tabAtCoordinates(server.baseUrl, id);
+    const info = await session.get(`/payment/info/${id}`);
+    expect((await session.post(`/payment/info/${id}/decline`, { _csrf: csrfOf(info) })).status).toBe(303);
+
+    const lateLogin = await session.post(`${bankPath}/login`, { _csrf: csrfOf(login), rut: '11.111.111-1', password: '1234' });
+    expect(lateLogin.status).toBe(409);
+    expect(titleOf(lateLogin)).toBe('Cobro rechazado');
+    expect(await attemptStateOf(bankPath)).toBe('started');
+    const lateTransfer = await tab.submit(PAY);
+    expect(lateTransfer.status).toBe(409);
+    expect(titleOf(lateTransfer)).toBe('Cobro rechazado');
+    expect(await attemptStateOf(tab.path)).toBe('authenticated');
+    expect(await statusOf(id)).toBe('pending/rejected-by-payer');
+    expect(await creditsOf(id)).toEqual([]);
+  });
+
+  it('refuses the coordinates of a payment that expired meanwhile', async () => {
+    const now = new Date((await api().get('/sandbox/clock')).body.now);
+    const id = await createPayment({ expires_date: new Date(now.getTime() + 3_600_000).toISOString() });
+    const tab = await tabAtCoordinates(server.baseUrl, id);
+    expect((await api().post('/sandbox/clock', { advance: '2h' })).status).toBe(200);
+    const late = await tab.submit(PAY);
+    expect(late.status).toBe(409);
+    expect(titleOf(late)).toBe('Cobro vencido');
+    expect(late.html).toContain('Este cobro venció y ya no se puede pagar.');
+    expect(await attemptStateOf(tab.path)).toBe('authenticated');
+    expect(await statusOf(id)).toBe('pending/pending');
+    expect(await creditsOf(id)).toEqual([]);
+  });
+
+  it('ends an attempt after 3 hours on the developer clock; a new attempt may start', async () => {
+    const id = await createPayment({ cancel_url: 'https://shop.example/cancel' });
     const session = new PayerSession(server.baseUrl);
     const bankPath = await startDemoBankAttempt(session, id);
     const login = await session.get(bankPath);
@@ -297,7 +413,9 @@ describe('authorising the transfer', () => {
     const late = await session.post(`${bankPath}/login`, { _csrf: csrfOf(login), rut: '11.111.111-1', password: '1234' });
     expect(late.status).toBe(409);
     expect(titleOf(late)).toBe('Intento vencido');
-    expect((await findAttempt(server.ctx.db, attemptIdOf(bankPath)))!.state).toBe('started');
+    expect(late.html).toContain(`id="retry" href="/payment/simplified/${id}"`);
+    expect(late.html).toContain('class="cancel" href="https://shop.example/cancel"');
+    expect(await attemptStateOf(bankPath)).toBe('started');
     expect(await statusOf(id)).toBe('pending/pending');
     const next = await startDemoBankAttempt(session, id);
     expect(next).not.toBe(bankPath);

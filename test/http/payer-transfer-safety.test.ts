@@ -23,6 +23,7 @@ afterEach(() => vi.restoreAllMocks());
 const api = () => client(server.baseUrl, account.api_key);
 const PAY = { c1: '11', c2: '22', c3: '33' };
 const LEAVE_UNCERTAIN = { c1: '12', c2: '34', c3: '56' };
+const FAIL = { c1: '99', c2: '99', c3: '99' };
 
 async function createPayment(fields: Record<string, unknown> = {}): Promise<string> {
   const created = await api().post('/v3/payments', { amount: 5000, currency: 'CLP', subject: 'Order', ...fields });
@@ -93,6 +94,30 @@ describe('two attempts of one payment', () => {
     expect(await statusOf(id)).toBe('done/normal');
     expect([await stateOf(first.path), await stateOf(second.path)]).toEqual(['failed', 'executed']);
     expect(await creditsOf(id)).toEqual([{ status: 'matched' }]);
+  });
+});
+
+describe('a double submit of the coordinates', () => {
+  it('reaches the bank once when it fails the transfer: the other request says it was already sent, and the payer may try again', async () => {
+    const id = await createPayment();
+    const tab = await tabAtCoordinates(id);
+    const transfer = vi.spyOn(demoBank, 'transfer');
+    const [first, second] = await Promise.all([tab.submit(FAIL), tab.submit(FAIL)]);
+    expect([first.status, second.status].sort()).toEqual([303, 409]);
+    const refused = first.status === 409 ? first : second;
+    expect(refused.html).toContain('Esta transferencia ya fue enviada; no se envió otra vez.');
+    expect(transfer).toHaveBeenCalledTimes(1);
+    expect(await stateOf(tab.path)).toBe('failed');
+    expect(await statusOf(id)).toBe('pending/pending');
+    expect(await creditsOf(id)).toEqual([]);
+
+    const again = await tab.submit(FAIL);
+    expect(again.status).toBe(409);
+    expect(titleOf(again)).toBe('La transferencia no se realizó');
+    expect(again.html).toContain('Esta transferencia ya fue enviada; no se envió otra vez.');
+    expect(again.html).toContain('Error ejecutando transferencia');
+    expect(again.html).toContain(`id="retry" href="/payment/simplified/${id}"`);
+    expect(transfer).toHaveBeenCalledTimes(1);
   });
 });
 

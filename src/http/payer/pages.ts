@@ -30,8 +30,16 @@ ${payment.body ? html`<dt>${m.details}</dt><dd class="body">${payment.body}</dd>
 </dl>`;
 }
 
+/** The way back to the merchant's site, when the merchant gave one. */
+const merchantLink = (m: Messages, url: string | null, className: 'cancel' | 'button') => (url ? html`<p><a class="${className}" href="${url}">${m.backToMerchant}</a></p>` : '');
 /** Every page where the payer can still give up offers the way back to the merchant's cancel_url. */
-const cancelLink = (m: Messages, cancelUrl: string | null) => (cancelUrl ? html`<p><a class="cancel" href="${cancelUrl}">${m.backToMerchant}</a></p>` : '');
+const cancelLink = (m: Messages, cancelUrl: string | null) => merchantLink(m, cancelUrl, 'cancel');
+/** When simplified transfer cannot pay, the normal transfer still can. */
+const manualFallback = (m: Messages, payment: Payment) =>
+  html`<p><a class="button" href="/payment/manual/${payment.paymentId}">${m.payByManual}</a></p>${cancelLink(m, payment.cancelUrl)}`;
+/** After an attempt that did not pay, while the payment is still payable: another attempt, or giving up. */
+const retryLinks = (m: Messages, attempt: PaymentAttempt, cancelUrl: string | null) =>
+  html`<p><a class="button" id="retry" href="/payment/simplified/${attempt.paymentId}">${m.tryAgain}</a></p>${cancelLink(m, cancelUrl)}`;
 
 export function infoPage(view: PaymentView, methods: readonly PaymentMethodInfo[]): Html {
   const { m, payment, merchant } = view;
@@ -60,7 +68,7 @@ export function simplifiedPage(view: PaymentView, banks: readonly BankOption[], 
   const chosen = values.bankId ?? (usable.length === 1 ? usable[0]!.bank.bankId : undefined);
   const refusal = (option: BankOption) =>
     option.refusal === 'min-amount' ? m.minimumAmount(formatMoney(option.bank.minAmount, option.bank.currency, m)) : option.refusal === 'currency' ? m.otherCurrency : '';
-  if (usable.length === 0) return html`${summary(m, payment, merchant)}<p class="notice">${m.noBanks}</p><p><a class="button" href="/payment/manual/${payment.paymentId}">${m.payByManual}</a></p>${cancelLink(m, payment.cancelUrl)}`;
+  if (usable.length === 0) return html`${summary(m, payment, merchant)}<p class="notice">${m.noBanks}</p>${manualFallback(m, payment)}`;
   return html`${summary(m, payment, merchant)}
 <form method="post" action="/payment/simplified/${payment.paymentId}">
 ${csrfField(view.csrf)}
@@ -94,7 +102,7 @@ ${cancelLink(m, payment.cancelUrl)}`;
 }
 
 export function noConnectorPage(view: Omit<PaymentView, 'csrf'>, bankName: string): Html {
-  return html`<p class="notice">${view.m.noConnector(bankName)}</p><p><a class="button" href="/payment/manual/${view.payment.paymentId}">${view.m.payByManual}</a></p>${cancelLink(view.m, view.payment.cancelUrl)}`;
+  return html`<p class="notice">${view.m.noConnector(bankName)}</p>${manualFallback(view.m, view.payment)}`;
 }
 
 export interface AttemptView extends PaymentView {
@@ -140,9 +148,9 @@ ${cancelLink(m, view.payment.cancelUrl)}`;
 export function statusContent(m: Messages, payment: Payment, merchant: Merchant, now: Date, notice?: string): { title: string; body: Html } {
   const frame = (title: string, text: string, extra: Html | string = '') => ({
     title,
-    body: html`${notice ? html`<p class="notice">${notice}</p>` : ''}<p class="status" data-status="${payment.status}" data-status-detail="${payment.statusDetail}">${text}</p>${extra}${summary(m, payment, merchant)}`,
+    body: html`${notice ? noticeContent(notice) : ''}<p class="status" data-status="${payment.status}" data-status-detail="${payment.statusDetail}">${text}</p>${extra}${summary(m, payment, merchant)}`,
   });
-  const back = (url: string | null) => (url ? html`<p><a class="button" href="${url}">${m.backToMerchant}</a></p>` : '');
+  const back = (url: string | null) => merchantLink(m, url, 'button');
   if (payment.status === 'done') {
     if (payment.statusDetail === 'marked-paid-by-receiver') return frame(m.paidTitle, m.markedPaid, back(payment.returnUrl));
     const receipt = payment.receiptUrl ? html`<p><a id="receipt" href="/payment/receipt/${payment.paymentId}">${m.receiptLink}</a></p>` : '';
@@ -155,18 +163,17 @@ export function statusContent(m: Messages, payment: Payment, merchant: Merchant,
   return frame(m.pendingTitle, m.pending, html`<p><a class="button" href="/payment/info/${payment.paymentId}">${m.payNow}</a></p>`);
 }
 
-export function failedAttemptContent(m: Messages, attempt: PaymentAttempt, payable: boolean, cancelUrl: string | null): Html {
-  return html`<p class="error" role="alert">${attempt.failure ?? ''}</p>${
-    payable ? html`<p><a class="button" id="retry" href="/payment/simplified/${attempt.paymentId}">${m.tryAgain}</a></p>${cancelLink(m, cancelUrl)}` : ''
-  }`;
+export function failedAttemptContent(m: Messages, attempt: PaymentAttempt, payable: boolean, cancelUrl: string | null, notice?: string): Html {
+  return html`${notice ? noticeContent(notice) : ''}<p class="error" role="alert">${attempt.failure ?? ''}</p>${payable ? retryLinks(m, attempt, cancelUrl) : ''}`;
 }
 
 export function noticeContent(text: string): Html {
   return html`<p class="notice">${text}</p>`;
 }
 
-export function expiredAttemptContent(m: Messages, attempt: PaymentAttempt, payable: boolean, cancelUrl: string | null): Html {
-  return html`<p class="notice">${m.attemptExpired}</p>${payable ? html`<p><a class="button" href="/payment/simplified/${attempt.paymentId}">${m.tryAgain}</a></p>${cancelLink(m, cancelUrl)}` : ''}`;
+/** Shown only while the payment is payable: a payment that is not says so on its status page instead. */
+export function expiredAttemptContent(m: Messages, attempt: PaymentAttempt, cancelUrl: string | null): Html {
+  return html`<p class="notice">${m.attemptExpired}</p>${retryLinks(m, attempt, cancelUrl)}`;
 }
 
 export function receiptContent(m: Messages, payment: Payment, merchant: Merchant): Html {

@@ -73,10 +73,10 @@ function sendAttemptOutcome(reply: FastifyReply, frame: PageFrame, status: numbe
   const { m } = frame;
   const { attempt, payment } = view;
   const payable = payerBlock(payment, now) === undefined;
-  if (attempt.state === 'failed') return sendPage(reply, frame, status, m.failedTitle, failedAttemptContent(m, attempt, payable, payment.cancelUrl));
+  if (attempt.state === 'failed') return sendPage(reply, frame, status, m.failedTitle, failedAttemptContent(m, attempt, payable, payment.cancelUrl, notice));
   if (attempt.state === 'authorizing') return sendPage(reply, frame, status, m.processingTitle, noticeContent(notice ? `${notice} ${m.processing}` : m.processing));
   if ((attempt.state === 'started' || attempt.state === 'authenticated') && payable && !isAttemptOpen(attempt, now)) {
-    return sendPage(reply, frame, status, m.attemptExpiredTitle, expiredAttemptContent(m, attempt, true, payment.cancelUrl));
+    return sendPage(reply, frame, status, m.attemptExpiredTitle, expiredAttemptContent(m, attempt, payment.cancelUrl));
   }
   return sendStatus(reply, frame, status, view, now, notice);
 }

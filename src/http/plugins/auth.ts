@@ -1,7 +1,7 @@
 // Authentication of the merchant APIs. A request carries exactly one credential: the account's
 // API key in x-api-key, or a bearer token in Authorization (never both: the contract forbids it).
 // It runs before the body is read, so an unauthenticated request costs almost nothing.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { DomainError, fieldError } from '../../domain/errors.js';
 import type { Merchant } from '../../domain/merchant.js';
 
@@ -24,8 +24,10 @@ function bearerToken(request: FastifyRequest): string | undefined {
   return match ? match[1] : undefined;
 }
 
-/** Resolves the request's credential to an account, or fails with 400/401. */
-export async function resolveMerchant(request: FastifyRequest, reply: FastifyReply): Promise<Merchant> {
+type Credential = { apiKey: string } | { bearer: string | undefined };
+
+/** The one credential the request carries, or a 400/401 for none, both, or a retired API key. */
+function credentialOf(request: FastifyRequest, reply: FastifyReply): Credential {
   const apiKey = request.headers['x-api-key'];
   const hasBearer = /^Bearer\b/i.test(request.headers.authorization ?? '');
   if (apiKey !== undefined && hasBearer) {
@@ -36,20 +38,50 @@ export async function resolveMerchant(request: FastifyRequest, reply: FastifyRep
   if (apiKey !== undefined && request.ctx.config.apiKeysRetired) {
     throw unauthenticated(reply, { message: 'API keys are retired on this server: authenticate with Authorization: Bearer <access token> from POST /oauth2/token' });
   }
-  if (typeof apiKey === 'string' && apiKey !== '') {
-    const merchant = await request.ctx.merchants.byApiKey(apiKey);
+  if (typeof apiKey === 'string' && apiKey !== '') return { apiKey };
+  if (hasBearer) return { bearer: bearerToken(request) };
+  throw unauthenticated(reply);
+}
+
+async function merchantOf(request: FastifyRequest, reply: FastifyReply, credential: Credential): Promise<Merchant> {
+  if ('apiKey' in credential) {
+    const merchant = await request.ctx.merchants.byApiKey(credential.apiKey);
     if (merchant) return merchant;
     throw unauthenticated(reply);
   }
-  if (hasBearer) {
-    const token = bearerToken(request);
-    const merchant = token ? await request.ctx.verifyBearer?.(token) : undefined;
-    if (merchant) return merchant;
-    throw unauthenticated(reply, { tokenSent: true });
-  }
-  throw unauthenticated(reply);
+  const merchant = credential.bearer ? await request.ctx.verifyBearer?.(credential.bearer) : undefined;
+  if (merchant) return merchant;
+  throw unauthenticated(reply, { tokenSent: true });
+}
+
+/** Resolves the request's credential to an account, or fails with 400/401. */
+export async function resolveMerchant(request: FastifyRequest, reply: FastifyReply): Promise<Merchant> {
+  return merchantOf(request, reply, credentialOf(request, reply));
 }
 
 export async function requireMerchant(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   request.merchant = await resolveMerchant(request, reply);
+}
+
+/**
+ * requireMerchant as an onRequest hook in callback form. Nearly every request carries an API key
+ * whose account is cached: that one is resolved at once, without a promise or a turn of the
+ * microtask queue; any other waits for resolveMerchant.
+ */
+export function authenticate(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  let credential: Credential;
+  try {
+    credential = credentialOf(request, reply);
+  } catch (error) {
+    return done(error as Error);
+  }
+  const cached = 'apiKey' in credential ? request.ctx.merchants.cachedByApiKey(credential.apiKey) : undefined;
+  if (cached) {
+    request.merchant = cached;
+    return done();
+  }
+  merchantOf(request, reply, credential).then((merchant) => {
+    request.merchant = merchant;
+    done();
+  }, done);
 }

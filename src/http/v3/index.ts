@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { dropEmptyFields } from '../body-normalizer.js';
 import { errorHandler, V3_STATUS } from '../errors.js';
-import { requireMerchant } from '../plugins/auth.js';
+import { authenticate } from '../plugins/auth.js';
 import { ErrorBody } from '../schemas.js';
 import { v3CatalogueRoutes } from './catalogue.js';
 import { v3PaymentRoutes } from './payments.js';
@@ -13,8 +13,12 @@ export async function v3Api(app: FastifyInstance): Promise<void> {
   app.setErrorHandler(errorHandler(V3_STATUS));
   // Every operation's error responses refer to it (v3Responses).
   app.addSchema(ErrorBody);
-  app.addHook('onRequest', requireMerchant);
-  app.addHook('preValidation', dropEmptyFields);
+  app.addHook('onRequest', authenticate);
+  // Only the POST operations read a body, so only their routes get the hook: the GET and DELETE
+  // operations are spared a step that would have nothing to do.
+  app.addHook('onRoute', (route) => {
+    if (route.method === 'POST') route.preValidation = [dropEmptyFields, ...[route.preValidation ?? []].flat()];
+  });
   await app.register(v3PaymentRoutes);
   await app.register(v3CatalogueRoutes);
   await app.register(v3ReceiverRoutes);

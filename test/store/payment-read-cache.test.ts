@@ -1,0 +1,79 @@
+// findPaymentToRead, what GET /v3/payments/{id} reads with: on SQLite a payment read again is
+// answered from memory, but only while no commit has happened since, from this process or another
+// connection (another process: the CLI, a worker). Every read must see every committed change.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPayment } from '../../src/app/create-payment.js';
+import { deletePayment } from '../../src/app/delete-payment.js';
+import { openDatabase } from '../../src/store/database.js';
+import { findPaymentToRead } from '../../src/store/payments.js';
+import { inTransaction } from '../../src/store/transaction.js';
+import { testDatabaseKind } from '../helpers/database.js';
+import { payByTransfer } from '../helpers/payments.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let account: TestAccount;
+beforeAll(async () => {
+  server = await startTestServer();
+  account = await server.account();
+});
+afterAll(async () => server?.close());
+
+const newPayment = async () => (await createPayment(server.ctx, account.merchant, 'v3', { amount: 1000, currency: 'CLP', subject: 'Read cache' }, [])).paymentId;
+const read = (paymentId: string, receiverId = account.receiver_id) => findPaymentToRead(server.ctx.db, receiverId, paymentId);
+
+describe('findPaymentToRead', () => {
+  it.runIf(testDatabaseKind() === 'sqlite')('answers a payment read again, unchanged, from memory', async () => {
+    const id = await newPayment();
+    const first = await read(id);
+    expect(first).toMatchObject({ paymentId: id, status: 'pending' });
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(await read(id)).toBe(first);
+  });
+
+  it("sees this process's commits", async () => {
+    const id = await newPayment();
+    expect((await read(id))?.status).toBe('pending');
+    await payByTransfer(server.ctx, account.merchant, id);
+    expect(await read(id)).toMatchObject({ status: 'done', bankId: 'Bawdf' });
+    const deleted = await newPayment();
+    expect(await read(deleted)).toBeDefined();
+    await deletePayment(server.ctx, account.merchant, deleted);
+    expect(await read(deleted)).toBeUndefined();
+  });
+
+  it('sees commits of another connection, as another process makes them', async () => {
+    const id = await newPayment();
+    expect((await read(id))?.subject).toBe('Read cache');
+    const other = openDatabase(server.database.url);
+    try {
+      await other.db.updateTable('payments').set({ subject: 'Changed elsewhere' }).where('payment_id', '=', id).execute();
+      expect((await read(id))?.subject).toBe('Changed elsewhere');
+      await other.db.updateTable('payments').set({ subject: 'Changed again' }).where('payment_id', '=', id).execute();
+      expect((await read(id))?.subject).toBe('Changed again');
+    } finally {
+      await other.close();
+    }
+  });
+
+  // SQLite has one connection per process: a read meanwhile would see the transaction's work.
+  it.runIf(testDatabaseKind() === 'sqlite')('waits for a transaction open on the connection and answers with what it committed', async () => {
+    const id = await newPayment();
+    expect((await read(id))?.subject).toBe('Read cache');
+    let reading: Promise<unknown> | undefined;
+    await inTransaction(server.ctx.db, async (trx) => {
+      await trx.updateTable('payments').set({ subject: 'Committed' }).where('payment_id', '=', id).execute();
+      reading = read(id);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    });
+    expect(await reading).toMatchObject({ subject: 'Committed' });
+    expect((await read(id))?.subject).toBe('Committed');
+  });
+
+  it("does not answer with another account's payment it holds", async () => {
+    const id = await newPayment();
+    expect(await read(id)).toBeDefined();
+    const other = await server.account();
+    expect(await read(id, other.receiver_id)).toBeUndefined();
+  });
+});
