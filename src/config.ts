@@ -1,6 +1,9 @@
 // Every setting of Quipu, its default and the environment variable that overrides it.
 // `docs/configuration.md` lists the same table for operators; keep the two in step.
 import path from 'node:path';
+import { findBank } from './domain/banks.js';
+import { ACCOUNT_TYPES, type CollectionAccount, DEMO_COLLECTION_ACCOUNT } from './domain/collection-account.js';
+import { formatRut, parseRut } from './domain/rut.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -27,7 +30,7 @@ export interface Config {
   dbPoolSize: number;
   /** CREDENTIAL_CACHE_SIZE: API keys, accounts, verified bearer tokens and their revocation state kept in memory per process (each). */
   credentialCacheSize: number;
-  /** INVALIDATION_POLL_MS: how often a process reads the shared invalidation feed and clock (50–1000). */
+  /** INVALIDATION_POLL_MS: how often a process reads the shared invalidation feed and clock (50–800). */
   invalidationPollMs: number;
   /** IDEMPOTENCY_TTL_HOURS: how long an Idempotency-Key and its stored answer are kept. */
   idempotencyTtlHours: number;
@@ -35,12 +38,14 @@ export interface Config {
   idempotencyLockSeconds: number;
   /** PAYMENT_DEFAULT_TTL_HOURS: expiry of a payment created without expires_date. */
   paymentDefaultTtlHours: number;
-  /** DEMO_ACCOUNT: create a developer-mode demo account on first start with an empty database. */
+  /** DEMO_ACCOUNT: create a developer-mode demo account on first start with an empty database (default: the SANDBOX value). */
   demoAccount: boolean;
   /** RUN_WORKER: run the notification delivery worker inside `quipu serve` (turn off when workers run as `quipu worker`). */
   runWorker: boolean;
   /** DELIVERY_CONCURRENCY: notification requests in flight at once per worker process. */
   deliveryConcurrency: number;
+  /** DELIVERY_CONCURRENCY_PER_DESTINATION: of those, at most this many to one receiver origin (default: a quarter of DELIVERY_CONCURRENCY). */
+  deliveryConcurrencyPerDestination: number;
   /** DELIVERY_TIMEOUT_MS: a notification request that has not answered by then is a failed attempt. */
   deliveryTimeoutMs: number;
   /** DELIVERY_LEASE_MS: how long a worker holds the notifications it claimed (at least twice DELIVERY_TIMEOUT_MS); a dead worker's claims come back after it. */
@@ -59,6 +64,8 @@ export interface Config {
   payerFormTtlSeconds: number;
   /** API_KEYS_RETIRED: the contract's announced retirement of API keys: x-api-key is refused everywhere (401) and only OAuth bearer tokens authenticate. */
   apiKeysRetired: boolean;
+  /** COLLECTION_BANK_ID, COLLECTION_ACCOUNT_TYPE, COLLECTION_ACCOUNT_NUMBER, COLLECTION_HOLDER_NAME, COLLECTION_HOLDER_RUT: the bank account payers transfer to (all five, or none for DemoBank's). */
+  collectionAccount: CollectionAccount;
 }
 
 type Env = Record<string, string | undefined>;
@@ -98,7 +105,9 @@ function baseUrl(raw: string): string {
     throw new ConfigError(`PUBLIC_BASE_URL must be an absolute URL, got "${raw}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('PUBLIC_BASE_URL must use http or https');
-  return raw.replace(/\/+$/, '');
+  // One spelling of the URL, which v2 signatures are checked against: the host in lower case and
+  // no default port (what origin writes), and the path without a trailing slash.
+  return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
 function databaseUrl(raw: string): string {
@@ -110,6 +119,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const dataDir = path.resolve(env.DATA_DIR || './data');
+  const sandbox = flag(env, 'SANDBOX', true);
   return {
     port,
     host,
@@ -122,19 +132,27 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'normal', ['normal', 'full'] as const),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 500),
     credentialCacheSize: integer(env, 'CREDENTIAL_CACHE_SIZE', 10_000, 1, 10_000_000),
-    // At most a second: a revocation must stop the token in every process within one second.
-    invalidationPollMs: integer(env, 'INVALIDATION_POLL_MS', 500, 50, 1_000),
+    // A revocation must stop the token in every process within one second: the interval plus the
+    // time of one read of the feed, so at most 800 ms leaves a read 200 ms.
+    invalidationPollMs: integer(env, 'INVALIDATION_POLL_MS', 500, 50, 800),
     idempotencyTtlHours: integer(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365),
     idempotencyLockSeconds: integer(env, 'IDEMPOTENCY_LOCK_SECONDS', 60, 1, 3600),
     paymentDefaultTtlHours: integer(env, 'PAYMENT_DEFAULT_TTL_HOURS', 24, 1, 24 * 365),
-    demoAccount: flag(env, 'DEMO_ACCOUNT', true),
+    // A production installation (SANDBOX=false) gets no demo account unless asked for one.
+    demoAccount: flag(env, 'DEMO_ACCOUNT', sandbox),
     ...delivery(env),
-    sandbox: flag(env, 'SANDBOX', true),
+    sandbox,
     operatorToken: env.OPERATOR_TOKEN || undefined,
     bankTimeoutMs: integer(env, 'BANK_TIMEOUT_MS', 30_000, 100, 300_000),
     payerFormTtlSeconds: integer(env, 'PAYER_FORM_TTL_SECONDS', 3 * 3600, 1, 7 * 24 * 3600),
     apiKeysRetired: flag(env, 'API_KEYS_RETIRED', false),
+    collectionAccount: collectionAccount(env),
   };
+}
+
+/** One slow receiver may hold at most a quarter of a worker's requests: the rest keep serving the others. */
+export function defaultConcurrencyPerDestination(concurrency: number): number {
+  return Math.max(1, Math.floor(concurrency / 4));
 }
 
 function delivery(env: Env) {
@@ -143,12 +161,35 @@ function delivery(env: Env) {
   // A lease covers a request and its wait for a free slot; a shorter one would hand an attempt
   // still in flight to another worker.
   if (deliveryLeaseMs < 2 * deliveryTimeoutMs) throw new ConfigError('DELIVERY_LEASE_MS must be at least twice DELIVERY_TIMEOUT_MS');
+  const deliveryConcurrency = integer(env, 'DELIVERY_CONCURRENCY', 64, 1, 10_000);
   return {
     runWorker: flag(env, 'RUN_WORKER', true),
-    deliveryConcurrency: integer(env, 'DELIVERY_CONCURRENCY', 64, 1, 10_000),
+    deliveryConcurrency,
+    deliveryConcurrencyPerDestination: integer(env, 'DELIVERY_CONCURRENCY_PER_DESTINATION', defaultConcurrencyPerDestination(deliveryConcurrency), 1, deliveryConcurrency),
     deliveryTimeoutMs,
     deliveryLeaseMs,
     deliveryPollMs: integer(env, 'DELIVERY_POLL_MS', 250, 10, 60_000),
     deliveryBatchSize: integer(env, 'DELIVERY_BATCH_SIZE', 200, 1, 5_000),
+  };
+}
+
+const COLLECTION_SETTINGS = ['COLLECTION_BANK_ID', 'COLLECTION_ACCOUNT_TYPE', 'COLLECTION_ACCOUNT_NUMBER', 'COLLECTION_HOLDER_NAME', 'COLLECTION_HOLDER_RUT'] as const;
+
+/** All five settings or none: DemoBank's bank with a real account number would send payers' money nowhere. */
+function collectionAccount(env: Env): CollectionAccount {
+  const given = COLLECTION_SETTINGS.filter((name) => env[name]);
+  if (given.length === 0) return DEMO_COLLECTION_ACCOUNT;
+  const missing = COLLECTION_SETTINGS.filter((name) => !env[name]);
+  if (missing.length > 0) throw new ConfigError(`${given.join(', ')} set without ${missing.join(', ')}: the collection account needs all five`);
+  const bankId = env.COLLECTION_BANK_ID!;
+  if (!findBank(bankId, true)) throw new ConfigError(`COLLECTION_BANK_ID must be a bank_id of the catalogue, got "${bankId}"`);
+  const rut = parseRut(env.COLLECTION_HOLDER_RUT!);
+  if (!rut) throw new ConfigError(`COLLECTION_HOLDER_RUT must be a valid RUT, got "${env.COLLECTION_HOLDER_RUT}"`);
+  return {
+    bankId,
+    accountType: oneOf(env, 'COLLECTION_ACCOUNT_TYPE', 'cuenta_corriente', ACCOUNT_TYPES),
+    number: env.COLLECTION_ACCOUNT_NUMBER!.trim(),
+    holderName: env.COLLECTION_HOLDER_NAME!.trim(),
+    holderRut: formatRut(rut),
   };
 }

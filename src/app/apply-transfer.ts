@@ -1,7 +1,8 @@
 // What a bank's answer to a transfer does, in one transaction: the attempt moves (compare-and-set,
 // so a bank answer is applied once), the payment moves through the transition table, and an
 // executed transfer's credit goes through reconciliation like any credit an operator reports.
-import type { TransferOrder, TransferResult } from '../bank/connector.js';
+import type { BankCall, TransferOrder, TransferResult } from '../bank/connector.js';
+import type { CollectionAccount } from '../domain/collection-account.js';
 import { stateError } from '../domain/errors.js';
 import type { Payment } from '../domain/payment.js';
 import type { AttemptState, PaymentAttempt } from '../domain/payment-attempt.js';
@@ -13,16 +14,22 @@ import { changePayment } from './change-payment.js';
 import { type AppContext, withDb } from './context.js';
 import { recordCredits } from './record-credits.js';
 
-export function transferOrder(attempt: PaymentAttempt, payment: Payment): TransferOrder {
+export function transferOrder(attempt: PaymentAttempt, payment: Payment, destination: CollectionAccount): TransferOrder {
   return {
     orderId: attempt.attemptId,
     reference: payment.paymentId,
     account: payment.collectAccountUuid,
+    destination,
     amount: payment.amount,
     currency: payment.currency,
     payer: { personalIdentifier: attempt.personalIdentifier!, accountNumber: attempt.accountNumber!, holderName: attempt.payerName! },
     payerEmail: attempt.payerEmail,
   };
+}
+
+/** What a connector is lent for a call to its bank. */
+export function bankCall(ctx: AppContext): BankCall {
+  return { now: ctx.clock.now(), db: ctx.db };
 }
 
 const ATTEMPT_AFTER: Record<TransferResult['status'], AttemptState> = { executed: 'executed', failed: 'failed', uncertain: 'uncertain' };

@@ -2,14 +2,17 @@
 // refuses, and the client gets the code (or the error) at its redirect_uri. Each step moves the
 // flow on only from the status it read, so a double submission changes nothing twice. Every step
 // has FLOW_STEP_TIMEOUT_MS on the developer clock: a user who never signs in ends in A003, one who
-// never answers the consent page in E001.
+// never answers the consent page in E001. Each step first checks that it comes from the browser that
+// started the flow (its secret, see start-authorization.ts): any other browser is refused and the
+// flow does not change, so one who learnt the flow's address can neither see the signed-in user
+// nor consent in their place.
 import type { PayerCredentials } from '../bank/connector.js';
 import { connectorFor } from '../bank/registry.js';
 import { notFound } from '../domain/errors.js';
 import { newUuid } from '../domain/ids.js';
 import { type FlowError, flowError, flowErrorParams } from '../domain/oauth-errors.js';
 import { signInFailureError, simulatedInstitutionFault } from '../domain/oauth-institution.js';
-import { authorizationCodeHash, CODE_LIFETIME_MS, FLOW_STEP_TIMEOUT_MS } from '../domain/oauth-tokens.js';
+import { CODE_LIFETIME_MS, FLOW_STEP_TIMEOUT_MS, flowSecretHash } from '../domain/oauth-tokens.js';
 import { advanceAuthorization, findAuthorization, upsertConsent } from '../store/oauth-authorizations.js';
 import type { OAuthAuthorizationRow } from '../store/schema.js';
 import { inTransaction } from '../store/transaction.js';
@@ -36,13 +39,23 @@ export interface Delivery {
   custom: string | null;
 }
 
-export type FlowAnswer = { kind: 'page'; page: FlowPage } | { kind: 'deliver'; delivery: Delivery } | { kind: 'finished'; redirectUri: string };
+export type FlowAnswer = { kind: 'page'; page: FlowPage } | { kind: 'deliver'; delivery: Delivery } | { kind: 'finished'; redirectUri: string } | { kind: 'other-browser' };
 
-async function load(ctx: AppContext, authorizationId: string): Promise<OAuthAuthorizationRow> {
+/** The flow's secret as the browser presents it (undefined when it sent none). */
+export type BrowserSecret = string | undefined;
+
+function startedIn(row: OAuthAuthorizationRow, browser: BrowserSecret): boolean {
+  return browser !== undefined && row.browser_hash !== null && flowSecretHash(browser) === row.browser_hash;
+}
+
+/** The flow, when `browser` is the one that started it. */
+async function load(ctx: AppContext, authorizationId: string, browser: BrowserSecret): Promise<OAuthAuthorizationRow | 'other-browser'> {
   const row = await findAuthorization(ctx.db, authorizationId);
   if (!row) throw notFound('Authorization');
-  return row;
+  return startedIn(row, browser) ? row : 'other-browser';
 }
+
+const OTHER_BROWSER: FlowAnswer = { kind: 'other-browser' };
 
 async function page(ctx: AppContext, row: OAuthAuthorizationRow): Promise<FlowAnswer> {
   const client = await ctx.merchants.byReceiverId(row.receiver_id);
@@ -83,17 +96,19 @@ const TIMEOUTS = {
 };
 
 /** The page of the flow's current step, or its end. */
-export async function showFlow(ctx: AppContext, authorizationId: string): Promise<FlowAnswer> {
-  const row = await load(ctx, authorizationId);
+export async function showFlow(ctx: AppContext, authorizationId: string, browser: BrowserSecret): Promise<FlowAnswer> {
+  const row = await load(ctx, authorizationId, browser);
+  if (row === 'other-browser') return OTHER_BROWSER;
   if (row.status !== 'login' && row.status !== 'consent') return finished(row);
   if (timedOut(ctx, row)) return failFlow(ctx, row, TIMEOUTS[row.status]);
   return page(ctx, row);
 }
 
 /** The user's credentials at the institution, checked by its bank connector. */
-export async function signIn(ctx: AppContext, authorizationId: string, credentials: PayerCredentials): Promise<FlowAnswer> {
-  const row = await load(ctx, authorizationId);
-  if (row.status === 'consent') return showFlow(ctx, authorizationId);
+export async function signIn(ctx: AppContext, authorizationId: string, browser: BrowserSecret, credentials: PayerCredentials): Promise<FlowAnswer> {
+  const row = await load(ctx, authorizationId, browser);
+  if (row === 'other-browser') return OTHER_BROWSER;
+  if (row.status === 'consent') return showFlow(ctx, authorizationId, browser);
   if (row.status !== 'login') return finished(row);
   if (timedOut(ctx, row)) return failFlow(ctx, row, TIMEOUTS.login);
   const fault = simulatedInstitutionFault(row.institution_id, credentials.password);
@@ -109,12 +124,13 @@ export async function signIn(ctx: AppContext, authorizationId: string, credentia
     authenticated_at: now,
     step_deadline: now + FLOW_STEP_TIMEOUT_MS,
   });
-  return moved ? showFlow(ctx, authorizationId) : finished(row);
+  return moved ? showFlow(ctx, authorizationId, browser) : finished(row);
 }
 
 /** The user's answer on the consent page: a code for the client, or A001. */
-export async function decideConsent(ctx: AppContext, authorizationId: string, allow: boolean): Promise<FlowAnswer> {
-  const row = await load(ctx, authorizationId);
+export async function decideConsent(ctx: AppContext, authorizationId: string, browser: BrowserSecret, allow: boolean): Promise<FlowAnswer> {
+  const row = await load(ctx, authorizationId, browser);
+  if (row === 'other-browser') return OTHER_BROWSER;
   if (row.status !== 'consent') return finished(row);
   if (timedOut(ctx, row)) return failFlow(ctx, row, TIMEOUTS.consent);
   if (!allow) return failFlow(ctx, row, flowError('A001', 'The user refused consent'));
@@ -133,7 +149,7 @@ export async function decideConsent(ctx: AppContext, authorizationId: string, al
     return advanceAuthorization(trx, authorizationId, 'consent', {
       status: 'code',
       consent_id: consent.consent_id,
-      code_hash: authorizationCodeHash(code),
+      code_hash: flowSecretHash(code),
       code_expires_at: now + CODE_LIFETIME_MS,
     });
   });
@@ -142,9 +158,9 @@ export async function decideConsent(ctx: AppContext, authorizationId: string, al
   return { kind: 'deliver', delivery: { mode: row.response_mode === 'form_post' ? 'form_post' : 'query', redirectUri: row.redirect_uri, params, custom: row.custom } };
 }
 
-/** Ends a flow that hit an unexpected failure with E999, if it is still open. */
-export async function abortFlow(ctx: AppContext, authorizationId: string): Promise<FlowAnswer | undefined> {
+/** Ends a flow that hit an unexpected failure with E999, if it is still open and `browser` started it. */
+export async function abortFlow(ctx: AppContext, authorizationId: string, browser: BrowserSecret): Promise<FlowAnswer | undefined> {
   const row = await findAuthorization(ctx.db, authorizationId);
-  if (!row || (row.status !== 'login' && row.status !== 'consent')) return undefined;
+  if (!row || !startedIn(row, browser) || (row.status !== 'login' && row.status !== 'consent')) return undefined;
   return failFlow(ctx, row, flowError('E999', 'The authorization could not be completed'));
 }

@@ -11,7 +11,7 @@ import { connectorFor } from '../bank/registry.js';
 import { findAttempt, latestAttemptIn, moveAttempt } from '../store/attempts.js';
 import { findPaymentById } from '../store/payment-lookup.js';
 import { inTransaction } from '../store/transaction.js';
-import { applyTransferResult, transferOrder } from './apply-transfer.js';
+import { applyTransferResult, bankCall, transferOrder } from './apply-transfer.js';
 import type { AppContext } from './context.js';
 import { getPayerAttempt } from './payer-payment.js';
 
@@ -35,7 +35,7 @@ export async function authorizeTransfer(ctx: AppContext, attemptId: string, answ
   if (!connector) throw new DomainError('forbidden', 'Quipu has no connection to this bank');
   if (!connector.acceptsAnswers(answers)) throw fieldError('coordinates', 'must be the two digits of each coordinate asked');
   await claimAttempt(ctx, attempt, now);
-  const result = await askBank(ctx, connector, transferOrder(attempt, payment), answers, now);
+  const result = await askBank(ctx, connector, transferOrder(attempt, payment, ctx.config.collectionAccount), answers);
   await applyTransferResult(ctx, attempt, 'authorizing', result);
   return {
     result: result.status,
@@ -65,13 +65,14 @@ async function claimAttempt(ctx: AppContext, attempt: PaymentAttempt, now: Date)
 
 /**
  * The bank's answer. A failed or unanswered call must not leave the attempt authorizing (nor the
- * payer waiting) for good: it becomes uncertain, and the bank's settlement or its credit on the
- * collection account decides it later; an answer arriving after the timeout is not waited for.
+ * payer waiting) for good: it becomes uncertain, and the bank's later answer (housekeeping asks
+ * it) or its credit on the collection account decides it; an answer arriving after the timeout is
+ * not waited for.
  */
-async function askBank(ctx: AppContext, connector: BankConnector, order: TransferOrder, answers: readonly string[], now: Date): Promise<TransferResult> {
+async function askBank(ctx: AppContext, connector: BankConnector, order: TransferOrder, answers: readonly string[]): Promise<TransferResult> {
   const context = { attemptId: order.orderId, bankId: connector.bankId };
   try {
-    const answer = await answerWithin(connector.transfer(order, answers, now), ctx.config.bankTimeoutMs);
+    const answer = await answerWithin(connector.transfer(order, answers, bankCall(ctx)), ctx.config.bankTimeoutMs);
     if (answer !== NO_ANSWER_IN_TIME) return answer;
     ctx.log.error({ ...context, timeoutMs: ctx.config.bankTimeoutMs }, 'the bank did not answer a transfer in time; it is uncertain until the bank confirms or fails it');
   } catch (error) {

@@ -1,8 +1,8 @@
 // Bearer authentication of the merchant APIs. A token is checked in full once (signature with a
 // current or previous key, algorithm, issuer, audience, typ, expiry), then kept in a bounded cache,
 // so a repeated token costs two cache reads, about what an API key costs. Its jti's revocation
-// state is cached as well: a revocation reaches this cache at once in the process that made it
-// and through the invalidation feed (every INVALIDATION_POLL_MS) in every other process.
+// state is cached as well: a revocation reaches this cache as soon as it commits in the process
+// that made it, and through the invalidation feed (every INVALIDATION_POLL_MS) in every other one.
 import { LRUCache } from 'lru-cache';
 import type { Merchant } from '../domain/merchant.js';
 import { findTokenState } from '../store/oauth-tokens.js';

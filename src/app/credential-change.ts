@@ -3,16 +3,15 @@
 // the user must go through the flow again (contract, token rule 3).
 import { consentIdsOfUser, withdrawUnfinishedFlows } from '../store/oauth-authorizations.js';
 import { revokeTokens } from '../store/oauth-tokens.js';
-import { inTransaction } from '../store/transaction.js';
 import { REVOKED_TOPIC } from './bearer-verifier.js';
 import type { AppContext } from './context.js';
 
 /** Returns how many tokens were revoked. `receiverId` limits the effect to one client's consents. */
 export async function recordCredentialChange(ctx: AppContext, institutionId: string, userId: string, receiverId?: number): Promise<number> {
-  return inTransaction(ctx.db, async (trx) => {
+  return ctx.feed.transaction(ctx.db, async (trx, publish) => {
     const consentIds = await consentIdsOfUser(trx, institutionId, userId, receiverId);
     const revoked = await revokeTokens(trx, { consentIds }, ctx.clock.now().getTime());
-    for (const jti of revoked) await ctx.feed.publish(trx, REVOKED_TOPIC, jti);
+    for (const jti of revoked) await publish(REVOKED_TOPIC, jti);
     await withdrawUnfinishedFlows(trx, institutionId, userId, receiverId);
     return revoked.length;
   });

@@ -6,11 +6,10 @@ import type { Merchant } from '../domain/merchant.js';
 import { TokenEndpointError } from '../domain/oauth-errors.js';
 import { checkPkce, isPkceMethod } from '../domain/oauth-pkce.js';
 import { FLOW_SCOPE } from '../domain/oauth-request.js';
-import { ACCESS_TOKEN_TYPE, accessTokenClaims, authorizationCodeHash, clientCredentialsScope, idTokenClaims, TOKEN_LIFETIME_SECONDS, tokenExpiry } from '../domain/oauth-tokens.js';
+import { ACCESS_TOKEN_TYPE, accessTokenClaims, clientCredentialsScope, flowSecretHash, idTokenClaims, TOKEN_LIFETIME_SECONDS, tokenExpiry } from '../domain/oauth-tokens.js';
 import { consumeCode, findAuthorizationByCode, findConsentSubject } from '../store/oauth-authorizations.js';
 import { insertToken, revokeTokens } from '../store/oauth-tokens.js';
 import type { OAuthAuthorizationRow } from '../store/schema.js';
-import { inTransaction } from '../store/transaction.js';
 import { REVOKED_TOPIC } from './bearer-verifier.js';
 import type { AppContext } from './context.js';
 import { signJwt } from './signed-tokens.js';
@@ -85,14 +84,14 @@ type Redemption = { ok: true; tokens: IssuedTokens } | { ok: false; description:
 export async function redeemAuthorizationCode(ctx: AppContext, keys: KeyRing, client: Merchant, params: CodeRedemption): Promise<IssuedTokens> {
   if (!params.code) throw new TokenEndpointError('invalid_request', 'code is required');
   if (!params.redirectUri) throw new TokenEndpointError('invalid_request', 'redirect_uri is required');
-  const codeHash = authorizationCodeHash(params.code);
+  const codeHash = flowSecretHash(params.code);
   const signingKey = await keys.signingKey();
-  const outcome = await inTransaction(ctx.db, async (trx): Promise<Redemption> => {
+  const outcome = await ctx.feed.transaction(ctx.db, async (trx, publish): Promise<Redemption> => {
     const row = await findAuthorizationByCode(trx, codeHash);
     if (!row || row.receiver_id !== client.receiverId) return { ok: false, description: 'the code is not valid for this client' };
     const now = ctx.clock.now();
     const replayed = async (): Promise<Redemption> => {
-      for (const jti of await revokeTokens(trx, { authorizationId: row.authorization_id }, now.getTime())) await ctx.feed.publish(trx, REVOKED_TOPIC, jti);
+      for (const jti of await revokeTokens(trx, { authorizationId: row.authorization_id }, now.getTime())) await publish(REVOKED_TOPIC, jti);
       return { ok: false, description: 'the code was already used; the tokens issued from it are revoked' };
     };
     if (row.redeemed_at !== null) return replayed();

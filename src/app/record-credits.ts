@@ -3,7 +3,7 @@
 // writes the merchant's notification in that same transaction; a credit that matches nothing is
 // kept as unmatched with the reason; a movement already recorded is counted once.
 import type { BankCredit } from '../domain/bank-credit.js';
-import { matchCredit, normalizeReference } from '../domain/credit-matching.js';
+import { matchCredit } from '../domain/credit-matching.js';
 import { newUuid } from '../domain/ids.js';
 import type { Payment } from '../domain/payment.js';
 import { enqueuePaymentNotification } from '../delivery/enqueue.js';
@@ -38,8 +38,8 @@ async function recordOne(ctx: AppContext, credit: BankCredit, source: string): P
   const recorded = { ...credit, creditId, status: 'unmatched' as const, reason: null, paymentId: null, receiverId: null, source, recordedAt: ctx.clock.now() };
   // Claiming the movement first makes a concurrent import of the same statement wait here and then count it as a duplicate.
   if (!(await insertCreditOnce(ctx.db, recorded))) return { bankReference: credit.bankReference, status: 'duplicate' };
-  const payment = credit.reference === null ? undefined : await findPaymentById(ctx.db, normalizeReference(credit.reference), { lock: true });
-  const match = matchCredit(credit, payment);
+  const payment = credit.reference === null ? undefined : await findPaymentById(ctx.db, credit.reference, { lock: true });
+  const match = matchCredit(credit, payment, ctx.config.collectionAccount.number);
   if (!match.matched) {
     await settleCredit(ctx.db, creditId, { status: 'unmatched', reason: match.reason, payment_id: null, receiver_id: null });
     return { bankReference: credit.bankReference, status: 'unmatched', reason: match.reason };

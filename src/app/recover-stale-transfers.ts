@@ -1,8 +1,9 @@
 // A process that stops (a crash, SIGKILL) while asking a bank to transfer leaves its attempt
 // authorizing, which blocks every other transfer of that payment. Housekeeping turns such an
 // attempt into an uncertain one, as if the bank had not answered, so the payer sees the payment
-// in verification and the bank's settlement or credit decides it; the compare-and-set in
-// applyTransferResult keeps two processes doing this at once from applying it twice.
+// in verification and the bank's later answer (resolve-transfers.ts asks it) or its credit
+// decides it; the compare-and-set in applyTransferResult keeps two processes doing this at once
+// from applying it twice.
 import { DomainError } from '../domain/errors.js';
 import { staleAuthorizationCutoff } from '../domain/payment-attempt.js';
 import { attemptsUnchangedSince } from '../store/attempts.js';

@@ -20,7 +20,7 @@ export interface RefundResult {
 export async function refundPayment(ctx: AppContext, merchant: Merchant, paymentId: string, rawAmount: RawValue): Promise<RefundResult> {
   let result: RefundResult | undefined;
   await changePayment(ctx, merchant.receiverId, paymentId, (payment, now) => {
-    const requested = rawAmount === undefined || rawAmount === null || rawAmount === '' ? undefined : parseRefundAmount(rawAmount, payment.currency);
+    const requested = rawAmount === undefined ? undefined : parseRefundAmount(rawAmount, payment.currency);
     const plan = planRefund(payment, requested, merchant.features.refunds, now);
     if (plan instanceof DomainError) throw plan;
     result = { amount: plan.amount, currency: payment.currency, full: plan.full };
@@ -33,7 +33,8 @@ export async function refundPayment(ctx: AppContext, merchant: Merchant, payment
   return result!;
 }
 
-function parseRefundAmount(raw: string | number | boolean, currency: string): number {
+/** Only a missing amount refunds everything: a null one is refused, since a refund cannot be undone. */
+function parseRefundAmount(raw: Exclude<RawValue, undefined>, currency: string): number {
   const text = typeof raw === 'number' ? numberToDecimalText(raw) : typeof raw === 'string' ? raw : undefined;
   if (text === undefined) throw fieldError('amount', 'must be a number');
   const parsed = parseAmount(text, findCurrency(currency)?.decimals ?? 4);

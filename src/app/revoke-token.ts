@@ -4,7 +4,6 @@
 import type { Merchant } from '../domain/merchant.js';
 import { TokenEndpointError } from '../domain/oauth-errors.js';
 import { revokeTokens } from '../store/oauth-tokens.js';
-import { inTransaction } from '../store/transaction.js';
 import { REVOKED_TOPIC } from './bearer-verifier.js';
 import type { AppContext } from './context.js';
 import { readOwnToken } from './signed-tokens.js';
@@ -15,7 +14,7 @@ export async function revokeToken(ctx: AppContext, keys: KeyRing, client: Mercha
   if (!claims || claims.iss !== ctx.config.publicBaseUrl || typeof claims.jti !== 'string') return;
   if (claims.sub !== String(client.receiverId)) throw new TokenEndpointError('unauthorized_client', 'The token was not issued to this client');
   const jti = claims.jti;
-  await inTransaction(ctx.db, async (trx) => {
-    for (const revoked of await revokeTokens(trx, { jti }, ctx.clock.now().getTime())) await ctx.feed.publish(trx, REVOKED_TOPIC, revoked);
+  await ctx.feed.transaction(ctx.db, async (trx, publish) => {
+    for (const revoked of await revokeTokens(trx, { jti }, ctx.clock.now().getTime())) await publish(REVOKED_TOPIC, revoked);
   });
 }

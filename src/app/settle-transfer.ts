@@ -1,25 +1,31 @@
-// The bank settles a transfer it had left uncertain: confirmed, the credit reaches reconciliation
-// and the payment is done; failed, the payment is pending again and the payer may retry. For
-// DemoBank a developer decides, through the sandbox or the CLI.
-import { notFound, stateError } from '../domain/errors.js';
+// A developer settles a transfer DemoBank left uncertain, through the sandbox or the CLI: DemoBank
+// books the decision, and it is applied at once the way housekeeping applies a bank's answer
+// (resolveTransfer asks DemoBank, which now knows). Confirmed, the credit reaches reconciliation
+// and the payment is done; failed, the payment is pending again and the payer may retry. Only
+// DemoBank's transfers, of developer-mode accounts, where SANDBOX is on: a real bank's transfer
+// is decided by that bank alone.
+import { DEMO_BANK_ID, findBank } from '../domain/banks.js';
+import { forbidden, notFound, stateError } from '../domain/errors.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
-import { connectorFor } from '../bank/registry.js';
+import { demoBank, type DemoBankDecision } from '../bank/demo-bank.js';
 import { latestAttemptIn } from '../store/attempts.js';
 import { findPayment } from '../store/payments.js';
-import { applyTransferResult, transferOrder } from './apply-transfer.js';
+import { bankCall, transferOrder } from './apply-transfer.js';
 import type { AppContext } from './context.js';
+import { resolveTransfer } from './resolve-transfers.js';
 
-export type Settlement = 'confirm' | 'fail';
-
-export async function settleTransfer(ctx: AppContext, merchant: Merchant, paymentId: string, outcome: Settlement): Promise<Payment> {
+export async function settleTransfer(ctx: AppContext, merchant: Merchant, paymentId: string, decision: DemoBankDecision): Promise<Payment> {
+  if (!ctx.config.sandbox) throw forbidden('DemoBank settles transfers only where SANDBOX is on');
+  if (!merchant.developer) throw forbidden('DemoBank settles transfers of developer-mode accounts only');
   const payment = await findPayment(ctx.db, merchant.receiverId, paymentId);
   if (!payment) throw notFound('Payment');
   const attempt = await latestAttemptIn(ctx.db, paymentId, ['uncertain']);
   if (!attempt) throw stateError('The payment has no transfer waiting for its bank');
-  const connector = connectorFor(attempt.bankId);
-  if (!connector) throw stateError('Quipu has no connection to this bank');
-  const result = await connector.settle(transferOrder(attempt, payment), outcome, ctx.clock.now());
-  await applyTransferResult(ctx, attempt, 'uncertain', result);
+  if (attempt.bankId !== DEMO_BANK_ID) {
+    throw forbidden(`The transfer waits for ${findBank(attempt.bankId, true)?.name ?? attempt.bankId}, not DemoBank: only that bank can settle it`);
+  }
+  await demoBank.decide(transferOrder(attempt, payment, ctx.config.collectionAccount), decision, bankCall(ctx));
+  await resolveTransfer(ctx, attempt);
   return (await findPayment(ctx.db, merchant.receiverId, paymentId))!;
 }

@@ -1,8 +1,9 @@
-// GET /oauth2/authorize: checks the request and opens a flow, whose pages (sign-in at the
-// institution, then consent) the user goes through next.
+// /oauth2/authorize: checks the request and opens a flow, whose pages (sign-in at the institution,
+// then consent) the user goes through next, in the browser that started it: that browser gets a
+// secret (for a cookie) whose hash the flow keeps, and the pages answer no other browser.
 import { connectorFor } from '../bank/registry.js';
 import { type AuthorizationRequest, checkAuthorizationRequest, parseClientId, type Query } from '../domain/oauth-request.js';
-import { FLOW_STEP_TIMEOUT_MS } from '../domain/oauth-tokens.js';
+import { FLOW_STEP_TIMEOUT_MS, flowSecretHash } from '../domain/oauth-tokens.js';
 import { insertAuthorization } from '../store/oauth-authorizations.js';
 import { redirectUrisOf } from '../store/oauth-redirect-uris.js';
 import { type Delivery, errorDelivery } from './authorization-steps.js';
@@ -13,7 +14,8 @@ export type AuthorizationStart =
   | { outcome: 'refused'; parameter: string; message: string }
   /** Any other problem, delivered to the client. */
   | { outcome: 'redirect'; delivery: Delivery }
-  | { outcome: 'started'; authorizationId: string };
+  /** `browserSecret` goes to the starting browser only; the flow's pages ask it back. */
+  | { outcome: 'started'; authorizationId: string; browserSecret: string };
 
 function hasConnector(bankId: string): boolean {
   return connectorFor(bankId) !== undefined;
@@ -27,13 +29,13 @@ export async function startAuthorization(ctx: AppContext, query: Query): Promise
   const check = checkAuthorizationRequest(query, client, hasConnector);
   if (check.outcome === 'refused') return check;
   if (check.outcome === 'redirect-error') return { outcome: 'redirect', delivery: errorDelivery(check.redirectUri, check.error, check) };
-  const authorizationId = await openFlow(ctx, check.request);
-  return { outcome: 'started', authorizationId };
+  return openFlow(ctx, check.request);
 }
 
-async function openFlow(ctx: AppContext, request: AuthorizationRequest): Promise<string> {
+async function openFlow(ctx: AppContext, request: AuthorizationRequest): Promise<AuthorizationStart> {
   const now = ctx.clock.now().getTime();
   const authorizationId = Buffer.from(ctx.random(18)).toString('base64url');
+  const browserSecret = Buffer.from(ctx.random(32)).toString('base64url');
   await insertAuthorization(ctx.db, {
     authorization_id: authorizationId,
     receiver_id: request.clientId,
@@ -54,6 +56,7 @@ async function openFlow(ctx: AppContext, request: AuthorizationRequest): Promise
     code_expires_at: null,
     redeemed_at: null,
     created_at: now,
+    browser_hash: flowSecretHash(browserSecret),
   });
-  return authorizationId;
+  return { outcome: 'started', authorizationId, browserSecret };
 }

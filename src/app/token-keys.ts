@@ -3,18 +3,25 @@
 // invalidated by `quipu keys rotate`. Private keys are kept sealed with the secret box.
 import { calculateJwkThumbprint, type CryptoKey, exportJWK, exportPKCS8, generateKeyPair, importJWK, importPKCS8, type JWK } from 'jose';
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { TOKEN_ALGORITHM, TOKEN_LIFETIME_SECONDS } from '../domain/oauth-tokens.js';
 import type { ShiftableClock } from '../runtime/clock.js';
 import type { InvalidationFeed } from '../runtime/invalidation-feed.js';
 import type { SecretBox } from '../runtime/secret-box.js';
-import { insertKey, liveKeys } from '../store/oauth-keys.js';
+import { insertKey, isLiveKey, liveKeys } from '../store/oauth-keys.js';
 import type { DB } from '../store/schema.js';
-import { inTransaction } from '../store/transaction.js';
 
 export const KEYS_TOPIC = 'oauth-keys';
 
-/** An unknown kid is looked up in the database at most this often (a key rotated elsewhere, before the feed says so). */
-const UNKNOWN_KID_RELOAD_MS = 1000;
+/**
+ * A kid this process has not loaded is looked up in the database (a key created elsewhere, before
+ * the feed says so); one that is not there is not looked up again for this long. The memory is per
+ * kid, so tokens with made-up kids never delay the lookup of a real one, and bounded.
+ */
+const UNKNOWN_KID_RETRY_MS = 1000;
+const UNKNOWN_KIDS_REMEMBERED = 1000;
+/** Every kid is an RFC 7638 thumbprint (SHA-256, base64url): anything else is not looked up. */
+const KID = /^[A-Za-z0-9_-]{43}$/;
 
 export interface SigningKey {
   kid: string;
@@ -51,7 +58,7 @@ export async function createSigningKey(db: Kysely<DB>, secrets: SecretBox, now: 
 export class KeyRing {
   #loaded: Promise<LoadedKeys> | undefined;
   #creating: Promise<void> | undefined;
-  #lastUnknownKidReload = 0;
+  readonly #unknownKids = new LRUCache<string, true>({ max: UNKNOWN_KIDS_REMEMBERED, ttl: UNKNOWN_KID_RETRY_MS });
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -104,22 +111,25 @@ export class KeyRing {
   }
 
   async #createFirstKey(): Promise<void> {
-    await inTransaction(this.db, async (trx) => {
+    await this.feed.transaction(this.db, async (trx, publish) => {
       const live = await liveKeys(trx, keyRetentionCutoff(this.clock.now()));
       if (live.some((r) => r.retired_at === null)) return;
       const kid = await createSigningKey(trx, this.secrets, this.clock.now());
-      await this.feed.publish(trx, KEYS_TOPIC, kid);
+      await publish(KEYS_TOPIC, kid);
     });
+    // Another process may have created it: reload either way.
     this.#loaded = undefined;
   }
 
   /** The public key with this kid, if it still verifies tokens. */
   async verificationKey(kid: string): Promise<CryptoKey | undefined> {
     const found = (await this.#keys()).verifying.get(kid);
-    if (found) return found;
-    const now = this.clock.now().getTime();
-    if (now - this.#lastUnknownKidReload < UNKNOWN_KID_RELOAD_MS) return undefined;
-    this.#lastUnknownKidReload = now;
+    if (found || !KID.test(kid) || this.#unknownKids.has(kid)) return found;
+    // One indexed read, and the loaded keys are replaced only when the kid is really there.
+    if (!(await isLiveKey(this.db, kid, keyRetentionCutoff(this.clock.now())))) {
+      this.#unknownKids.set(kid, true);
+      return undefined;
+    }
     this.#loaded = undefined;
     return (await this.#keys()).verifying.get(kid);
   }

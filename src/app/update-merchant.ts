@@ -1,4 +1,5 @@
-// Changes an account's settings or rotates its API key; every process drops its cached copy.
+// Changes an account's settings or rotates its API key; every process drops its cached copy (this
+// one after the commit, so a request that cached the old key meanwhile cannot keep it).
 import { hashApiKey } from '../domain/credentials.js';
 import { notFound, validationError } from '../domain/errors.js';
 import { newUuid } from '../domain/ids.js';
@@ -7,7 +8,6 @@ import { redirectUriProblem } from '../domain/oauth-redirect.js';
 import { findMerchantRow, updateMerchantRow } from '../store/merchants.js';
 import { replaceRedirectUris } from '../store/oauth-redirect-uris.js';
 import type { MerchantsTable } from '../store/schema.js';
-import { inTransaction } from '../store/transaction.js';
 import type { AppContext } from './context.js';
 import { checkDefaultNotifyUrl } from './create-merchant.js';
 import { API_KEY_TOPIC, MERCHANT_TOPIC, toMerchant } from './merchant-directory.js';
@@ -40,7 +40,7 @@ export async function updateMerchant(ctx: AppContext, receiverId: number, change
     return problem ? [{ field: 'redirect_uri', message: `${uri} ${problem}` }] : [];
   });
   if (badUris.length > 0) throw validationError(badUris);
-  return inTransaction(ctx.db, async (trx) => {
+  return ctx.feed.transaction(ctx.db, async (trx, publish) => {
     const before = await findMerchantRow(trx, receiverId);
     if (!before) throw notFound('Merchant');
     if (changes.notifyUrl !== undefined || changes.developer !== undefined) {
@@ -60,11 +60,11 @@ export async function updateMerchant(ctx: AppContext, receiverId: number, change
     if (changes.rotateApiKey) {
       apiKey = newUuid(ctx.random);
       set.api_key_hash = hashApiKey(apiKey);
-      await ctx.feed.publish(trx, API_KEY_TOPIC, before.api_key_hash);
+      await publish(API_KEY_TOPIC, before.api_key_hash);
     }
     if (changes.redirectUris !== undefined) await replaceRedirectUris(trx, receiverId, [...new Set(changes.redirectUris)], set.updated_at!);
     await updateMerchantRow(trx, receiverId, set);
-    await ctx.feed.publish(trx, MERCHANT_TOPIC, String(receiverId));
+    await publish(MERCHANT_TOPIC, String(receiverId));
     const after = (await findMerchantRow(trx, receiverId))!;
     return { merchant: toMerchant(after, ctx.secrets), apiKey };
   });

@@ -1,8 +1,13 @@
-// What Quipu needs from a payer's bank: check the payer's credentials, transfer to a collection
-// account, and report the credit that transfer produced. The simulated DemoBank is the first
-// connector; a real bank's adapter implements the same interface and the payment rules stay as
-// they are (attempts, the transition table and reconciliation live outside the connector).
+// What Quipu needs from a bank: check the payer's credentials, transfer to the collection account,
+// say later what became of a transfer it left uncertain, and report the credits it booked on the
+// collection account. The simulated DemoBank is the first connector; a real bank's adapter
+// implements the same interface and the payment rules stay as they are (attempts, the transition
+// table and reconciliation live outside the connector; housekeeping asks the banks,
+// src/app/resolve-transfers.ts and src/app/collect-bank-credits.ts).
+import type { Kysely } from 'kysely';
 import type { BankCredit } from '../domain/bank-credit.js';
+import type { CollectionAccount } from '../domain/collection-account.js';
+import type { DB } from '../store/schema.js';
 
 export interface PayerCredentials {
   /** The payer's login: a RUT in Chile. */
@@ -40,8 +45,10 @@ export interface TransferOrder {
   orderId: string;
   /** The reference written into the transfer, which reconciliation matches: the payment id. */
   reference: string;
-  /** The collection account credited. */
+  /** Quipu's name of the collection account credited (collect_account_uuid). */
   account: string;
+  /** The bank account the money goes to. */
+  destination: CollectionAccount;
   amount: number;
   currency: string;
   payer: PayerAccount;
@@ -51,9 +58,28 @@ export interface TransferOrder {
 export type TransferResult =
   /** The money moved; `credit` is the movement the bank reports on the collection account. */
   | { status: 'executed'; credit: BankCredit }
+  /** The bank surely did not transfer; `message` is the bank's own words. */
   | { status: 'failed'; message: string }
-  /** The bank did not say; it will settle the transfer later. */
+  /** The bank did not say (yet); asked again later. */
   | { status: 'uncertain' };
+
+/** What Quipu lends a connector for one call. */
+export interface BankCall {
+  /** Quipu's clock (in developer mode it can be moved). */
+  now: Date;
+  /**
+   * Quipu's database. The simulated DemoBank keeps its books there, so that the server, the
+   * workers and the CLI see one bank; a real bank's adapter asks its bank instead.
+   */
+  db: Kysely<DB>;
+}
+
+export interface CreditReport {
+  /** Credits booked on the collection account after the cursor asked with, oldest first. */
+  credits: BankCredit[];
+  /** What to ask with next time: past these credits (the same cursor when there were none). */
+  cursor: string | null;
+}
 
 export interface BankConnector {
   readonly bankId: string;
@@ -62,7 +88,12 @@ export interface BankConnector {
   login(credentials: PayerCredentials): Promise<LoginResult>;
   /** Whether answers have the form the challenge asks for: a typo is asked again, not a failed transfer. */
   acceptsAnswers(answers: readonly string[]): boolean;
-  transfer(order: TransferOrder, answers: readonly string[], now: Date): Promise<TransferResult>;
-  /** The bank settles a transfer it had left uncertain. */
-  settle(order: TransferOrder, outcome: 'confirm' | 'fail', now: Date): Promise<TransferResult>;
+  transfer(order: TransferOrder, answers: readonly string[], call: BankCall): Promise<TransferResult>;
+  /**
+   * What became of a transfer the bank left uncertain, or never answered (it may not even have
+   * received it): `uncertain` as long as the bank cannot say.
+   */
+  transferStatus(order: TransferOrder, call: BankCall): Promise<TransferResult>;
+  /** The credits the bank booked on the collection account after `cursor` (null: from its first). */
+  credits(cursor: string | null, call: BankCall): Promise<CreditReport>;
 }

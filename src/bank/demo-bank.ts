@@ -1,21 +1,32 @@
 // DemoBank (`Bawdf`), the test bank of developer-mode accounts, as the provider's behaves: any
 // valid Chilean RUT with password 1234 logs in; the card coordinates 11 22 33 transfer, 99 99 99
 // fail with a bank error, and any other answer leaves the result uncertain until the bank (a
-// developer, through the sandbox) confirms or fails it.
+// developer, through the sandbox or the CLI) confirms or fails it. What it did is kept in its
+// books (demo-bank-books.ts), which it answers from when asked about a transfer or its credits.
 import { DEMO_BANK_ID } from '../domain/banks.js';
 import { formatRut, parseRut } from '../domain/rut.js';
-import type { BankConnector, LoginResult, PayerCredentials, TransferOrder, TransferResult } from './connector.js';
+import type { BankCall, BankConnector, CreditReport, LoginResult, PayerCredentials, TransferOrder, TransferResult } from './connector.js';
+import { type BookEntry, bookTransfer, creditsAfter, findEntry } from './demo-bank-books.js';
 
 export const DEMO_BANK_PASSWORD = '1234';
 export const DEMO_BANK_ERROR = 'Error ejecutando transferencia';
 const PAY = ['11', '22', '33'];
 const FAIL = ['99', '99', '99'];
+const CREDITS_PER_REPORT = 500;
 
 const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
 
-function executed(order: TransferOrder, now: Date): TransferResult {
+/** What DemoBank does with a transfer authorised with these coordinates. */
+export function demoBankOutcome(answers: readonly string[]): BookEntry['state'] {
+  if (same(answers, PAY)) return 'executed';
+  if (same(answers, FAIL)) return 'failed';
+  return 'uncertain';
+}
+
+function entryFor(order: TransferOrder, state: BookEntry['state'], now: Date): BookEntry {
+  if (state !== 'executed') return { state };
   return {
-    status: 'executed',
+    state,
     credit: {
       bankReference: `${DEMO_BANK_ID}-${order.orderId}`,
       account: order.account,
@@ -34,7 +45,23 @@ function executed(order: TransferOrder, now: Date): TransferResult {
   };
 }
 
-export const demoBank: BankConnector = {
+function resultOf(entry: BookEntry): TransferResult {
+  if (entry.state === 'executed') return { status: 'executed', credit: entry.credit };
+  return entry.state === 'failed' ? { status: 'failed', message: DEMO_BANK_ERROR } : { status: 'uncertain' };
+}
+
+export type DemoBankDecision = 'confirm' | 'fail';
+
+export interface DemoBank extends BankConnector {
+  /**
+   * A developer decides a transfer DemoBank left uncertain (or never received): it is booked
+   * executed or failed, and DemoBank says so when asked. One it already executed or failed stays so.
+   */
+  decide(order: TransferOrder, decision: DemoBankDecision, call: BankCall): Promise<void>;
+}
+
+// Plain functions, not methods: tests wrap them (vi.spyOn) and call the original unbound.
+export const demoBank: DemoBank = {
   bankId: DEMO_BANK_ID,
   challenge: ['A1', 'B2', 'C3'],
 
@@ -58,13 +85,22 @@ export const demoBank: BankConnector = {
     return answers.length === PAY.length && answers.every((a) => /^\d{2}$/.test(a));
   },
 
-  async transfer(order: TransferOrder, answers: readonly string[], now: Date): Promise<TransferResult> {
-    if (same(answers, PAY)) return executed(order, now);
-    if (same(answers, FAIL)) return { status: 'failed', message: DEMO_BANK_ERROR };
-    return { status: 'uncertain' };
+  async transfer(order: TransferOrder, answers: readonly string[], call: BankCall): Promise<TransferResult> {
+    return resultOf(await bookTransfer(call.db, order.orderId, entryFor(order, demoBankOutcome(answers), call.now), call.now));
   },
 
-  async settle(order: TransferOrder, outcome: 'confirm' | 'fail', now: Date): Promise<TransferResult> {
-    return outcome === 'confirm' ? executed(order, now) : { status: 'failed', message: DEMO_BANK_ERROR };
+  async transferStatus(order: TransferOrder, call: BankCall): Promise<TransferResult> {
+    const entry = await findEntry(call.db, order.orderId);
+    return entry ? resultOf(entry) : { status: 'uncertain' };
+  },
+
+  async credits(cursor: string | null, call: BankCall): Promise<CreditReport> {
+    if (cursor !== null && !/^\d+$/.test(cursor)) throw new Error(`not a DemoBank cursor: ${cursor}`);
+    const booked = await creditsAfter(call.db, cursor === null ? 0 : Number(cursor), CREDITS_PER_REPORT);
+    return { credits: booked.map((b) => b.credit), cursor: booked.length > 0 ? String(booked.at(-1)!.seq) : cursor };
+  },
+
+  async decide(order: TransferOrder, decision: DemoBankDecision, call: BankCall): Promise<void> {
+    await bookTransfer(call.db, order.orderId, entryFor(order, decision === 'confirm' ? 'executed' : 'failed', call.now), call.now);
   },
 };

@@ -20,3 +20,8 @@ registerConnector(demoBank);
 export function connectorFor(bankId: string): BankConnector | undefined {
   return CONNECTORS.get(bankId);
 }
+
+/** Every bank Quipu can drive, for housekeeping to ask about transfers and credits. */
+export function allConnectors(): BankConnector[] {
+  return [...CONNECTORS.values()];
+}

@@ -50,7 +50,7 @@ export function notificationsCommand(): Command {
         const { attempt_log: log, ...rest } = view;
         printHuman(rest);
         for (const a of log) {
-          console.log(`  #${a.number} ${a.trigger.padEnd(6)} ${a.started_at}  ${a.outcome.padEnd(9)} ${a.http_status ?? '-'}  ${a.latency_ms} ms  ${a.error ?? ''}`);
+          console.log(`  #${a.number} ${a.trigger.padEnd(6)} ${a.started_at} (due ${a.due_at})  ${a.outcome.padEnd(9)} ${a.http_status ?? '-'}  ${a.latency_ms} ms  ${a.error ?? ''}`);
         }
       }),
     );

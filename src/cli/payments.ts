@@ -3,7 +3,8 @@
 import { Command } from 'commander';
 import { markPaid } from '../app/mark-paid.js';
 import { getPayerPayment } from '../app/payer-payment.js';
-import { type Settlement, settleTransfer } from '../app/settle-transfer.js';
+import { settleTransfer } from '../app/settle-transfer.js';
+import type { DemoBankDecision } from '../bank/demo-bank.js';
 import type { Payment } from '../domain/payment.js';
 import { withRuntime } from './runtime.js';
 
@@ -25,12 +26,13 @@ export function paymentsCommand(): Command {
 
 export function demoBankCommand(): Command {
   const demobank = new Command('demobank').description('the test bank of developer-mode accounts');
-  const settle = (outcome: Settlement) => async (id: string) =>
+  const settle = (decision: DemoBankDecision) => async (id: string) =>
     withRuntime(async (ctx) => {
       const { merchant } = await getPayerPayment(ctx, id);
-      show(await settleTransfer(ctx, merchant, id, outcome));
+      show(await settleTransfer(ctx, merchant, id, decision));
     });
-  demobank.command('confirm <payment_id>').description("DemoBank confirms the payment's uncertain transfer: the credit is reconciled").action(settle('confirm'));
-  demobank.command('fail <payment_id>').description("DemoBank fails the payment's uncertain transfer: the payment is pending again").action(settle('fail'));
+  const scope = 'developer-mode accounts, where SANDBOX is on';
+  demobank.command('confirm <payment_id>').description(`DemoBank confirms the payment's uncertain transfer: the credit is reconciled (${scope})`).action(settle('confirm'));
+  demobank.command('fail <payment_id>').description(`DemoBank fails the payment's uncertain transfer: the payment is pending again (${scope})`).action(settle('fail'));
   return demobank;
 }

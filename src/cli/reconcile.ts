@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { getCredits } from '../app/credit-queries.js';
 import { recordCredits } from '../app/record-credits.js';
+import type { RecordedCredit } from '../domain/bank-credit.js';
 import { fieldError } from '../domain/errors.js';
 import { parseStatement, statementFormat } from '../domain/statement.js';
 import { creditResource } from '../http/operator/credit-resource.js';
@@ -58,18 +59,35 @@ export function creditsCommand(): Command {
   const credits = new Command('credits').description('credits reported to the collection accounts');
   credits
     .command('list')
-    .description('list recorded credits, newest first')
+    .description('list recorded credits, newest first, a page at a time')
     .option('--unmatched', 'only credits that matched no payment')
     .option('--matched', 'only credits that reconciled a payment')
-    .option('--limit <n>', 'at most this many', wholeNumber, 100)
-    .option('--json', 'print JSON')
+    .option('--account <account>', 'only credits to this account')
+    .option('--from <date-time>', 'only credits the bank credited at or after this ISO 8601 date-time')
+    .option('--to <date-time>', 'only credits the bank credited before this ISO 8601 date-time')
+    .option('--limit <n>', 'at most this many a page', wholeNumber, 100)
+    .option('--cursor <cursor>', 'the page that starts there (printed after a page that has a next one)')
+    .option('--all', 'every page, one after the other')
+    .option('--json', 'print JSON: {"credits": [...], "next_cursor": ...}')
     .action(async (options) =>
       withRuntime(async (ctx) => {
         if (options.unmatched && options.matched) throw new InvalidArgumentError('--unmatched and --matched exclude each other');
         const status = options.unmatched ? 'unmatched' : options.matched ? 'matched' : undefined;
-        const views = (await getCredits(ctx, { status, limit: options.limit })).map(creditResource);
-        if (options.json) console.log(JSON.stringify(views));
-        else for (const v of views) console.log(`${v.bank_reference}  ${v.status.padEnd(9)}  ${v.amount} ${v.currency}  ${v.account}  ${v.reference ?? '-'}  ${v.payment_id ?? v.reason ?? ''}`);
+        const request = { status, account: options.account, creditedFrom: options.from, creditedTo: options.to, limit: options.limit } as const;
+        const listed: RecordedCredit[] = [];
+        let cursor: string | undefined = options.cursor;
+        do {
+          const page = await getCredits(ctx, { ...request, cursor });
+          listed.push(...page.credits);
+          cursor = page.nextCursor ?? undefined;
+        } while (options.all && cursor !== undefined);
+        const views = listed.map(creditResource);
+        if (options.json) {
+          console.log(JSON.stringify({ credits: views, next_cursor: cursor ?? null }));
+          return;
+        }
+        for (const v of views) console.log(`${v.bank_reference}  ${v.status.padEnd(9)}  ${v.amount} ${v.currency}  ${v.account}  ${v.reference ?? '-'}  ${v.payment_id ?? v.reason ?? ''}`);
+        if (cursor !== undefined) console.log(`more: --cursor ${cursor}`);
       }),
     );
   return credits;

@@ -9,6 +9,7 @@ import { type NotifyApiVersion, notificationBody } from '../domain/notification-
 import type { Payment } from '../domain/payment.js';
 import { insertNotification } from '../store/notifications.js';
 import type { DB } from '../store/schema.js';
+import { destinationOf } from './destinations.js';
 
 export async function enqueuePaymentNotification(ctx: AppContext, trx: Kysely<DB>, payment: Payment, merchant: Merchant): Promise<void> {
   const url = payment.notifyUrl ?? merchant.notifyUrl;
@@ -23,6 +24,7 @@ export async function enqueuePaymentNotification(ctx: AppContext, trx: Kysely<DB
     payment_id: payment.paymentId,
     api_version: version,
     url,
+    destination: destinationOf(url),
     content_type: contentType,
     body,
     status: 'pending',

@@ -24,6 +24,7 @@ export function attemptView(row: NotificationAttemptRow) {
   return {
     number: row.number,
     trigger: row.trigger,
+    due_at: formatDateTime(row.due_at),
     started_at: formatDateTime(row.started_at),
     latency_ms: row.latency_ms,
     outcome: row.outcome,

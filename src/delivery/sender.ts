@@ -1,7 +1,8 @@
 // Sends one notification over HTTP (undici, keep-alive) and reports what happened: only a 200 is
-// a delivery; redirects are not followed; every request has a timeout (deadlines.ts). Production
-// accounts go through a guarded connector that refuses non-public addresses, judged on the address
-// the socket actually connects to (the resolved one), so a name that resolves differently at
+// a delivery; redirects are not followed; every request has a timeout (deadlines.ts). Accounts
+// that may not notify private addresses (production accounts; every account when SANDBOX=false)
+// go through a guarded connector that refuses non-public addresses, judged on the address the
+// socket actually connects to (the resolved one), so a name that resolves differently at
 // delivery time (DNS rebinding) cannot reach the internal network.
 //
 // Requests go through undici's dispatch interface rather than request(): no response stream and
@@ -38,7 +39,7 @@ export class RefusedAddressError extends Error {
   readonly code = 'QUIPU_REFUSED_ADDRESS';
 
   constructor(host: string, reason: string) {
-    super(`refused: ${host} ${reason}; production accounts may only notify public internet addresses`);
+    super(`refused: ${host} ${reason}; only public internet addresses may be notified (production accounts, and every account when SANDBOX=false)`);
   }
 }
 
@@ -149,6 +150,7 @@ export class NotificationSender {
   readonly #guarded: Agent;
   readonly #deadlines: Deadlines;
 
+  /** `connectionsPerOrigin`: the worker's cap of requests in flight per destination, which is an origin. */
   constructor(timeoutMs: number, connectionsPerOrigin: number) {
     const options = { connections: connectionsPerOrigin, keepAliveTimeout: 30_000, connectTimeout: timeoutMs };
     this.#open = new Agent(options);
@@ -156,7 +158,7 @@ export class NotificationSender {
     this.#deadlines = new Deadlines(timeoutMs);
   }
 
-  /** `publicOnly` for production accounts. Never throws: a failure is a result. */
+  /** `publicOnly` for accounts that may not notify private addresses. Never throws: a failure is a result. */
   async send(notification: OutgoingNotification, publicOnly: boolean): Promise<SendResult> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);

@@ -1,19 +1,26 @@
 // The delivery worker: claims due notifications in batches (with a lease), sends them with bounded
-// concurrency, and records the attempts in batches. A slow or dead receiver only ever holds its
-// own requests (each has a timeout), never the loop. Delivery is at least once: a worker that
-// dies mid-attempt leaves its claims leased, and they are claimed again when the lease ends.
+// concurrency, overall and per destination (receiver origin), and records the attempts in batches.
+// A slow or dead receiver only ever holds its own requests (each has a timeout, and at most
+// `perDestination` are in flight), never the loop nor the other receivers' share. Delivery is at
+// least once: a worker that dies mid-attempt leaves its claims leased, and they are claimed again
+// when the lease ends.
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../app/context.js';
 import type { Merchant } from '../domain/merchant.js';
+import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
 import { SIGNATURE_HEADER, notificationSignature } from '../domain/notification-signature.js';
 import { nextAttemptAt, parseRetryAfter } from '../domain/retry-schedule.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
-import { claimDueNotifications, type DeliveryOutcome, type NewAttemptRow, recordAttempts, releaseClaims } from '../store/notifications.js';
+import { claimDueNotifications, type FinishedAttempt, type RecordedAttempt, recordAttempts, releaseClaims } from '../store/notifications.js';
 import type { NotificationRow } from '../store/schema.js';
+import { DestinationLoad } from './destinations.js';
 import { NotificationSender, type SendResult } from './sender.js';
 
 export interface WorkerOptions {
   concurrency: number;
+  /** Most requests in flight to one destination (receiver origin). */
+  perDestination: number;
   batchSize: number;
   pollMs: number;
   leaseMs: number;
@@ -28,8 +35,7 @@ interface Claimed {
 }
 
 interface Finished {
-  row: NotificationRow;
-  leaseId: string;
+  claimed: Claimed;
   startedAt: number;
   result: SendResult;
 }
@@ -40,6 +46,9 @@ interface Finished {
  */
 const FLUSH_DELAY_MS = 10;
 
+/** A request ends within its timeout plus the deadline sweep's lateness (a twentieth of it at most), so this much lease must be left to start one. */
+const LEASE_PER_TIMEOUT = 1.1;
+
 function triggerOf(row: NotificationRow): string {
   if (row.round_step > 0) return 'retry';
   return row.attempts === 0 ? 'first' : 'resend';
@@ -49,7 +58,8 @@ export class DeliveryWorker {
   readonly #ctx: AppContext;
   readonly #options: WorkerOptions;
   readonly #sender: NotificationSender;
-  readonly #ready: Claimed[] = [];
+  readonly #destinations: DestinationLoad;
+  #ready: Claimed[] = [];
   readonly #finished: Finished[] = [];
   readonly #sends = new Set<Promise<void>>();
   #running: Promise<void> | undefined;
@@ -57,12 +67,16 @@ export class DeliveryWorker {
   #flushing: Promise<void> | undefined;
   #flushTimer: NodeJS.Timeout | undefined;
   #wake: (() => void) | undefined;
+  /** A destination got room while the loop was not paused: its next pause ends at once. */
+  #roomWhileBusy = false;
+  #shortClaim: { at: number; skipped: readonly string[] } | undefined;
   #waitingForSlot = false;
 
   constructor(ctx: AppContext, options: WorkerOptions = workerOptions(ctx)) {
     this.#ctx = ctx;
     this.#options = options;
-    this.#sender = new NotificationSender(options.timeoutMs, options.concurrency);
+    this.#sender = new NotificationSender(options.timeoutMs, options.perDestination);
+    this.#destinations = new DestinationLoad(options.perDestination);
   }
 
   start(): void {
@@ -87,24 +101,49 @@ export class DeliveryWorker {
     const { concurrency, batchSize, pollMs } = this.#options;
     const wanted = Math.min(batchSize, concurrency);
     while (!this.#stopping) {
-      // Claim a round of requests whenever fewer than half a round are ready to go: each claim
-      // query then serves many notifications, and requests start as soon as a slot frees.
-      if (this.#ready.length > concurrency / 2) {
+      // Claim a round of requests whenever fewer than half a round are waiting for a slot: each
+      // claim query then serves many notifications, and requests start as soon as a slot frees.
+      if (this.#destinations.waitingForSlots() > concurrency / 2) {
         await this.#pause();
+        continue;
+      }
+      const skip = this.#destinations.saturated();
+      const sinceShortClaim = this.#sinceShortClaim(skip);
+      if (sinceShortClaim < pollMs) {
+        await this.#pause(pollMs - sinceShortClaim);
         continue;
       }
       let claimed = 0;
       try {
-        claimed = await this.#claim(wanted);
+        claimed = await this.#claim(wanted, skip);
       } catch (error) {
         this.#ctx.log.error({ err: error }, 'claiming notifications failed');
       }
-      if (claimed < wanted) await this.#pause(pollMs);
+      // Nothing more is due beyond the destinations skipped: look again after a while, or as soon as one of those has room.
+      if (claimed < wanted) {
+        this.#shortClaim = { at: performance.now(), skipped: skip };
+        await this.#pause(pollMs);
+      }
     }
   }
 
-  /** Without `ms`, until a request finishes; with it, for `ms`. stop() ends either at once. */
+  /**
+   * How long ago a claim skipping no more than `skip` found fewer rows than it asked for. Until
+   * one of the destinations it skipped has room, or a poll interval has passed, the same claim
+   * would find nothing new: it is not repeated (Infinity: claim).
+   */
+  #sinceShortClaim(skip: readonly string[]): number {
+    const last = this.#shortClaim;
+    if (!last || !last.skipped.every((d) => skip.includes(d))) return Infinity;
+    return performance.now() - last.at;
+  }
+
+  /** Without `ms`, until a request finishes; with it, for `ms`. Either ends early when a skipped destination gets room, and at stop(). */
   async #pause(ms?: number): Promise<void> {
+    if (this.#roomWhileBusy) {
+      this.#roomWhileBusy = false;
+      return;
+    }
     await new Promise<void>((resolve) => {
       const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
       this.#waitingForSlot = ms === undefined;
@@ -116,37 +155,75 @@ export class DeliveryWorker {
     this.#wake = undefined;
   }
 
-  async #claim(limit: number): Promise<number> {
+  async #claim(limit: number, skipDestinations: readonly string[]): Promise<number> {
     const leaseId = randomUUID();
     const wallNow = wallClockMs(this.#ctx.clock);
     const leaseUntil = wallNow + this.#options.leaseMs;
-    const rows = await claimDueNotifications(this.#ctx.db, { now: this.#ctx.clock.now().getTime(), wallNow, leaseId, leaseUntil, limit });
-    for (const row of rows) this.#ready.push({ row, leaseId, leaseUntil });
+    const rows = await claimDueNotifications(this.#ctx.db, {
+      now: this.#ctx.clock.now().getTime(),
+      wallNow,
+      leaseId,
+      leaseUntil,
+      limit,
+      skipDestinations,
+    });
+    for (const row of rows) {
+      this.#ready.push({ row, leaseId, leaseUntil });
+      this.#destinations.wait(row.destination);
+      // Due rows of another destination than those skipped by the last short claim: there may be more.
+      if (!this.#shortClaim?.skipped.includes(row.destination)) this.#shortClaim = undefined;
+    }
     this.#startReady();
     return rows.length;
   }
 
-  /** Starts claimed notifications while slots are free. */
+  /** A request must end (timeout included) while the lease holds, or another worker could send the same notification meanwhile. */
+  #leaseOutlastsRequest(claimed: Claimed, wallNow: number): boolean {
+    return claimed.leaseUntil - wallNow > this.#options.timeoutMs * LEASE_PER_TIMEOUT;
+  }
+
+  /**
+   * Starts claimed notifications, oldest first, while the worker has free slots and their
+   * destinations have room; hands back those whose lease has become too short to send them.
+   */
   #startReady(): void {
-    const { concurrency, timeoutMs } = this.#options;
+    if (this.#stopping) return;
+    const wallNow = wallClockMs(this.#ctx.clock);
+    const waiting: Claimed[] = [];
     const stale: Claimed[] = [];
-    while (!this.#stopping && this.#sends.size < concurrency && this.#ready.length > 0) {
-      const claimed = this.#ready.shift()!;
-      // A request must end (timeout included) while the lease holds, or another worker could send the same notification meanwhile.
-      if (claimed.leaseUntil - wallClockMs(this.#ctx.clock) <= timeoutMs * 1.1) {
+    for (const claimed of this.#ready) {
+      const destination = claimed.row.destination;
+      if (!this.#leaseOutlastsRequest(claimed, wallNow)) {
         stale.push(claimed);
-        continue;
+        this.#left(destination, false);
+      } else if (this.#sends.size < this.#options.concurrency && this.#destinations.hasRoom(destination)) {
+        this.#left(destination, true);
+        this.#start(claimed);
+      } else {
+        waiting.push(claimed);
       }
-      const send = this.#send(claimed.row, claimed.leaseId)
-        .catch((error) => this.#ctx.log.error({ err: error, notification: claimed.row.notification_id }, 'sending a notification failed'))
-        .finally(() => {
-          this.#sends.delete(send);
-          this.#startReady();
-          if (this.#waitingForSlot) this.#wake?.();
-        });
-      this.#sends.add(send);
     }
+    this.#ready = waiting;
     if (stale.length > 0) void this.#release(stale);
+  }
+
+  /** A claimed row leaves the queue; if that gives its destination room for more claims, the loop may claim again. */
+  #left(destination: string, started: boolean): void {
+    if (!this.#destinations.leave(destination, started)) return;
+    if (this.#wake) this.#wake();
+    else this.#roomWhileBusy = true;
+  }
+
+  #start(claimed: Claimed): void {
+    const send = this.#send(claimed)
+      .catch((error) => this.#ctx.log.error({ err: error, notification: claimed.row.notification_id }, 'sending a notification failed'))
+      .finally(() => {
+        this.#sends.delete(send);
+        this.#destinations.finish(claimed.row.destination);
+        this.#startReady();
+        if (this.#waitingForSlot) this.#wake?.();
+      });
+    this.#sends.add(send);
   }
 
   /** Hands claimed notifications back unsent, for any worker to claim again now. */
@@ -164,8 +241,14 @@ export class DeliveryWorker {
     }
   }
 
-  async #send(row: NotificationRow, leaseId: string): Promise<void> {
+  async #send(claimed: Claimed): Promise<void> {
+    const { row } = claimed;
     const merchant: Merchant | undefined = await this.#ctx.merchants.byReceiverId(row.receiver_id).catch(() => undefined);
+    // The account lookup may have taken a while: the request must still fit in the lease.
+    if (!this.#leaseOutlastsRequest(claimed, wallClockMs(this.#ctx.clock))) {
+      await this.#release([claimed]);
+      return;
+    }
     const startedAt = this.#ctx.clock.now().getTime();
     const result = merchant
       ? await this.#sender.send(
@@ -175,10 +258,10 @@ export class DeliveryWorker {
             body: row.body,
             headers: row.api_version === '3.0' ? { [SIGNATURE_HEADER]: notificationSignature(merchant.secret, startedAt, row.body) } : {},
           },
-          !merchant.developer,
+          !mayNotifyPrivateAddresses(merchant.developer, this.#ctx.config.sandbox),
         )
       : { delivered: false, httpStatus: null, error: 'the account could not be read', responseExcerpt: null, latencyMs: 0, retryAfter: undefined };
-    this.#finished.push({ row, leaseId, startedAt, result });
+    this.#finished.push({ claimed, startedAt, result });
     if (this.#finished.length >= this.#options.batchSize) void this.#flush();
     else this.#flushTimer ??= setTimeout(() => void this.#flush(), FLUSH_DELAY_MS);
   }
@@ -197,54 +280,79 @@ export class DeliveryWorker {
     return this.#flushing;
   }
 
+  /** The finished attempts to record in one write: one per notification, the oldest first (a lease that lapsed can leave two). */
+  #nextBatch(): Finished[] {
+    const seen = new Set<string>();
+    const batch: Finished[] = [];
+    const later: Finished[] = [];
+    for (const f of this.#finished.splice(0)) {
+      const id = f.claimed.row.notification_id;
+      (seen.has(id) ? later : batch).push(f);
+      seen.add(id);
+    }
+    this.#finished.push(...later);
+    return batch;
+  }
+
   async #writeFinished(): Promise<void> {
     while (this.#finished.length > 0) {
-      const batch = this.#finished.splice(0);
+      const batch = this.#nextBatch();
       const now = this.#ctx.clock.now().getTime();
       const wallNow = wallClockMs(this.#ctx.clock);
-      const attempts: NewAttemptRow[] = [];
-      const outcomes: DeliveryOutcome[] = [];
-      for (const { row, leaseId, startedAt, result } of batch) {
-        attempts.push({
+      const attempts: FinishedAttempt[] = batch.map(({ claimed: { row, leaseId }, startedAt, result }) => ({
+        attempt: {
           notification_id: row.notification_id,
           receiver_id: row.receiver_id,
-          number: row.attempts + 1,
           trigger: triggerOf(row),
+          due_at: row.next_attempt_at!,
           started_at: startedAt,
           latency_ms: result.latencyMs,
           outcome: result.delivered ? 'delivered' : 'failed',
           http_status: result.httpStatus,
           error: result.error,
           response_excerpt: result.responseExcerpt,
-        });
-        const next = result.delivered
+        },
+        leaseId,
+        nextAttemptAt: result.delivered
           ? null
           : nextAttemptAt({
               attemptsInRound: row.round_step + 1,
               roundStartedAt: row.round_started_at,
+              dueAt: row.next_attempt_at!,
               now,
               random: this.#ctx.random(4).reduce((acc, byte) => acc * 256 + byte, 0) / 2 ** 32,
               retryAfterMs: parseRetryAfter(result.retryAfter, wallNow),
-            });
-        if (!result.delivered && next === null) {
-          this.#ctx.log.warn({ notification: row.notification_id, payment: row.payment_id, receiver: row.receiver_id, attempts: row.attempts + 1 }, 'notification attempts exhausted');
-        }
-        outcomes.push({ notificationId: row.notification_id, leaseId, delivered: result.delivered, nextAttemptAt: next });
-      }
+            }),
+      }));
+      let recorded: Map<string, RecordedAttempt>;
       try {
-        await recordAttempts(this.#ctx.db, attempts, outcomes, now);
+        recorded = await recordAttempts(this.#ctx.db, attempts, now);
       } catch (error) {
         // The rows stay leased: when the leases end they are sent again, so nothing is lost, only these log lines.
         this.#ctx.log.error({ err: error, attempts: batch.length }, 'recording notification attempts failed');
         if (this.#stopping) return;
         this.#finished.unshift(...batch);
         await new Promise((resolve) => setTimeout(resolve, this.#options.pollMs));
+        continue;
       }
+      batch.forEach(({ claimed: { row }, result }, i) => {
+        const done = recorded.get(row.notification_id);
+        if (!result.delivered && attempts[i]!.nextAttemptAt === null && done?.applied) {
+          this.#ctx.log.warn({ notification: row.notification_id, payment: row.payment_id, receiver: row.receiver_id, attempts: done.number }, 'notification attempts exhausted');
+        }
+      });
     }
   }
 }
 
 export function workerOptions(ctx: AppContext): WorkerOptions {
   const c = ctx.config;
-  return { concurrency: c.deliveryConcurrency, batchSize: c.deliveryBatchSize, pollMs: c.deliveryPollMs, leaseMs: c.deliveryLeaseMs, timeoutMs: c.deliveryTimeoutMs };
+  return {
+    concurrency: c.deliveryConcurrency,
+    perDestination: c.deliveryConcurrencyPerDestination,
+    batchSize: c.deliveryBatchSize,
+    pollMs: c.deliveryPollMs,
+    leaseMs: c.deliveryLeaseMs,
+    timeoutMs: c.deliveryTimeoutMs,
+  };
 }

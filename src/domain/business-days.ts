@@ -1,5 +1,7 @@
-// Business days of the provider's country (Chile): Monday to Friday except national holidays.
-// Dates are counted in America/Santiago, where the banks settle.
+// Business days of the provider's country (Chile): Monday to Friday except national holidays and
+// December 31, when banks close to end their year. Dates are counted in America/Santiago, where the
+// banks settle. Holidays are rules, not a list, so no year runs out of them. Election days are
+// holidays too but always fall on a weekend; a holiday made by a one-off law must be added here.
 
 const ZONE = 'America/Santiago';
 /** Funds of a settlement day are delivered at this local hour. */
@@ -52,20 +54,64 @@ function shift(date: LocalDate, days: number): LocalDate {
   return { year: t.getUTCFullYear(), month: t.getUTCMonth() + 1, day: t.getUTCDate() };
 }
 
-// National holidays on fixed dates, plus Good Friday and Holy Saturday. Holidays the law moves to
-// a Monday each year are not modelled: on those days settlement happens one day early.
-const FIXED_HOLIDAYS = ['01-01', '05-01', '05-21', '07-16', '08-15', '09-18', '09-19', '11-01', '12-08', '12-25'];
+const on = (year: number, month: number, day: number): LocalDate => ({ year, month, day });
+const isoDate = (date: LocalDate): string => `${date.year}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`;
 
-export function isHoliday(date: LocalDate): boolean {
-  const key = `${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`;
-  if (FIXED_HOLIDAYS.includes(key)) return true;
-  const sunday = easter(date.year);
-  return [shift(sunday, -2), shift(sunday, -1)].some((h) => h.month === date.month && h.day === date.day);
+const [SUNDAY, MONDAY, TUESDAY, WEDNESDAY, THURSDAY, FRIDAY, SATURDAY] = [0, 1, 2, 3, 4, 5, 6];
+const weekday = (date: LocalDate): number => new Date(Date.UTC(date.year, date.month - 1, date.day)).getUTCDay();
+
+/** Law 19.668: a holiday on a Tuesday, Wednesday or Thursday moves to that week's Monday, on a Friday to the next Monday. */
+function toMonday(date: LocalDate): LocalDate {
+  const day = weekday(date);
+  if (day === FRIDAY) return shift(date, 3);
+  return day >= TUESDAY && day <= THURSDAY ? shift(date, MONDAY - day) : date;
+}
+
+/** Law 20.299: October 31 on a Tuesday moves to the Friday before, on a Wednesday to the Friday after. */
+function evangelicalChurchesDay(year: number): LocalDate {
+  const date = on(year, 10, 31);
+  const day = weekday(date);
+  return day === TUESDAY ? shift(date, -4) : day === WEDNESDAY ? shift(date, 2) : date;
+}
+
+/**
+ * Law 21.357: the day of the southern winter solstice in Chile's time (June 21 in 2021, the first
+ * year, by the law itself). The solstice comes about 6 hours later each year, 18 hours earlier
+ * after a leap day, and drifts some 45 minutes earlier every four years: from 2022 to 2046 it falls
+ * on June 21 in the two years before a leap year, from 2047 to 2075 only in the year before one,
+ * and on June 20 from 2076 to 2099.
+ */
+function indigenousPeoplesDay(year: number): LocalDate {
+  const june21 = year === 2021 || (year % 4 >= 2 && year <= 2046) || (year % 4 === 3 && year <= 2075);
+  return on(year, 6, june21 ? 21 : 20);
+}
+
+// National holidays on fixed dates (Laws 2.977, 2.200 and 20.148), and the bank holiday.
+const FIXED: readonly (readonly [month: number, day: number])[] = [[1, 1], [5, 1], [5, 21], [7, 16], [8, 15], [9, 18], [9, 19], [11, 1], [12, 8], [12, 25], [12, 31]];
+
+/** The days of `year` banks are closed for a holiday, as YYYY-MM-DD in date order (those on a weekend too). */
+export function chileanHolidays(year: number): string[] {
+  const sunday = easter(year);
+  const days: LocalDate[] = [
+    ...FIXED.map(([month, day]) => on(year, month, day)),
+    shift(sunday, -2), // Good Friday
+    shift(sunday, -1), // Holy Saturday
+    toMonday(on(year, 6, 29)), // Saint Peter and Saint Paul
+    toMonday(on(year, 10, 12)), // Encuentro de Dos Mundos
+    evangelicalChurchesDay(year),
+  ];
+  if (year >= 2021) days.push(indigenousPeoplesDay(year));
+  // Long weekends. Law 20.983: January 2 when January 1 is a Sunday, September 17 when the 18th
+  // and 19th fall on the weekend. Law 20.215: September 17 on a Monday, September 20 on a Friday.
+  if (weekday(on(year, 1, 2)) === MONDAY) days.push(on(year, 1, 2));
+  if ([MONDAY, FRIDAY].includes(weekday(on(year, 9, 17)))) days.push(on(year, 9, 17));
+  if (weekday(on(year, 9, 20)) === FRIDAY) days.push(on(year, 9, 20));
+  return [...new Set(days.map(isoDate))].sort();
 }
 
 export function isBusinessDay(date: LocalDate): boolean {
-  const weekday = new Date(Date.UTC(date.year, date.month - 1, date.day)).getUTCDay();
-  return weekday !== 0 && weekday !== 6 && !isHoliday(date);
+  const day = weekday(date);
+  return day !== SUNDAY && day !== SATURDAY && !chileanHolidays(date.year).includes(isoDate(date));
 }
 
 /** The instant of `SETTLEMENT_HOUR` local time on `date` in Santiago. */

@@ -3,8 +3,9 @@
 
 export const SCALE = 4;
 const UNIT = 10_000;
-/** Amounts are capped so that units stay exact JavaScript integers. */
-const MAX_UNITS = 100_000_000_000 * UNIT - 1;
+/** Amounts stay below this many currency units, so that units stay exact JavaScript integers. */
+const LIMIT = 100_000_000_000;
+const MAX_UNITS = LIMIT * UNIT - 1;
 
 export type AmountParse = { ok: true; units: number } | { ok: false; reason: string };
 
@@ -13,24 +14,39 @@ export type AmountParse = { ok: true; units: number } | { ok: false; reason: str
  * decimals than `maxDecimals`. Trailing zeros are not significant: "100.0" is a valid CLP amount.
  */
 export function parseAmount(text: string, maxDecimals: number): AmountParse {
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
+  const trimmed = text.trim();
+  if (/^-\d+(?:\.\d+)?$/.test(trimmed)) return { ok: false, reason: 'must be greater than zero' };
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(trimmed);
   if (!match) return { ok: false, reason: 'must be a decimal number with "." as decimal separator and no thousands separator' };
   const whole = match[1]!.replace(/^0+(?=\d)/, '');
   const fraction = (match[2] ?? '').replace(/0+$/, '');
   if (fraction.length > maxDecimals) {
     return { ok: false, reason: maxDecimals === 0 ? 'must not have decimals in this currency' : `must have at most ${maxDecimals} decimals in this currency` };
   }
-  if (whole.length > 11) return { ok: false, reason: 'is too large' };
   const units = Number(whole) * UNIT + Number(fraction.padEnd(SCALE, '0'));
-  if (units > MAX_UNITS) return { ok: false, reason: 'is too large' };
+  if (whole.length > String(LIMIT).length || units > MAX_UNITS) return { ok: false, reason: `is out of range: amounts must be below ${LIMIT}` };
   return { ok: true, units };
 }
 
-/** The decimal text of a JSON number as the client wrote it (JS prints the shortest round-trip form). */
+/**
+ * Decimal text in plain notation: exponent forms ("1e-7", "1.0E+7", "1.23456785E7") are written
+ * out exactly ("0.0000001", "10000000", "12345678.5"), so they meet the same decimal and range
+ * rules as any amount; other text is returned as it is. Exponents beyond any double's are left
+ * alone (and refused by those rules) rather than written out as millions of zeros.
+ */
+export function plainDecimalText(text: string): string {
+  const match = /^(-?)(\d+)(?:\.(\d*))?[eE]([+-]?\d{1,3})$/.exec(text);
+  if (!match) return text;
+  const [, sign = '', whole = '', fraction = '', power = '0'] = match;
+  const digits = `${whole}${fraction}`;
+  const point = whole.length + Number(power);
+  const plain = point <= 0 ? `0.${'0'.repeat(-point)}${digits}` : point >= digits.length ? digits.padEnd(point, '0') : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return `${sign}${plain}`;
+}
+
+/** The decimal text of a JSON number as the client wrote it (JavaScript prints the shortest text that reads back as the same number). */
 export function numberToDecimalText(value: number): string | undefined {
-  if (!Number.isFinite(value)) return undefined;
-  const text = String(value);
-  return /e/i.test(text) ? undefined : text;
+  return Number.isFinite(value) ? plainDecimalText(String(value)) : undefined;
 }
 
 /** Shortest decimal text: 1000, 1000.5, 0.0001. */

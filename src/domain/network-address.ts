@@ -1,6 +1,6 @@
-// Which network an IP address belongs to, so that a production account's notifications can never
-// be aimed at the service's own machine or internal network (server-side request forgery).
-// Developer-mode accounts may notify such addresses: a receiver on localhost is their point.
+// Which network an IP address belongs to, so that notifications can never be aimed at the
+// service's own machine or internal network (server-side request forgery). Only developer-mode
+// accounts on a sandbox installation may notify such addresses: a receiver on localhost is their point.
 import { isIPv4, isIPv6 } from 'node:net';
 
 export type AddressScope = 'public' | 'private' | 'loopback' | 'link-local' | 'unspecified' | 'multicast' | 'reserved';
@@ -87,12 +87,21 @@ export function nonPublicHostReason(hostname: string): string | undefined {
 }
 
 /**
- * Why an account may not be notified at `url`: production accounts only notify the public
- * internet (developer accounts may use localhost). One rule for a payment's notify_url and for
- * an account's default.
+ * Whether an account may notify non-public addresses: a developer-mode account, on an installation
+ * with the sandbox on. A production installation (SANDBOX=false) refuses them for every account,
+ * or any developer-mode account opened there could reach the installation's own network.
  */
-export function notifyUrlProblem(url: string, developer: boolean): string | undefined {
-  if (developer) return undefined;
+export function mayNotifyPrivateAddresses(developer: boolean, sandbox: boolean): boolean {
+  return developer && sandbox;
+}
+
+/**
+ * Why an account may not be notified at `url`: only accounts that may notify private addresses
+ * (mayNotifyPrivateAddresses) may use localhost; the others only notify the public internet. One
+ * rule for a payment's notify_url and for an account's default.
+ */
+export function notifyUrlProblem(url: string, privateAllowed: boolean): string | undefined {
+  if (privateAllowed) return undefined;
   const reason = nonPublicHostReason(new URL(url).hostname);
   return reason && `${reason}; production accounts may only notify public internet addresses`;
 }

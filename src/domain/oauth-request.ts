@@ -1,7 +1,8 @@
 // The authorization request (GET /oauth2/authorize) and its rules, in the order that decides who
 // hears about a problem: a bad client_id or redirect_uri is shown to the user and never redirected
 // to (that would make the server an open redirector); every later problem is redirected to the
-// registered redirect_uri as A002 (or E201 for an institution without connector).
+// registered redirect_uri as A002, and only a request with every parameter right can hear E201
+// (an institution without connector).
 import { type FlowError, flowError } from './oauth-errors.js';
 import { institutionAvailability, signInFailureError } from './oauth-institution.js';
 import { isPkceMethod, isPkceText, type PkceChallenge } from './oauth-pkce.js';
@@ -94,7 +95,6 @@ function requestProblem(query: Query, client: ClientView, hasConnector: HasConne
   if (institutionId === undefined || institutionId === '') return a002('institution_id is required');
   const availability = institutionAvailability(institutionId, client.developer, hasConnector);
   if (availability === 'unknown') return a002('institution_id is not a supported institution');
-  if (availability === 'no-connector') return signInFailureError('no-connector');
   const challenge = get('code_challenge');
   const method = get('code_challenge_method');
   let pkce: PkceChallenge | null = null;
@@ -107,6 +107,9 @@ function requestProblem(query: Query, client: ClientView, hasConnector: HasConne
   } else if (method !== undefined) {
     return a002('code_challenge_method was sent without code_challenge');
   }
+  // Last, once every parameter is known to be right: E201 tells the client to stop trying, which
+  // must not hide a request it can and should fix (A002).
+  if (availability === 'no-connector') return signInFailureError('no-connector');
   return {
     clientId: client.receiverId,
     redirectUri: get('redirect_uri')!,

@@ -86,7 +86,10 @@ export function tokenExpiry(now: Date): number {
   return (seconds(now) + TOKEN_LIFETIME_SECONDS) * 1000;
 }
 
-/** Authorization codes are stored as this hash: a leaked table holds no usable code. */
-export function authorizationCodeHash(code: string): string {
-  return createHash('sha256').update(code).digest('base64url');
+/**
+ * A flow's secrets, its authorization code and the secret of the browser it is bound to, are
+ * stored as this hash: a leaked table holds no usable code and lets no one pose as the browser.
+ */
+export function flowSecretHash(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64url');
 }

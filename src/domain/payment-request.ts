@@ -11,6 +11,8 @@ import { findPaymentMethod } from './payment-methods.js';
 
 export type ApiSurface = 'v2' | 'v3';
 
+const PSP_NAME_MIN = 3;
+
 function paymentFields(currencies: readonly string[]): FieldTable {
   return {
     amount: { kind: 'amount', required: true, description: 'Charge amount; up to 4 decimals depending on the currency' },
@@ -37,7 +39,7 @@ function paymentFields(currencies: readonly string[]): FieldTable {
     collect_account_uuid: { kind: 'string', maxLength: 255, description: 'Destination account, for accounts with several' },
     confirm_timeout_date: { kind: 'date-time', description: 'Collection submission date; also the last date to refund' },
     mandatory_payment_method: { kind: 'string', maxLength: 255, description: 'The only method the payer may use' },
-    psp_client_merchant_name: { kind: 'string', minLength: 3, maxLength: 255, description: 'End merchant of a PSP; chained PSPs separated by ->' },
+    psp_client_merchant_name: { kind: 'string', minLength: PSP_NAME_MIN, maxLength: 255, description: 'End merchant of a PSP; chained PSPs separated by ->, each name 3 to 255 characters' },
   };
 }
 
@@ -171,8 +173,9 @@ export function parsePaymentRequest(surface: ApiSurface, raw: Readonly<Record<st
     errors.add('psp_client_merchant_name', 'is required for payment-service-provider accounts');
   } else if (psp !== undefined && !merchant.features.psp) {
     errors.add('psp_client_merchant_name', 'only applies to payment-service-provider accounts');
-  } else if (psp !== undefined && psp.split('->').some((name) => name.trim() === '')) {
-    errors.add('psp_client_merchant_name', 'chained names are separated by -> and none may be empty');
+  } else if (psp !== undefined && psp.split('->').some((name) => name.trim().length < PSP_NAME_MIN)) {
+    // The contract's 3 characters hold for each merchant of a chain, not only for the whole value.
+    errors.add('psp_client_merchant_name', `chained names are separated by -> and each must be at least ${PSP_NAME_MIN} characters long`);
   }
 
   errors.throwIfAny();

@@ -3,6 +3,7 @@ import { type FieldError, FieldErrors } from './errors.js';
 import { type FieldTable, type RawValue, decodeFields, text } from './field-rules.js';
 import { findBank } from './banks.js';
 import { isCountryCode } from './formats.js';
+import { notifyUrlProblem } from './network-address.js';
 
 const str = (maxLength: number, minLength?: number, required = true) => ({ kind: 'string' as const, maxLength, minLength, required });
 const email = { kind: 'email' as const, maxLength: 255, required: true };
@@ -46,6 +47,10 @@ export function parseReceiverRequest(raw: Readonly<Record<string, RawValue>>, de
   const f = decodeFields(RECEIVER_REQUEST_FIELDS, raw, errors);
   const country = text(f, 'country_code');
   if (country !== undefined && !isCountryCode(country)) errors.add('country_code', 'must be an ISO 3166-1 two-letter country code');
+  // The account's default notify_url follows the rule of a payment's: public addresses only in production.
+  const notifyUrl = text(f, 'notify_url');
+  const notifyHostProblem = notifyUrl !== undefined ? notifyUrlProblem(notifyUrl, developer) : undefined;
+  if (notifyHostProblem) errors.add('notify_url', notifyHostProblem);
   const bankId = text(f, 'bank_account_bank_id');
   if (bankId !== undefined && !findBank(bankId, developer)) errors.add('bank_account_bank_id', 'is not a known bank');
   // An account to pay into is described completely or not at all.
@@ -61,7 +66,7 @@ export function parseReceiverRequest(raw: Readonly<Record<string, RawValue>>, de
     countryCode: country!,
     adminEmail: text(f, 'admin_email')!,
     businessName: text(f, 'business_name')!,
-    notifyUrl: text(f, 'notify_url'),
+    notifyUrl,
     profile,
   };
 }

@@ -2,10 +2,28 @@
 // empty text. Both mean "not given"; they are dropped before validation so the rules see one form.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Null and empty fields are values the route refuses, not "not given" (v3 refunds: a refund cannot be undone). */
+    keepEmptyFields?: boolean;
+  }
+}
+
+// A POST or DELETE without a body is an empty object: optional bodies (refunds, v2 delete) work,
+// and required fields are named.
+function emptyObjectIfMissing(request: FastifyRequest): void {
+  if (request.body === undefined && (request.method === 'POST' || request.method === 'DELETE')) request.body = {};
+}
+
+/** The hook of routes marked `keepEmptyFields`. */
+export function defaultEmptyBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  emptyObjectIfMissing(request);
+  done();
+}
+
 /** A preValidation hook in callback form: it never waits, so it costs no promise. */
 export function dropEmptyFields(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  // A POST without a body is an empty object: optional bodies (refunds) work, and required fields are named.
-  if (request.body === undefined && request.method === 'POST') request.body = {};
+  emptyObjectIfMissing(request);
   const body = request.body;
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
     for (const [key, value] of Object.entries(body)) {

@@ -21,11 +21,11 @@ export const ErrorBody = Type.Object(
   { $id: ERROR_ID, description: 'An error: errors[] names each offending field of a 400' },
 );
 
-/** What an operation involves, which decides the errors it can answer besides 400, 401 and 500. */
+/** What an operation involves, which decides the errors it can answer besides the ones every operation can. */
 export interface OperationTraits {
   /** Only for accounts that contracted it (confirm, refunds, receivers). */
   feature?: boolean;
-  /** Names a resource by id. */
+  /** Names a resource by id (or by notification token). */
   id?: boolean;
   /** Reads a request body. */
   body?: boolean;
@@ -33,28 +33,53 @@ export interface OperationTraits {
   idempotent?: boolean;
 }
 
-/** Each error status of the v3 API: which operations can answer it, and what it means (docs/api-conventions.md). */
-const ERROR_STATUSES: ReadonlyArray<[status: number, when: keyof OperationTraits | 'always', description: string]> = [
-  [400, 'always', 'A field breaks a rule (errors[] names each offending field), malformed JSON, or a state that forbids the operation'],
-  [401, 'always', 'No credential, or one that is not recognised'],
-  [403, 'feature', 'The account has not contracted this feature'],
-  [404, 'id', 'Unknown id, or a resource of another account'],
+/** Each error status of an API: which operations can answer it, and what it means. */
+type ErrorTable = ReadonlyArray<[status: number, when: keyof OperationTraits | 'always', description: string]>;
+
+const IDEMPOTENCY_AND_BODY_ERRORS: ErrorTable = [
   [409, 'idempotent', 'A request with the same Idempotency-Key is still being processed; retry after Retry-After seconds'],
   [413, 'body', 'The request body is larger than the server accepts'],
   [415, 'body', 'A content type the operation does not take'],
   [422, 'idempotent', 'The Idempotency-Key was already used with a different request'],
+];
+
+/** The v3 API (docs/api-conventions.md). */
+const V3_ERRORS: ErrorTable = [
+  [400, 'always', 'A field breaks a rule (errors[] names each offending field), malformed JSON, or a state that forbids the operation'],
+  [401, 'always', 'No credential, or one that is not recognised'],
+  [403, 'feature', 'The account has not contracted this feature'],
+  [404, 'id', 'Unknown id, or a resource of another account'],
+  ...IDEMPOTENCY_AND_BODY_ERRORS,
   [500, 'always', 'An unexpected failure; the message names the request id (x-request-id)'],
 ];
 
+/** The v2 API (docs/v2.md): a refused signature is 403, and a state refusal or an unexpected failure 503, never 500. */
+const V2_ERRORS: ErrorTable = [
+  [400, 'always', 'A field breaks a rule, is unknown or is given twice (errors[] names each), a body that is not a form where one is expected, or an API key with a bearer token'],
+  [401, 'always', 'No credential, an unknown API key or an invalid bearer token'],
+  [403, 'always', 'A malformed Authorization header or a request signature that does not verify; on confirm, refunds and receivers also an account that has not contracted the operation'],
+  [404, 'id', 'Unknown id or notification token, or a resource of another account'],
+  ...IDEMPOTENCY_AND_BODY_ERRORS,
+  [503, 'always', "The payment's state does not allow the operation, or an unexpected failure (the message names the request id)"],
+];
+
 /**
- * The response map of a v3 operation: its answer and every error it can give, all in the shared
- * `Error` shape (registered by the v3 scope). Fastify serialises error replies through these too,
- * which is why `errors` stays optional even on 400: a 400 for a payment's state has none.
+ * The response map of an operation: its answer and every error it can give, all in the shared
+ * `Error` shape (registered by the API's scope). Fastify serialises error replies through these
+ * too, which is why `errors` stays optional even on 400: a 400 for a payment's state has none.
  */
-export function v3Responses<T extends TSchema>(ok: T, traits: OperationTraits = {}) {
-  const errors = ERROR_STATUSES.filter(([, when]) => when === 'always' || traits[when]).map(([status, , description]) => [status, Type.Ref(ERROR_ID, { description })]);
-  return { 200: ok, ...(Object.fromEntries(errors) as Record<number, TRef<typeof ERROR_ID>>) };
+function responsesFrom(table: ErrorTable) {
+  return <T extends TSchema>(ok: T, traits: OperationTraits = {}) => {
+    const errors = table.filter(([, when]) => when === 'always' || traits[when]).map(([status, , description]) => [status, Type.Ref(ERROR_ID, { description })]);
+    return { 200: ok, ...(Object.fromEntries(errors) as Record<number, TRef<typeof ERROR_ID>>) };
+  };
 }
+
+export const v3Responses = responsesFrom(V3_ERRORS);
+export const v2Responses = responsesFrom(V2_ERRORS);
+
+/** A body with no fields: clients may send an empty form, `{}` or nothing; any field is refused by name. */
+export const NoFields = Type.Optional(Type.Object({}, { additionalProperties: false }));
 
 export const Message = Type.Object({ message: str('Message for the user') });
 

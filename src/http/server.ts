@@ -15,6 +15,7 @@ import { oauthApi } from './oauth/index.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { quipuApi } from './quipu/index.js';
 import './request-context.js';
+import { requestLogger } from './request-logger.js';
 import { sandboxApi } from './sandbox/clock.js';
 import { validatorCompiler } from './validation.js';
 import { v2Api } from './v2/index.js';
@@ -27,6 +28,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     loggerInstance: ctx.log as FastifyBaseLogger,
     // One line per request is written by the onResponse hook below, at debug level unless it failed.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: requestLogger,
     bodyLimit: ctx.config.bodyLimit,
     // Path ids longer than the contract's 255 reach validation and get a 400 naming the field.
     routerOptions: { maxParamLength: 1024 },
@@ -65,7 +67,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
   app.addHook('onResponse', (request, reply, done) => {
     const level = reply.statusCode >= 500 ? 'error' : 'debug';
-    request.log[level]({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
+    if (ctx.log.isLevelEnabled(level)) request.log[level]({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
     done();
   });
 

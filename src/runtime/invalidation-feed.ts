@@ -1,14 +1,19 @@
 // Keeps every process's caches and clock in step with the shared database: a change another
 // process cached is appended to the invalidation feed, and each process reads the feed (and the
-// developer clock) every INVALIDATION_POLL_MS.
+// developer clock) every INVALIDATION_POLL_MS. Reads start at a fixed rate, so a change committed
+// anywhere is applied everywhere within INVALIDATION_POLL_MS plus the time of one read.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { appendInvalidation, invalidationsSince, pruneInvalidations } from '../store/invalidations.js';
 import type { DB } from '../store/schema.js';
 import { readSetting } from '../store/settings.js';
+import { inTransaction } from '../store/transaction.js';
 import { CLOCK_OFFSET_SETTING, type ShiftableClock } from './clock.js';
 
 type Listener = (item: string) => void;
+
+/** Records a change for every process, in the transaction it was given to. */
+export type Publish = (topic: string, item: string) => Promise<void>;
 
 /** Rows are read again for this long: on PostgreSQL ids are not committed in order, so a window by time catches late commits. */
 const WINDOW_MS = 10_000;
@@ -34,10 +39,29 @@ export class InvalidationFeed {
     this.#listeners.set(topic, [...(this.#listeners.get(topic) ?? []), listener]);
   }
 
-  /** Records the change for the other processes (in the caller's transaction) and applies it here at once. */
+  /** Records a change already made outside any transaction, and applies it here at once. */
   async publish(db: Kysely<DB>, topic: string, item: string): Promise<void> {
     await appendInvalidation(db, topic, item, Date.now());
     this.#dispatch(topic, item);
+  }
+
+  /**
+   * Runs `work` in a transaction; what it publishes is applied here once the transaction has
+   * committed, never before: a failed commit leaves this process's caches as the database is, and
+   * a value cached again meanwhile by a request on another connection (which still read the old
+   * one) is evicted. Inside a caller's transaction the commit is the caller's, so the change is
+   * applied here by the next read of the feed, which takes this process's own rows too.
+   */
+  async transaction<T>(db: Kysely<DB>, work: (trx: Kysely<DB>, publish: Publish) => Promise<T>): Promise<T> {
+    const published: [topic: string, item: string][] = [];
+    const result = await inTransaction(db, (trx) =>
+      work(trx, async (topic, item) => {
+        await appendInvalidation(trx, topic, item, Date.now());
+        published.push([topic, item]);
+      }),
+    );
+    if (!db.isTransaction) for (const [topic, item] of published) this.#dispatch(topic, item);
+    return result;
   }
 
   #dispatch(topic: string, item: string): void {
@@ -69,12 +93,16 @@ export class InvalidationFeed {
 
   start(): void {
     const tick = async () => {
+      const started = Date.now();
       try {
         await this.poll();
       } catch (error) {
         this.log.error({ err: error }, 'reading the invalidation feed failed');
       }
-      if (this.#timer) this.#timer = setTimeout(run, this.pollMs).unref();
+      // Fixed rate: the next read starts pollMs after this one started (at once if this one took
+      // longer), so the time a read takes is not added to the interval. Reads never overlap.
+      const wait = Math.max(0, started + this.pollMs - Date.now());
+      if (this.#timer) this.#timer = setTimeout(run, wait).unref();
     };
     const run = () => {
       this.#polling = tick();

@@ -1,8 +1,11 @@
 // Housekeeping every serving process runs: each minute, transfers a stopped process left waiting
-// for their bank; each hour, expired idempotency keys, expired OAuth tokens, and authorization
-// flows older than a day that no live token refers to.
+// for their bank, the banks' answers about the transfers they left uncertain, and the credits the
+// banks booked on the collection account; each hour, expired idempotency keys, expired OAuth
+// tokens, and authorization flows older than a day that no live token refers to.
+import { collectBankCredits } from '../app/collect-bank-credits.js';
 import type { AppContext } from '../app/context.js';
 import { recoverStaleTransfers } from '../app/recover-stale-transfers.js';
+import { resolveUncertainTransfers } from '../app/resolve-transfers.js';
 import { pruneIdempotencyKeys } from '../store/idempotency.js';
 import { deleteStaleAuthorizations } from '../store/oauth-authorizations.js';
 import { deleteExpiredTokens } from '../store/oauth-tokens.js';
@@ -20,6 +23,8 @@ export async function pruneExpired(ctx: AppContext): Promise<void> {
 
 const TASKS: ReadonlyArray<[name: string, everyMs: number, run: (ctx: AppContext) => Promise<unknown>]> = [
   ['recover stale transfers', MINUTE_MS, recoverStaleTransfers],
+  ['resolve uncertain transfers', MINUTE_MS, resolveUncertainTransfers],
+  ['collect bank credits', MINUTE_MS, collectBankCredits],
   ['prune expired', HOUR_MS, pruneExpired],
 ];
 

@@ -55,6 +55,24 @@ export async function attemptsUnchangedSince(db: Kysely<DB>, state: AttemptState
   return rows.map(toAttempt);
 }
 
+/** Attempts in `state`, the longest unchanged first, after `after` (the last of the previous page). */
+export async function attemptsInState(db: Kysely<DB>, state: AttemptState, after: PaymentAttempt | undefined, limit: number): Promise<PaymentAttempt[]> {
+  const rows = await db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where('state', '=', state)
+    .$if(after !== undefined, (q) =>
+      q.where((eb) =>
+        eb.or([eb('updated_at', '>', after!.updatedAt.getTime()), eb.and([eb('updated_at', '=', after!.updatedAt.getTime()), eb('attempt_id', '>', after!.attemptId)])]),
+      ),
+    )
+    .orderBy('updated_at')
+    .orderBy('attempt_id')
+    .limit(limit)
+    .execute();
+  return rows.map(toAttempt);
+}
+
 /**
  * Moves an attempt from `from` to another state: a compare-and-set, so of two requests racing on
  * one attempt exactly one wins. False means the attempt was not in `from`.

@@ -1,6 +1,7 @@
 // Bank credit rows: every credit reported to a collection account, matched or not.
 import type { Kysely } from 'kysely';
 import type { BankCredit, CreditStatus, RecordedCredit } from '../domain/bank-credit.js';
+import type { CreditQuery } from '../domain/credit-listing.js';
 import type { BankCreditRow, BankCreditsTable, DB } from './schema.js';
 
 function toCredit(row: BankCreditRow): RecordedCredit {
@@ -68,14 +69,22 @@ export async function settleCredit(db: Kysely<DB>, creditId: string, outcome: Pi
   await db.updateTable('bank_credits').set(outcome).where('credit_id', '=', creditId).execute();
 }
 
-export async function listCredits(db: Kysely<DB>, filter: { status?: CreditStatus; limit: number }): Promise<RecordedCredit[]> {
+/** Newest recorded first, after `query.after` (the last credit of the previous page). */
+export async function listCredits(db: Kysely<DB>, query: CreditQuery): Promise<RecordedCredit[]> {
+  const { filter, after } = query;
   const rows = await db
     .selectFrom('bank_credits')
     .selectAll()
     .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status!))
+    .$if(filter.account !== undefined, (q) => q.where('account', '=', filter.account!))
+    .$if(filter.creditedFrom !== undefined, (q) => q.where('credited_at', '>=', filter.creditedFrom!.getTime()))
+    .$if(filter.creditedTo !== undefined, (q) => q.where('credited_at', '<', filter.creditedTo!.getTime()))
+    .$if(after !== undefined, (q) =>
+      q.where((eb) => eb.or([eb('recorded_at', '<', after!.recordedAt), eb.and([eb('recorded_at', '=', after!.recordedAt), eb('credit_id', '<', after!.creditId)])])),
+    )
     .orderBy('recorded_at', 'desc')
-    .orderBy('credit_id')
-    .limit(filter.limit)
+    .orderBy('credit_id', 'desc')
+    .limit(query.limit)
     .execute();
   return rows.map(toCredit);
 }

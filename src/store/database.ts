@@ -209,6 +209,9 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   // Without a listener, an idle client's error (the server restarted or cut the connection) would
   // be an uncaught exception that ends the process; the pool already drops the broken client.
   pool.on('error', (error) => options.log?.warn({ err: error }, 'an idle database connection failed; it is replaced'));
+  // A client in use has no pool listener: the server ending its session between two statements
+  // would end the process the same way. Its next query fails, and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', (error) => options.log?.warn({ err: error }, 'a database connection in use failed; it is replaced')));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }

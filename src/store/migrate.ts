@@ -7,6 +7,9 @@ import * as oauth from './migrations/003-oauth.js';
 import * as payerCycle from './migrations/004-payer-cycle.js';
 import * as attemptsAwaitingBank from './migrations/005-attempts-awaiting-bank.js';
 import * as staleAuthorizations from './migrations/006-stale-authorizations.js';
+import * as oauthBrowserBinding from './migrations/007-oauth-browser-binding.js';
+import * as bankPolling from './migrations/008-bank-polling.js';
+import * as notificationDestinations from './migrations/009-notification-destinations.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '001-core': core,
@@ -15,6 +18,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-payer-cycle': payerCycle,
   '005-attempts-awaiting-bank': attemptsAwaitingBank,
   '006-stale-authorizations': staleAuthorizations,
+  '007-oauth-browser-binding': oauthBrowserBinding,
+  '008-bank-polling': bankPolling,
+  '009-notification-destinations': notificationDestinations,
 };
 
 export interface MigrationReport {

@@ -13,6 +13,17 @@ export async function liveKeys(db: Kysely<DB>, retiredAfter: number): Promise<OA
     .execute();
 }
 
+/** Whether a key with this kid still verifies something (see liveKeys). */
+export async function isLiveKey(db: Kysely<DB>, kid: string, retiredAfter: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('oauth_keys')
+    .select('kid')
+    .where('kid', '=', kid)
+    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', retiredAfter)]))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function insertKey(db: Kysely<DB>, row: OAuthKeyRow): Promise<void> {
   await db.insertInto('oauth_keys').values(row).execute();
 }

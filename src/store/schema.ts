@@ -116,6 +116,8 @@ export interface NotificationsTable {
   /** '1.3' or '3.0' */
   api_version: string;
   url: string;
+  /** The origin of `url`: requests in flight are capped per destination. */
+  destination: string;
   content_type: string;
   body: string;
   /** 'pending', 'delivered' or 'exhausted' */
@@ -139,6 +141,8 @@ export interface NotificationAttemptsTable {
   number: number;
   /** 'first', 'retry' or 'resend' */
   trigger: string;
+  /** When the attempt was due (developer clock); it starts later if the worker was busy or the clock jumped. */
+  due_at: number;
   started_at: number;
   latency_ms: number;
   /** 'delivered' or 'failed' */
@@ -247,6 +251,8 @@ export interface OAuthAuthorizationsTable {
   code_expires_at: number | null;
   redeemed_at: number | null;
   created_at: number;
+  /** SHA-256 of the secret in the cookie of the browser that started the flow (null: a flow from before binding). */
+  browser_hash: string | null;
 }
 
 /** Issued access tokens: the jti and what revocation needs, never the token. */

@@ -1,12 +1,13 @@
-// The authorization server across processes sharing one database: a revocation reaches a second
-// server process within one second (at the default INVALIDATION_POLL_MS), that process answers
+// The authorization server across processes sharing one database: a revocation (through
+// /oauth2/revoke, a replayed code or a credential change) reaches the other server process within
+// one second (at the default INVALIDATION_POLL_MS), a process answers
 // bearer requests from its caches and learns of revocations only through the invalidation feed,
 // `quipu keys rotate` in a third process changes the signing key without invalidating issued tokens,
 // and `quipu merchants update --redirect-uri` registers the URIs the authorization endpoint accepts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVOKED_TOPIC } from '../../src/app/bearer-verifier.js';
 import { call, client } from '../helpers/http.js';
-import { authorizeParams, basicAuth, clientCredentialsToken, decodeJwtPart, formPost, PageClient } from '../helpers/oauth.js';
+import { authorizeParams, basicAuth, clientCredentialsToken, decodeJwtPart, formPost, PageClient, redirectParams, registerRedirectUris } from '../helpers/oauth.js';
 import { freePort, quipu, type ServerProcess, startServerProcess, waitForHttp } from '../helpers/process.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -16,6 +17,8 @@ let secondUrl: string;
 let env: Record<string, string>;
 let account: TestAccount;
 let paymentId: string;
+
+const CALLBACK = 'https://client.example/callback';
 
 beforeAll(async () => {
   // The default poll interval, so the one-second claim is tested as shipped.
@@ -27,6 +30,7 @@ beforeAll(async () => {
   second = startServerProcess({ ...env, PORT: String(port), PUBLIC_BASE_URL: server.baseUrl, DEMO_ACCOUNT: 'false', RUN_WORKER: 'false', INVALIDATION_POLL_MS: '500' });
   await waitForHttp(`${secondUrl}/readyz`);
   account = await server.account();
+  await registerRedirectUris(server, account, [CALLBACK]);
   paymentId = (await client(server.baseUrl, account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Two processes' })).body.payment_id;
 });
 afterAll(async () => {
@@ -40,12 +44,48 @@ const jtiOf = (token: string) => decodeJwtPart(token, 1).jti as string;
 // The one-second promise, polled: the bound is what is asserted, not how soon it happens.
 const WITHIN_ONE_SECOND = { timeout: 1000, interval: 50 };
 
+/** A code from a flow run through the first process's pages. */
+async function codeFlow(): Promise<string> {
+  const done = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, CALLBACK));
+  return redirectParams(done.location).code!;
+}
+/** The code's exchange at the token endpoint of the process at `base`. */
+const exchange = (base: string, code: string) => formPost(base, '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: CALLBACK }, basicAuth(account));
+
+/** A token both processes have verified and cached. */
+async function acceptedEverywhere(token: string): Promise<string> {
+  expect(await statusAt(server.baseUrl, token)).toBe(200);
+  expect(await statusAt(secondUrl, token)).toBe(200);
+  return token;
+}
+
 describe('two server processes on one database', () => {
   it('accepts a token issued by the other process, and stops within one second of its revocation there', async () => {
     const token = await clientCredentialsToken(server, account);
     expect((await getPayment(secondUrl, token)).status).toBe(200);
     expect((await formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth(account))).status).toBe(200);
     expect((await getPayment(server.baseUrl, token)).status).toBe(401);
+    await expect.poll(() => statusAt(secondUrl, token), WITHIN_ONE_SECOND).toBe(401);
+  });
+
+  it('stops a token in the first process within one second of its code being replayed in the second', async () => {
+    const code = await codeFlow();
+    const issued = await exchange(server.baseUrl, code);
+    expect(issued.status).toBe(200);
+    const token = await acceptedEverywhere(issued.body.access_token);
+    const replayed = await exchange(secondUrl, code);
+    expect(replayed.status).toBe(400);
+    expect(replayed.body.error).toBe('invalid_grant');
+    expect(await statusAt(secondUrl, token)).toBe(401);
+    await expect.poll(() => statusAt(server.baseUrl, token), WITHIN_ONE_SECOND).toBe(401);
+  });
+
+  it('stops a token in the second process within one second of a credential change reported to the first', async () => {
+    const token = await acceptedEverywhere((await exchange(server.baseUrl, await codeFlow())).body.access_token);
+    const change = await call(server.baseUrl, 'POST', '/sandbox/institutions/Bawdf/users/11.111.111-1/credential-change', { apiKey: account.api_key });
+    expect(change.status).toBe(200);
+    expect(change.body.revoked_tokens).toBeGreaterThanOrEqual(1);
+    expect(await statusAt(server.baseUrl, token)).toBe(401);
     await expect.poll(() => statusAt(secondUrl, token), WITHIN_ONE_SECOND).toBe(401);
   });
 

@@ -2,11 +2,12 @@
 // processes on the database of a running test server.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { client } from '../helpers/http.js';
 import { countRows } from '../helpers/payments.js';
-import { csrfOf, loginToDemoBank, PayerSession, startDemoBankAttempt } from '../helpers/payer-session.js';
+import { csrfOf, loginToDemoBank, PayerSession, startDemoBankAttempt, tabAtCoordinates } from '../helpers/payer-session.js';
 import { quipu } from '../helpers/process.js';
+import { ANY_PAYER, ScriptedBank } from '../helpers/scripted-bank.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -68,10 +69,38 @@ describe('quipu reconcile', PROCESSES, () => {
     expect(await countRows(server.ctx.db, 'notifications')).toBe(0);
 
     const unmatched = JSON.parse((await quipu(['credits', 'list', '--unmatched', '--json'], env)).stdout);
-    expect(unmatched).toEqual([expect.objectContaining({ bank_reference: 'csv-2', status: 'unmatched', amount: 2400, reference: other, source: 'statement' })]);
-    expect(unmatched[0].reason).toContain('amount differs');
+    expect(unmatched).toEqual({ credits: [expect.objectContaining({ bank_reference: 'csv-2', status: 'unmatched', amount: 2400, reference: other, source: 'statement' })], next_cursor: null });
+    expect(unmatched.credits[0].reason).toContain('amount differs');
     const human = await quipu(['credits', 'list', '--matched'], env);
     expect(human.stdout).toContain(`csv-1  matched    2500 CLP  ${collect}  ${paid}  ${paid}`);
+  });
+
+  it('lists credits a page at a time, filtered, or every page with --all', async () => {
+    const now = server.ctx.clock.now().toISOString();
+    const lines = [1, 2, 3].map((n) => `page-${n},cli-paging,100,CLP,,${now}`);
+    const file = statementFile('paging.csv', ['bank_reference,account,amount,currency,reference,credited_at', ...lines].join('\n'));
+    expect((await quipu(['reconcile', file], env)).code).toBe(0);
+
+    const list = async (...args: string[]) => {
+      const result = await quipu(['credits', 'list', '--account', 'cli-paging', ...args], env);
+      expect(result.code).toBe(0);
+      return result.stdout;
+    };
+    const first = JSON.parse(await list('--limit', '2', '--json'));
+    expect(first.credits).toHaveLength(2);
+    const second = JSON.parse(await list('--limit', '2', '--cursor', first.next_cursor, '--json'));
+    expect(second).toEqual({ credits: [expect.objectContaining({ account: 'cli-paging' })], next_cursor: null });
+    const references = [...first.credits, ...second.credits].map((c: { bank_reference: string }) => c.bank_reference);
+    expect(references.sort()).toEqual(['page-1', 'page-2', 'page-3']);
+    const all = JSON.parse(await list('--limit', '1', '--all', '--json'));
+    expect(all.credits.map((c: { bank_reference: string }) => c.bank_reference)).toEqual([...first.credits, ...second.credits].map((c: { bank_reference: string }) => c.bank_reference));
+    expect(await list('--limit', '2')).toContain(`more: --cursor ${first.next_cursor}`);
+    expect(JSON.parse(await list('--from', '2000-01-01T00:00:00Z', '--to', '2001-01-01T00:00:00Z', '--json')).credits).toEqual([]);
+
+    const bad = await quipu(['credits', 'list', '--cursor', 'nope', '--from', 'yesterday'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('credited_from: must be an ISO 8601 date-time with a time zone');
+    expect(bad.stderr).toContain('cursor: is not a cursor this listing gave');
   });
 
   it('reads JSON lines too', async () => {
@@ -114,16 +143,43 @@ describe('quipu payments and demobank', PROCESSES, () => {
     expect((await quipu(['payments', 'mark-paid', 'zzzzzzzzzzzz'], env)).code).toBe(2);
   });
 
-  it('confirms an uncertain DemoBank transfer', async () => {
+  it('confirms an uncertain DemoBank transfer, only where SANDBOX is on', async () => {
     const id = await createPayment();
     const session = new PayerSession(server.baseUrl);
     const authorizePath = await loginToDemoBank(session, await startDemoBankAttempt(session, id));
     const form = await session.get(authorizePath);
     expect((await session.post(authorizePath, { _csrf: csrfOf(form), c1: '10', c2: '20', c3: '30' })).status).toBe(303);
     expect(await statusOf(id)).toBe('verifying/pending');
+    const production = await quipu(['demobank', 'confirm', id], { ...env, SANDBOX: 'false' });
+    expect(production.code).toBe(2);
+    expect(production.stderr).toContain('DemoBank settles transfers only where SANDBOX is on');
+    expect(await statusOf(id)).toBe('verifying/pending');
     const confirmed = await quipu(['demobank', 'confirm', id], env);
     expect(confirmed.code).toBe(0);
     expect(confirmed.stdout).toContain(`${id}  done/normal`);
     expect((await quipu(['demobank', 'fail', id], env)).code).toBe(2);
+  });
+
+  it("refuses a production account's payment and another bank's transfer", async () => {
+    const production = await server.account({ developer: false });
+    const created = await client(server.baseUrl, production.api_key).post('/v3/payments', { amount: 2500, currency: 'CLP', subject: 'Production order' });
+    const refused = await quipu(['demobank', 'confirm', created.body.payment_id], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('DemoBank settles transfers of developer-mode accounts only');
+
+    const bank = new ScriptedBank('WbPkK');
+    onTestFinished(() => bank.unregister());
+    bank.signIn = ANY_PAYER;
+    bank.onTransfer = async () => ({ status: 'uncertain' });
+    const id = await createPayment();
+    const tab = await tabAtCoordinates(server.baseUrl, id, 'WbPkK');
+    expect((await tab.submit({ c1: '11', c2: '22', c3: '33' })).status).toBe(303);
+    expect(await statusOf(id)).toBe('verifying/pending');
+    for (const decision of ['confirm', 'fail']) {
+      const other = await quipu(['demobank', decision, id], env);
+      expect(other.code).toBe(2);
+      expect(other.stderr).toContain('The transfer waits for Banco Santander, not DemoBank: only that bank can settle it');
+    }
+    expect(await statusOf(id)).toBe('verifying/pending');
   });
 });

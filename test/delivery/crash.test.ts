@@ -48,6 +48,8 @@ describe('SIGKILL in the middle of delivering', () => {
       LOG_LEVEL: 'warn',
       DEMO_ACCOUNT: 'false',
       DELIVERY_CONCURRENCY: String(CONCURRENCY),
+      // One receiver takes every request: all of them in flight at the kill.
+      DELIVERY_CONCURRENCY_PER_DESTINATION: String(CONCURRENCY),
       DELIVERY_TIMEOUT_MS: '2000',
       DELIVERY_LEASE_MS: '4000',
       DELIVERY_POLL_MS: '50',

@@ -77,8 +77,8 @@ describe('faulty receivers', () => {
     expect(target.requests).toHaveLength(0);
     for (const n of Object.values(first)) {
       expect(n.status).toBe('pending');
-      // The first retry comes 5 s (less up to 10% jitter) after the attempt was recorded.
-      const wait = Date.parse(n.next_attempt_at) - Date.parse(n.updated_at);
+      // The first retry is due 5 s (less up to 10% jitter) after the first attempt was due.
+      const wait = Date.parse(n.next_attempt_at) - Date.parse(n.attempt_log[0].due_at);
       expect(wait).toBeGreaterThanOrEqual(4_500);
       expect(wait).toBeLessThanOrEqual(5_000);
     }
@@ -99,6 +99,18 @@ describe('faulty receivers', () => {
     expect(target.requests).toHaveLength(0);
     // The same body on every attempt.
     expect(new Set(failing.requests.map((r) => r.body)).size).toBe(1);
+  });
+
+  it('counts only 200 as delivered: 201 and 204 are failed attempts, retried', async () => {
+    const created = await receiver(() => ({ status: 201, body: 'created' }));
+    const noContent = await receiver(() => ({ status: 204 }));
+    workers.push(testWorker(server));
+    const payments = { 201: await reconciledPayment(server, account, { notify_url: created.url }), 204: await reconciledPayment(server, account, { notify_url: noContent.url }) };
+    for (const [status, payment] of Object.entries(payments)) {
+      const n = await withAttempts(payment.paymentId, 1);
+      expect(n).toMatchObject({ status: 'pending', delivered_at: null, next_attempt_at: expect.any(String) });
+      expect(n.attempt_log[0]).toMatchObject({ outcome: 'failed', http_status: Number(status), error: `HTTP ${status}` });
+    }
   });
 
   it('records the beginning of a long answer', async () => {

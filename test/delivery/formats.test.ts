@@ -1,7 +1,6 @@
 // A reconciled payment's notification reaches the merchant's receiver in the provider's formats.
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getPaymentByToken } from '../../src/app/payment-queries.js';
 import { reconcilePayment } from '../../src/app/reconcile-payment.js';
 import { enqueuePaymentNotification } from '../../src/delivery/enqueue.js';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
@@ -10,6 +9,7 @@ import { client } from '../helpers/http.js';
 import { eventually, startReceiver, type Receiver } from '../helpers/notification-receiver.js';
 import { countRows, DEMO_CREDIT } from '../helpers/payments.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { v2Client } from '../helpers/v2-clients.js';
 
 let server: TestServer;
 let receiver: Receiver;
@@ -84,8 +84,19 @@ describe('notification formats', () => {
     const form = new URLSearchParams(request.body);
     expect([...form.keys()]).toEqual(['api_version', 'notification_token']);
     expect(form.get('api_version')).toBe('1.3');
-    const resolved = await getPaymentByToken(server.ctx, account.merchant, form.get('notification_token')!);
-    expect(resolved).toMatchObject({ paymentId: payment.paymentId, status: 'done', amount: payment.amount, receiverId: account.receiver_id });
+    // Resolved as a merchant's v2 client does: a signed GET /2.0/payments?notification_token=.
+    const v2 = v2Client('php', account, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
+    const resolved = await v2.request('GET', '/payments', { query: { notification_token: form.get('notification_token')! } });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body).toMatchObject({
+      payment_id: payment.paymentId,
+      notification_token: payment.notificationToken,
+      status: 'done',
+      amount: 1000,
+      currency: 'CLP',
+      receiver_id: account.receiver_id,
+      conciliation_date: payment.conciliationAt!.toISOString(),
+    });
   });
 
   it("takes the version and URL from the payment, else from the account's defaults", async () => {

@@ -106,11 +106,18 @@ describe('POST /quipu/v1/notifications/:id/resend', () => {
     const id = await idOf(a, paid.a1);
     const sent = ok.requests.filter((r) => r.body.includes(paid.a1.paymentId));
     expect(sent).toHaveLength(1);
+    const delivered = (await detail(a, id)).body;
+    expect(delivered.delivered_at).toEqual(expect.any(String));
     const res = await apiA().post(`/quipu/v1/notifications/${id}/resend`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ notification_id: id, status: 'pending', attempts: 1 });
+    // A new round: not delivered again until a receiver answers 200 again.
+    expect(res.body).toMatchObject({ notification_id: id, status: 'pending', attempts: 1, delivered_at: null, next_attempt_at: expect.any(String) });
     const after = await eventually(() => detail(a, id), (r) => r.body.status === 'delivered' && r.body.attempts === 2);
-    expect(after.body.attempt_log.map((x: { trigger: string }) => x.trigger)).toEqual(['first', 'resend']);
+    expect(after.body.attempt_log.map((x: { trigger: string; number: number }) => [x.number, x.trigger])).toEqual([
+      [1, 'first'],
+      [2, 'resend'],
+    ]);
+    expect(Date.parse(after.body.delivered_at)).toBeGreaterThanOrEqual(Date.parse(res.body.next_attempt_at));
     const again = ok.requests.filter((r) => r.body.includes(paid.a1.paymentId));
     expect(again).toHaveLength(2);
     expect(again[1]!.body).toBe(again[0]!.body);

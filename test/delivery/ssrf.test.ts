@@ -1,17 +1,24 @@
 // Production accounts cannot aim notifications at this machine or its network: refused when the
 // payment is created (address literals) and when delivering (the address actually connected to).
-// Developer-mode accounts may: a receiver on localhost is what they integrate against.
+// Developer-mode accounts may: a receiver on localhost is what they integrate against, on an
+// installation with the sandbox on. A production installation (SANDBOX=false) refuses such
+// targets for every account, and opens no demo account unless told to.
 import dns from 'node:dns/promises';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MERCHANT_TOPIC } from '../../src/app/merchant-directory.js';
 import { updateMerchant } from '../../src/app/update-merchant.js';
+import { loadConfig } from '../../src/config.js';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
+import { startRuntime } from '../../src/runtime/bootstrap.js';
+import { createLogger } from '../../src/runtime/logger.js';
 import { reconciledPayment, testWorker } from '../helpers/delivery.js';
+import { createTestDatabase } from '../helpers/database.js';
 import { client } from '../helpers/http.js';
 import { eventually, startReceiver, type Receiver } from '../helpers/notification-receiver.js';
 import { countRows } from '../helpers/payments.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { freePort, startServerProcess, waitForHttp } from '../helpers/process.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let receiver: Receiver;
@@ -28,8 +35,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function onlyNotification(apiKey: string, paymentId: string) {
-  const api = client(server.baseUrl, apiKey);
+async function onlyNotification(apiKey: string, paymentId: string, on: TestServer = server) {
+  const api = client(on.baseUrl, apiKey);
   const id = (await api.get(`/quipu/v1/notifications?payment_id=${paymentId}`)).body.notifications[0].notification_id;
   return eventually(async () => (await api.get(`/quipu/v1/notifications/${id}`)).body, (n) => n.attempts > 0);
 }
@@ -74,18 +81,23 @@ describe("an account's default notify_url", () => {
   });
 });
 
+/** An account whose default notify URL was stored before today's rules (written to the database directly). */
+async function withStoredNotifyUrl(on: TestServer, account: TestAccount, url: string): Promise<TestAccount> {
+  await on.ctx.db.updateTable('merchants').set({ notify_url: url }).where('receiver_id', '=', account.receiver_id).execute();
+  await on.ctx.feed.publish(on.ctx.db, MERCHANT_TOPIC, String(account.receiver_id));
+  return { ...account, merchant: (await on.ctx.merchants.byReceiverId(account.receiver_id))! };
+}
+
 describe('delivery to non-public addresses', () => {
   it("refuses a production account's loopback URL, recording why, and sends nothing", async () => {
     // Accounts cannot be given such a default any more; one stored before that rule (or reached
     // through DNS, below) is still refused by the worker, which judges every address it sends to.
     const opened = await server.account({ developer: false, notifyUrl: 'https://shop.example/notify' });
-    await server.ctx.db.updateTable('merchants').set({ notify_url: receiver.url }).where('receiver_id', '=', opened.receiver_id).execute();
-    await server.ctx.feed.publish(server.ctx.db, MERCHANT_TOPIC, String(opened.receiver_id));
-    const production = { ...opened, merchant: (await server.ctx.merchants.byReceiverId(opened.receiver_id))! };
+    const production = await withStoredNotifyUrl(server, opened, receiver.url);
     const payment = await reconciledPayment(server, production);
     const n = await onlyNotification(production.api_key, payment.paymentId);
     expect(n.status).toBe('pending');
-    expect(n.attempt_log[0]).toMatchObject({ outcome: 'failed', http_status: null, error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address; production accounts may only notify public/) });
+    expect(n.attempt_log[0]).toMatchObject({ outcome: 'failed', http_status: null, error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address; only public internet addresses may be notified/) });
     expect(receiver.requests.some((r) => r.body.includes(payment.paymentId))).toBe(false);
   });
 
@@ -107,4 +119,44 @@ describe('delivery to non-public addresses', () => {
     await receiver.waitFor((requests) => requests.some((r) => r.body.includes(payment.paymentId)));
     expect((await eventually(() => onlyNotification(developer.api_key, payment.paymentId), (n) => n.status === 'delivered')).attempt_log[0].http_status).toBe(200);
   });
+});
+
+describe('a production installation (SANDBOX=false)', () => {
+  it('refuses private targets for developer-mode accounts too, at delivery', async () => {
+    const installation = await startTestServer({ SANDBOX: 'false' });
+    const productionWorker = testWorker(installation);
+    try {
+      const opened = await installation.account({ notifyUrl: 'https://shop.example/notify' });
+      const developer = await withStoredNotifyUrl(installation, opened, receiver.url);
+      expect(developer.merchant.developer).toBe(true);
+      const payment = await reconciledPayment(installation, developer);
+      const n = await onlyNotification(developer.api_key, payment.paymentId, installation);
+      expect(n.attempt_log[0]).toMatchObject({ outcome: 'failed', http_status: null, error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address; only public internet addresses may be notified/) });
+      expect(receiver.requests.some((r) => r.body.includes(payment.paymentId))).toBe(false);
+    } finally {
+      await productionWorker.stop();
+      await installation.close();
+    }
+  });
+
+  it('opens no demo account on first start', async () => {
+    const database = await createTestDatabase();
+    const port = await freePort();
+    const env = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: String(port), LOG_LEVEL: 'info', SANDBOX: 'false', RUN_WORKER: 'false' };
+    const serve = startServerProcess(env);
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+      await serve.waitFor('quipu is listening');
+      expect(serve.output()).not.toContain('demo account');
+      const runtime = await startRuntime(loadConfig(env), createLogger('silent', 2));
+      try {
+        expect(await countRows(runtime.ctx.db, 'merchants')).toBe(0);
+      } finally {
+        await runtime.close();
+      }
+    } finally {
+      await serve.stop('SIGTERM');
+      await database.drop();
+    }
+  }, 60_000);
 });

@@ -49,7 +49,7 @@ describe.skipIf(testDatabaseKind() === 'sqlite')('two workers on one PostgreSQL 
     for (let i = 0; i < 2; i++) {
       const runtime = await startRuntime(server.config, createLogger('silent', 2));
       runtimes.push(runtime);
-      const worker = new DeliveryWorker(runtime.ctx, { concurrency: 32, batchSize: 16, pollMs: 10, leaseMs: 30_000, timeoutMs: 5_000 });
+      const worker = new DeliveryWorker(runtime.ctx, { concurrency: 32, perDestination: 32, batchSize: 16, pollMs: 10, leaseMs: 30_000, timeoutMs: 5_000 });
       workers.push(worker);
     }
     for (const w of workers) w.start();

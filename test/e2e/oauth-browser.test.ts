@@ -1,12 +1,15 @@
 // The authorization code flow with PKCE as a merchant integrates it: openid-client (configured by
 // discovery alone) builds the request, a real chromium goes through the sign-in and consent pages,
 // the merchant's callback (a local node:http server) receives the code, openid-client redeems it
-// and validates the id_token, and the access token reads a payment from the v3 API.
+// and validates the id_token, and the access token reads a payment from the v3 API. The flow also
+// starts from the merchant's own site (another site than Quipu's), as it does in production, where
+// the cookie binding the flow to the browser must survive the cross-site start.
 import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.js';
 import { call, client } from '../helpers/http.js';
+import { html } from '../../src/http/html.js';
 import { type Receiver, startReceiver } from '../helpers/notification-receiver.js';
 import { registerRedirectUris } from '../helpers/oauth.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -129,6 +132,66 @@ describe('authorization code flow in a browser, with openid-client', () => {
     const back = new URL(shop.requests[before]!.path, callback);
     expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'access_denied', error_code: 'A001', error_type: 'DO_NOT_RETRY', state });
     await expect(oidc.authorizationCodeGrant(config, back, { expectedState: state })).rejects.toMatchObject({ error: 'access_denied' });
+  });
+
+  it.each([
+    ['a link', (url: URL) => html`<a id="go" href="${url.href}">Conectar tu banco</a>`],
+    [
+      'a form POST',
+      (url: URL) => html`<form method="post" action="${url.origin}${url.pathname}">
+${[...url.searchParams].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button id="go">Conectar tu banco</button></form>`,
+    ],
+  ])('starts from %s on the merchant’s own site and finishes in the same browser', async (_name, start) => {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: callback,
+      scope: 'openid api',
+      response_mode: 'query',
+      institution_id: 'Bawdf',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+    });
+    // localhost and 127.0.0.1 are different sites to the browser.
+    const shopPage = `${new URL(callback).origin.replace('127.0.0.1', 'localhost')}/start`;
+    shop.answer((request) =>
+      request.path === '/start'
+        ? { status: 200, headers: { 'content-type': 'text/html' }, body: `<!doctype html><html><body>${start(url)}</body></html>` }
+        : { status: 200, headers: { 'content-type': 'text/html' }, body: '<h1>Back at the shop</h1>' },
+    );
+    await page.goto(shopPage);
+    const before = shop.requests.length;
+    await page.click('#go');
+    await page.fill('#rut', '11.111.111-1');
+    await page.fill('#password', '1234');
+    await page.click('#login');
+    await page.click('#allow');
+    await shop.waitFor((requests) => requests.slice(before).some((r) => r.path.startsWith('/callback')));
+    const arrived = shop.requests.slice(before).find((r) => r.path.startsWith('/callback'))!;
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(arrived.path, callback), { pkceCodeVerifier: verifier, expectedState: state });
+    expect((await call(server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+  });
+
+  it('refuses a flow opened in another browser, changing nothing', async () => {
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: callback, scope: 'openid api', response_mode: 'query', institution_id: 'Bawdf', state: oidc.randomState() });
+    const opener = await (await browser.newContext()).newPage();
+    try {
+      await opener.goto(url.href);
+      await opener.waitForSelector('#login');
+      // The flow's address, opened in a browser that did not start it.
+      await page.goto(opener.url());
+      expect(await page.textContent('#message')).toContain('otro navegador');
+      expect(await page.locator('#rut').count()).toBe(0);
+      // The browser that started it goes on.
+      await opener.fill('#rut', '11.111.111-1');
+      await opener.fill('#password', '1234');
+      await opener.click('#login');
+      await opener.waitForSelector('#allow');
+    } finally {
+      await opener.context().close();
+    }
   });
 
   it('issues client credentials tokens to openid-client', async () => {

@@ -3,6 +3,7 @@
 import type { AppContext } from '../../src/app/context.js';
 import { createPayment } from '../../src/app/create-payment.js';
 import { reconcilePayment } from '../../src/app/reconcile-payment.js';
+import { defaultConcurrencyPerDestination } from '../../src/config.js';
 import { enqueuePaymentNotification } from '../../src/delivery/enqueue.js';
 import { DeliveryWorker, type WorkerOptions } from '../../src/delivery/worker.js';
 import type { Merchant } from '../../src/domain/merchant.js';
@@ -28,7 +29,9 @@ export async function reconciledPaymentIn(ctx: AppContext, merchant: Merchant, f
 
 /** A worker with test-sized timings; stop it in afterEach/afterAll. */
 export function testWorker(server: TestServer, options: Partial<WorkerOptions> = {}): DeliveryWorker {
-  const worker = new DeliveryWorker(server.ctx, { concurrency: 16, batchSize: 50, pollMs: 20, leaseMs: 30_000, timeoutMs: 5_000, ...options });
+  const concurrency = options.concurrency ?? 16;
+  const perDestination = options.perDestination ?? defaultConcurrencyPerDestination(concurrency);
+  const worker = new DeliveryWorker(server.ctx, { batchSize: 50, pollMs: 20, leaseMs: 30_000, timeoutMs: 5_000, ...options, concurrency, perDestination });
   worker.start();
   return worker;
 }

@@ -56,21 +56,37 @@ export interface PageResponse {
   location: string | null;
 }
 
-/** A browser without scripts: keeps cookies, follows nothing by itself. */
+interface Cookie {
+  name: string;
+  value: string;
+  path: string;
+}
+
+/** RFC 6265 5.1.4: a cookie's path covers itself and what lies below it. */
+function pathMatches(requestPath: string, cookiePath: string): boolean {
+  if (requestPath === cookiePath) return true;
+  return requestPath.startsWith(cookiePath) && (cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/');
+}
+
+/** A browser without scripts: keeps cookies (by name and path, as browsers do), follows nothing by itself. */
 export class PageClient {
-  readonly #cookies = new Map<string, string>();
+  readonly #cookies = new Map<string, Cookie>();
 
   constructor(private readonly baseUrl: string) {}
 
   async request(method: 'GET' | 'POST', path: string, form?: Record<string, string>): Promise<PageResponse> {
+    const url = new URL(path, this.baseUrl);
     const headers: Record<string, string> = {};
-    if (this.#cookies.size > 0) headers.cookie = [...this.#cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const sent = [...this.#cookies.values()].filter((c) => pathMatches(url.pathname, c.path));
+    if (sent.length > 0) headers.cookie = sent.map((c) => `${c.name}=${c.value}`).join('; ');
     if (form) headers['content-type'] = FORM;
-    const res = await fetch(path.startsWith('http') ? path : `${this.baseUrl}${path}`, { method, headers, body: form ? new URLSearchParams(form).toString() : undefined, redirect: 'manual' });
+    const res = await fetch(url, { method, headers, body: form ? new URLSearchParams(form).toString() : undefined, redirect: 'manual' });
     for (const set of res.headers.getSetCookie()) {
-      const [pair] = set.split(';');
+      const [pair, ...attributes] = set.split(';');
       const eq = pair!.indexOf('=');
-      this.#cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
+      const name = pair!.slice(0, eq).trim();
+      const cookiePath = attributes.map((a) => /^\s*path=(.*)$/i.exec(a)?.[1]?.trim()).find((p) => p !== undefined) ?? '/';
+      this.#cookies.set(`${cookiePath} ${name}`, { name, value: pair!.slice(eq + 1).trim(), path: cookiePath });
     }
     return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get('location') };
   }

@@ -44,15 +44,17 @@ export function titleOf(page: PageResponse): string {
   return /<h1>([^<]*)<\/h1>/.exec(page.html)?.[1] ?? '';
 }
 
-/** Starts a DemoBank attempt on the simplified page; returns the bank's address. */
-export async function startDemoBankAttempt(session: PayerSession, paymentId: string): Promise<string> {
+/** Starts an attempt at the bank on the simplified page; returns the bank's address. */
+export async function startBankAttempt(session: PayerSession, paymentId: string, bankId: string): Promise<string> {
   const form = await session.get(`/payment/simplified/${paymentId}`);
-  const started = await session.post(`/payment/simplified/${paymentId}`, { _csrf: csrfOf(form), bank_id: 'Bawdf', payer_email: 'payer@example.com' });
+  const started = await session.post(`/payment/simplified/${paymentId}`, { _csrf: csrfOf(form), bank_id: bankId, payer_email: 'payer@example.com' });
   if (started.status !== 303 || !started.location) throw new Error(`attempt not started: ${started.status} ${started.html}`);
   return started.location;
 }
 
-/** Logs in to DemoBank; returns the authorization page's address. */
+export const startDemoBankAttempt = (session: PayerSession, paymentId: string) => startBankAttempt(session, paymentId, 'Bawdf');
+
+/** Logs in with DemoBank's credentials (a scripted bank that signs anyone in takes them too); returns the authorization page's address. */
 export async function loginToDemoBank(session: PayerSession, bankPath: string, rut = '11.111.111-1'): Promise<string> {
   const login = await session.get(bankPath);
   const done = await session.post(`${bankPath}/login`, { _csrf: csrfOf(login), rut, password: '1234' });
@@ -60,10 +62,10 @@ export async function loginToDemoBank(session: PayerSession, bankPath: string, r
   return done.location;
 }
 
-/** A payer's tab at the coordinates page of a new DemoBank attempt; `submit` sends the answers. */
-export async function tabAtCoordinates(baseUrl: string, paymentId: string) {
+/** A payer's tab at the coordinates page of a new attempt (at DemoBank unless said otherwise); `submit` sends the answers. */
+export async function tabAtCoordinates(baseUrl: string, paymentId: string, bankId = 'Bawdf') {
   const session = new PayerSession(baseUrl);
-  const path = await loginToDemoBank(session, await startDemoBankAttempt(session, paymentId));
+  const path = await loginToDemoBank(session, await startBankAttempt(session, paymentId, bankId));
   const page = await session.get(path);
   return { session, path, page, submit: (answers: Record<string, string>) => session.post(path, { _csrf: csrfOf(page), ...answers }) };
 }

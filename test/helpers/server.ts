@@ -34,8 +34,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const baseUrl = `http://127.0.0.1:${port}`;
-  // Payment URLs are built from the public base URL, which is only known once the port is.
-  const config: Config = { ...base, port, publicBaseUrl: env.PUBLIC_BASE_URL ?? baseUrl };
+  // Payment URLs are built from the public base URL, which is only known once the port is (unless given).
+  const config: Config = { ...base, port, publicBaseUrl: env.PUBLIC_BASE_URL ? base.publicBaseUrl : baseUrl };
   runtime.ctx.config = config;
   return {
     baseUrl,

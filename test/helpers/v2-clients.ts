@@ -50,9 +50,43 @@ function local(date: Date, offsetMinutes: number) {
 /** Float to text as each language prints a double. */
 const floatText = { trailingZero: (n: number) => (Number.isInteger(n) ? `${n}.0` : String(n)), plain: (n: number) => String(n) };
 
+/**
+ * Java's Double.toString: plain, with at least one decimal, from 10^-3 up to below 10^7, else
+ * "computerized scientific notation" ("1.0E7", "1.23456785E7"). Its digits are the shortest that
+ * read back as the same double, which JavaScript prints too.
+ */
+function javaDoubleToString(n: number): string {
+  const abs = Math.abs(n);
+  if (abs === 0 || (abs >= 1e-3 && abs < 1e7)) return floatText.trailingZero(n);
+  const [mantissa, exponent] = n.toExponential().split('e') as [string, string];
+  return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
+}
+
+/**
+ * BigDecimal.valueOf(d).toString(): Double.toString's text read as an unscaled value and a scale,
+ * then written plain when the scale is not negative and the number not below 10^-6, otherwise as
+ * one digit, the rest after a point, and a signed exponent ("1.0E+7"). So 10,000,000 goes out as
+ * "1.0E+7" and 12,345,678.5 as "12345678.5".
+ */
+function javaBigDecimalText(n: number): string {
+  const [mantissa, exponent = '0'] = javaDoubleToString(n).split('E') as [string, string?];
+  const [whole, fraction = ''] = mantissa.split('.') as [string, string?];
+  const unscaled = `${whole}${fraction}`.replace(/^0+(?=\d)/, '');
+  const scale = fraction.length - Number(exponent);
+  const adjusted = unscaled.length - 1 - scale;
+  if (scale >= 0 && adjusted >= -6) {
+    if (scale === 0) return unscaled;
+    const padded = unscaled.padStart(scale + 1, '0');
+    return `${padded.slice(0, -scale)}.${padded.slice(-scale)}`;
+  }
+  return `${unscaled[0]}${unscaled.length > 1 ? `.${unscaled.slice(1)}` : ''}E${adjusted >= 0 ? '+' : ''}${adjusted}`;
+}
+
 interface ClientStyle {
-  /** How a parameter value becomes text (the same text is signed and sent). */
+  /** How a parameter value becomes text on the wire. */
   value(v: ParamValue): string;
+  /** How it becomes text in the string to sign, where that differs from the wire (Java's doubles). */
+  signedValue?(v: ParamValue): string;
   /** Encoding of keys and values in the string to sign. */
   signEncode(text: string): string;
   /** Keys sorted before (Java, .NET) or after (Ruby, PHP) encoding. */
@@ -80,12 +114,15 @@ export const CLIENTS: Record<ClientName, ClientStyle> = {
     wireEncode: rubyForm,
     emptyForm: 'always',
   },
-  // khipu-api-java-client: SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ss.SSSXXX") in UTC, BigDecimal.valueOf(double).
+  // khipu-api-java-client: SimpleDateFormat("yyyy-MM-dd'T'HH:mm:ss.SSSXXX") in UTC. A double is
+  // signed as Double.toString (KhipuAuth: value.toString()) and sent as BigDecimal.valueOf(d)
+  // (ApiClient.parameterToString): the two differ from 10^7 up.
   java: {
     value: (v) => {
       if (v instanceof Date) return v.toISOString();
-      return typeof v === 'number' ? floatText.trailingZero(v) : String(v);
+      return typeof v === 'number' ? javaBigDecimalText(v) : String(v);
     },
+    signedValue: (v) => (typeof v === 'number' ? javaDoubleToString(v) : CLIENTS.java.value(v)),
     signEncode: (text) => javaUrlEncoder(text).replaceAll('+', '%20').replaceAll('*', '%2A').replaceAll('%7E', '~'),
     sortEncoded: false,
     wireEncode: javaUrlEncoder,
@@ -157,13 +194,15 @@ export function signWith(style: ClientStyle, secret: string, method: string, url
 /** A v2 client of one library's style, bound to an account. */
 export function v2Client(name: ClientName, account: V2Account, options: V2ClientOptions) {
   const style = CLIENTS[name];
-  const text = (params: Params = {}): [string, string][] => Object.entries(params).map(([k, v]) => [k, style.value(v)]);
+  const signedValue = style.signedValue ?? style.value;
+  const text = (params: Params = {}, write = style.value): [string, string][] => Object.entries(params).map(([k, v]) => [k, write(v)]);
   const encode = (pairs: [string, string][]) => pairs.map(([k, v]) => `${style.wireEncode(k)}=${style.wireEncode(v)}`).join('&');
 
   function prepare(method: string, path: string, params: { query?: Params; form?: Params } = {}): Prepared {
     const query = text(params.query);
     const form = params.form ? text(params.form) : undefined;
-    const hash = signWith(style, account.secret, method, options.signedBase + path, [...query, ...(form ?? [])]);
+    const signed = [...text(params.query, signedValue), ...text(params.form, signedValue)];
+    const hash = signWith(style, account.secret, method, options.signedBase + path, signed);
     const headers: Record<string, string> = { authorization: `${account.receiver_id}:${hash}`, accept: 'application/json' };
     const formType = form !== undefined || style.emptyForm === 'always' || (style.emptyForm === 'except-get' && method !== 'GET');
     if (formType) headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -181,8 +220,10 @@ export function v2Client(name: ClientName, account: V2Account, options: V2Client
     prepare,
     send,
     request: <T = any>(method: string, path: string, params?: { query?: Params; form?: Params }) => send<T>(prepare(method, path, params)),
-    /** The text a parameter value becomes in this client. */
+    /** The text a parameter value becomes on the wire in this client. */
     value: style.value,
+    /** The text it becomes in the string this client signs. */
+    signedValue,
   };
 }
 

@@ -1,6 +1,10 @@
 // Idempotency-Key on POST: replays, conflicts and reuse with another body.
 import { createHash, randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/database.js';
+import { claimIdempotencyKey, type IdempotencyRecord, releaseIdempotencyKey, retakeIdempotencyKey, storeIdempotentResponse } from '../../src/store/idempotency.js';
+import { testDatabaseKind } from '../helpers/database.js';
 import { client } from '../helpers/http.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
 import { validReceiver } from '../helpers/receivers.js';
@@ -11,7 +15,7 @@ let account: TestAccount;
 
 beforeAll(async () => {
   server = await startTestServer();
-  account = await server.account({ features: { refunds: true } });
+  account = await server.account({ features: { refunds: true, confirm: true } });
 });
 afterAll(async () => server?.close());
 
@@ -91,22 +95,49 @@ describe('Idempotency-Key', () => {
     expect((await api.post(`/v3/payments/${other.body.payment_id}/refunds`, { amount: 400 }, { 'idempotency-key': 'refund-1' })).status).toBe(422);
   });
 
+  it('replays a confirmation instead of refusing it as already confirmed', async () => {
+    const api = client(server.baseUrl, account.api_key);
+    const created = await api.post('/v3/payments', body);
+    await payByTransfer(server.ctx, account.merchant, created.body.payment_id);
+    const path = `/v3/payments/${created.body.payment_id}/confirm`;
+    const first = await api.post(path, undefined, { 'idempotency-key': 'confirm-1' });
+    expect(first.status).toBe(200);
+    const delivery = await server.ctx.db.selectFrom('payments').select('funds_delivery_at').where('payment_id', '=', created.body.payment_id).executeTakeFirstOrThrow();
+    const again = await api.post(path, undefined, { 'idempotency-key': 'confirm-1' });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await server.ctx.db.selectFrom('payments').select('funds_delivery_at').where('payment_id', '=', created.body.payment_id).executeTakeFirstOrThrow()).toEqual(delivery);
+    // Without the key, the same request is a second confirmation.
+    expect((await api.post(path)).status).toBe(400);
+  });
+
   it('refuses a key longer than 255 characters', async () => {
     const res = await client(server.baseUrl, account.api_key).post('/v3/payments', body, { 'idempotency-key': 'k'.repeat(256) });
     expect(res.status).toBe(400);
     expect(res.body.errors[0].field).toBe('Idempotency-Key');
   });
 
-  it('lets a claim whose request died be taken over once its lock lapses', async () => {
+  it('answers 409 with Retry-After while another process holds the key, and takes it over once the lock lapses', async () => {
     const api = client(server.baseUrl, account.api_key);
     const now = server.ctx.clock.now().getTime();
-    // What a request that died before committing leaves: a claim with no answer (same request hash).
+    // Another process's request, in flight or dead before committing: a claim with no answer (same request hash).
     const hash = createHash('sha256').update(`POST /v3/payments {} ${JSON.stringify(body)}`).digest('hex');
-    await server.ctx.db
-      .insertInto('idempotency_keys')
-      .values({ receiver_id: account.receiver_id, idem_key: 'orphan', request_hash: hash, response_status: null, response_body: null, locked_until: now + 60_000, expires_at: now + 3_600_000 })
-      .execute();
-    expect((await api.post('/v3/payments', body, { 'idempotency-key': 'orphan' })).status).toBe(409);
+    const other = openDatabase(server.database.url);
+    try {
+      await other.db
+        .insertInto('idempotency_keys')
+        .values({ receiver_id: account.receiver_id, idem_key: 'orphan', request_hash: hash, response_status: null, response_body: null, locked_until: now + 60_000, expires_at: now + 3_600_000 })
+        .execute();
+    } finally {
+      await other.close();
+    }
+    const before = await countRows(server.ctx.db, 'payments');
+    const busy = await api.post('/v3/payments', body, { 'idempotency-key': 'orphan' });
+    expect(busy.status).toBe(409);
+    expect(busy.body).toEqual({ status: 409, message: expect.any(String) });
+    expect(busy.headers.get('retry-after')).toBe('1');
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
     await server.ctx.db.updateTable('idempotency_keys').set({ locked_until: now - 1 }).where('idem_key', '=', 'orphan').execute();
     const taken = await api.post('/v3/payments', body, { 'idempotency-key': 'orphan' });
     expect(taken.status).toBe(200);
@@ -162,6 +193,83 @@ describe('Idempotency-Key', () => {
       } finally {
         server.ctx.random = random;
       }
+    });
+  });
+
+  describe('a request that runs past its lock', () => {
+    const claimOf = (key: string, lockedUntil: number): IdempotencyRecord => {
+      const now = server.ctx.clock.now().getTime();
+      return { receiver_id: account.receiver_id, idem_key: key, request_hash: 'same request', response_status: null, response_body: null, locked_until: lockedUntil, expires_at: now + 3_600_000 };
+    };
+
+    it('can neither store its answer nor free the key once another process took its claim over', async () => {
+      const now = server.ctx.clock.now().getTime();
+      const first = claimOf('taken-over', now - 1);
+      const second = claimOf('taken-over', now + 60_000);
+      const other = openDatabase(server.database.url);
+      try {
+        expect(await claimIdempotencyKey(server.ctx.db, first)).toBeUndefined();
+        // Its lock lapsed: another process takes the key over.
+        expect(await retakeIdempotencyKey(other.db, first, second)).toBe(true);
+        expect(await storeIdempotentResponse(server.ctx.db, first, 200, 'first answer')).toBe(false);
+        await releaseIdempotencyKey(server.ctx.db, first);
+        const held = await server.ctx.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'taken-over').executeTakeFirstOrThrow();
+        expect(held).toMatchObject({ locked_until: second.locked_until, response_status: null });
+        expect(await storeIdempotentResponse(other.db, second, 200, 'second answer')).toBe(true);
+        // A takeover decided on what was read before that answer finds the key answered, and leaves it.
+        expect(await retakeIdempotencyKey(server.ctx.db, second, claimOf('taken-over', now + 120_000))).toBe(false);
+        const answered = await server.ctx.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'taken-over').executeTakeFirstOrThrow();
+        expect(answered).toMatchObject({ locked_until: second.locked_until, response_status: 200, response_body: 'second answer' });
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('frees the key for its own claim', async () => {
+      const mine = claimOf('freed', server.ctx.clock.now().getTime() + 60_000);
+      expect(await claimIdempotencyKey(server.ctx.db, mine)).toBeUndefined();
+      await releaseIdempotencyKey(server.ctx.db, mine);
+      expect(await server.ctx.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'freed').executeTakeFirst()).toBeUndefined();
+    });
+
+    // On SQLite one connection runs one transaction at a time: a second request with the key cannot
+    // start while the first is inside its transaction, so only PostgreSQL can show the race over HTTP.
+    it.skipIf(testDatabaseKind() === 'sqlite')('is undone with a 409 when a retry took the key over meanwhile: one refund for one key', async () => {
+      const api = client(server.baseUrl, account.api_key);
+      const created = await api.post('/v3/payments', { ...body, amount: 1000 });
+      const id = created.body.payment_id;
+      await payByTransfer(server.ctx, account.merchant, id);
+      const path = `/v3/payments/${id}/refunds`;
+      const key = { 'idempotency-key': 'slow-refund' };
+      const lockOf = async () => (await server.ctx.db.selectFrom('idempotency_keys').select('locked_until').where('idem_key', '=', 'slow-refund').executeTakeFirst())?.locked_until;
+      const session = new pg.Client({ connectionString: server.database.url });
+      await session.connect();
+      try {
+        // Another session holds the payment's row: the first refund claims the key and waits inside its transaction.
+        await session.query('begin');
+        await session.query('select 1 from payments where payment_id = $1 for update', [id]);
+        const first = api.post(path, { amount: 100 }, key);
+        await expect.poll(lockOf, { timeout: 10_000 }).toBeDefined();
+        const firstLock = (await lockOf())!;
+        // Past its lock, a retry takes the key over, and waits for the row too.
+        expect((await api.post('/sandbox/clock', { advance: '2m' })).status).toBe(200);
+        const second = api.post(path, { amount: 100 }, key);
+        await expect.poll(lockOf, { timeout: 10_000 }).toBeGreaterThan(firstLock);
+        await session.query('rollback');
+
+        const [lost, won] = await Promise.all([first, second]);
+        expect(lost.status).toBe(409);
+        expect(lost.headers.get('retry-after')).toBe('1');
+        expect(won.status).toBe(200);
+        expect(won.headers.get('idempotent-replayed')).toBeNull();
+      } finally {
+        await session.end();
+      }
+      const refunds = await server.ctx.db.selectFrom('refunds').select('amount').where('payment_id', '=', id).execute();
+      expect(refunds).toEqual([{ amount: 100 * 10_000 }]);
+      const replayed = await api.post(path, { amount: 100 }, key);
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      expect((await api.get(`/v3/payments/${id}`)).body.status_detail).toBe('normal');
     });
   });
 });

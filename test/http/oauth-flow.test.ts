@@ -1,6 +1,8 @@
 // The authorization code flow over HTTP, page by page: the redirects and their error codes, PKCE,
 // single-use codes, the form_post mode, custom and x-custom, timeouts on the developer clock, the
-// pages' CSRF protection and CSP, and the institution's credential-change report.
+// pages' CSRF protection, CSP and binding to the browser that started the flow, and the
+// institution's credential-change report.
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/domain/oauth-pkce.js';
 import { call, client } from '../helpers/http.js';
@@ -37,6 +39,11 @@ async function codeFor(params: Record<string, string> = {}): Promise<string> {
 
 const getPayment = (token: string) => call(server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${token}` } });
 
+const flowRow = (flowPath: string) =>
+  server.ctx.db.selectFrom('oauth_authorizations').select(['status', 'user_id', 'code_hash', 'browser_hash']).where('authorization_id', '=', flowPath.split('/').pop()!).executeTakeFirstOrThrow();
+
+const credentialChange = (rut: string) => call(server.baseUrl, 'POST', `/sandbox/institutions/Bawdf/users/${rut}/credential-change`, { apiKey: account.api_key });
+
 describe('authorization code flow', () => {
   it('signs in at DemoBank, consents and redirects with the code and state; the code buys an access token and an id_token', async () => {
     const browser = new PageClient(server.baseUrl);
@@ -70,6 +77,38 @@ describe('authorization code flow', () => {
     expect(id).toMatchObject({ iss: server.baseUrl, aud: String(account.receiver_id), nonce: 'n-1', sub: expect.any(String) });
     expect(id.sub).not.toContain('11111111');
     expect((await getPayment(res.body.access_token)).status).toBe(200);
+  });
+
+  it('leaves nonce out of the id_token when the request sent none', async () => {
+    const id = decodeJwtPart((await exchange(await codeFor())).body.id_token, 1);
+    expect(id).toMatchObject({ iss: server.baseUrl, aud: String(account.receiver_id), sub: expect.any(String) });
+    expect(id).not.toHaveProperty('nonce');
+  });
+
+  it('takes the authorization request as a form POST too (OpenID Connect Core 3.1.2.1)', async () => {
+    const browser = new PageClient(server.baseUrl);
+    const start = await browser.post('/oauth2/authorize', authorizeParams(account, CALLBACK, pkce));
+    expect(start.status).toBe(303);
+    expect(start.location).toMatch(/^\/oauth2\/flows\//);
+    expect((await browser.signIn(start.location!, '11.111.111-1', '1234')).location).toBe(start.location);
+    const done = await browser.decide(start.location!, 'allow');
+    expect((await exchange(redirectParams(done.location).code!, { code_verifier: VERIFIER })).status).toBe(200);
+    const refused = await browser.post('/oauth2/authorize', authorizeParams(account, CALLBACK, { scope: 'openid' }));
+    expect(redirectParams(refused.location)).toMatchObject({ error_code: 'A002', state: 'st-123' });
+    const before = await countRows(server.ctx.db, 'oauth_authorizations');
+    const json = await fetch(`${server.baseUrl}/oauth2/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(authorizeParams(account, CALLBACK)), redirect: 'manual' });
+    expect(json.status).toBe(400);
+    expect(await json.text()).toContain('application/x-www-form-urlencoded');
+    expect(await countRows(server.ctx.db, 'oauth_authorizations')).toBe(before);
+  });
+
+  it('opens no flow for HEAD', async () => {
+    const before = await countRows(server.ctx.db, 'oauth_authorizations');
+    const res = await fetch(`${server.baseUrl}/oauth2/authorize?${new URLSearchParams(authorizeParams(account, CALLBACK))}`, { method: 'HEAD', redirect: 'manual' });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('location')).toBeNull();
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect(await countRows(server.ctx.db, 'oauth_authorizations')).toBe(before);
   });
 
   it('gives the same user the same id_token subject in a later flow', async () => {
@@ -222,11 +261,14 @@ describe('authorization request errors', () => {
     ['the scopes in the other order', { scope: 'api openid' }, 'A002', 'INVALID_REQUEST', 'scope'],
     ['a custom longer than 1024 characters', { custom: 'x'.repeat(1025) }, 'A002', 'INVALID_REQUEST', 'custom'],
     ['a missing response_mode', { response_mode: undefined }, 'A002', 'INVALID_REQUEST', 'response_mode'],
+    ['response_mode fragment', { response_mode: 'fragment' }, 'A002', 'INVALID_REQUEST', 'response_mode'],
     ['response_type token', { response_type: 'token' }, 'A002', 'INVALID_REQUEST', 'response_type'],
     ['a malformed code_challenge', { code_challenge: 'short' }, 'A002', 'INVALID_REQUEST', 'code_challenge'],
     ['an unknown code_challenge_method', { code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S512' }, 'A002', 'INVALID_REQUEST', 'code_challenge_method'],
     ['a method without challenge', { code_challenge_method: 'S256' }, 'A002', 'INVALID_REQUEST', 'code_challenge_method'],
     ['a bank without connector', { institution_id: 'WbPkK' }, 'E201', 'DO_NOT_RETRY', 'institution'],
+    // A request to fix is told so, whatever the institution: E201 would tell the client to stop.
+    ['a malformed code_challenge for a bank without connector', { institution_id: 'WbPkK', code_challenge: 'short' }, 'A002', 'INVALID_REQUEST', 'code_challenge'],
   ])('redirects %s to the client with the contract’s error', async (_name, extra, code, type, mentioned) => {
     const before = await countRows(server.ctx.db, 'oauth_authorizations');
     const res = await new PageClient(server.baseUrl).authorize(authorizeParams(account, CALLBACK, extra));
@@ -264,6 +306,7 @@ describe('the user’s side', () => {
   it.each([
     ['an invalid RUT', '11.111.111-2', '1234', 'E101', 'RETRY_IMMEDIATELY'],
     ['a wrong password', '11.111.111-1', '9999', 'E102', 'RETRY_IMMEDIATELY'],
+    ['DemoBank not answering in time', '11.111.111-1', 'E001', 'E001', 'RETRY_IMMEDIATELY'],
     ['DemoBank failing the operation', '11.111.111-1', 'E002', 'E002', 'DO_NOT_RETRY'],
     ['DemoBank reporting a controlled error', '11.111.111-1', 'E003', 'E003', 'RETRY_IMMEDIATELY'],
     ['DemoBank being unavailable', '11.111.111-1', 'E201', 'E201', 'DO_NOT_RETRY'],
@@ -293,9 +336,7 @@ describe('the user’s side', () => {
     expect(forged.status).toBe(403);
     const stranger = await new PageClient(server.baseUrl).post(`${flow}/login`, { rut: '11.111.111-1', password: '1234' });
     expect(stranger.status).toBe(403);
-    const id = flow.split('/').pop()!;
-    const row = await server.ctx.db.selectFrom('oauth_authorizations').select(['status', 'user_id']).where('authorization_id', '=', id).executeTakeFirstOrThrow();
-    expect(row).toEqual({ status: 'login', user_id: null });
+    expect(await flowRow(flow)).toMatchObject({ status: 'login', user_id: null });
   });
 
   it('answers a double submission of the consent once', async () => {
@@ -321,6 +362,52 @@ describe('the user’s side', () => {
     const page = await browser.get((await browser.authorize(authorizeParams(shady, CALLBACK))).location!);
     expect(page.text).not.toContain('<script>alert(1)</script>');
     expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+});
+
+describe('a flow belongs to the browser that started it', () => {
+  it('gives the starting browser a cookie for this flow only, and keeps only its hash', async () => {
+    const start = await new PageClient(server.baseUrl).authorize(authorizeParams(account, CALLBACK));
+    const cookie = start.headers.getSetCookie().find((c) => c.startsWith('quipu_oauth_flow='))!;
+    expect(cookie).toContain(`Path=${start.location}`);
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Lax');
+    const secret = /^quipu_oauth_flow=([^;]+)/.exec(cookie)![1]!;
+    expect((await flowRow(start.location!)).browser_hash).toBe(createHash('sha256').update(secret).digest('base64url'));
+  });
+
+  it('shows another browser neither the flow nor its user, and lets it change nothing', async () => {
+    const user = new PageClient(server.baseUrl);
+    const flow = (await user.authorize(authorizeParams(account, CALLBACK))).location!;
+    // Another browser that learnt the flow's address, with a valid CSRF token from a flow of its own.
+    const other = new PageClient(server.baseUrl);
+    const csrf = csrfOf((await other.get((await other.authorize(authorizeParams(account, CALLBACK))).location!)).text);
+    const login = await other.post(`${flow}/login`, { _csrf: csrf, rut: '22.222.222-2', password: '1234' });
+    expect(login.status).toBe(403);
+    expect(login.text).toContain('otro navegador');
+    expect(await flowRow(flow)).toMatchObject({ status: 'login', user_id: null });
+
+    expect((await user.signIn(flow, '11.111.111-1', '1234')).location).toBe(flow);
+    const page = await other.get(flow);
+    expect(page.status).toBe(403);
+    expect(page.text).not.toContain('11.111.111-1');
+    const consent = await other.post(`${flow}/consent`, { _csrf: csrf, decision: 'allow' });
+    expect(consent.status).toBe(403);
+    expect(consent.location).toBeNull();
+    expect(await flowRow(flow)).toMatchObject({ status: 'consent', code_hash: null });
+
+    const done = await user.decide(flow, 'allow');
+    expect(redirectParams(done.location)).toEqual({ code: expect.any(String), state: 'st-123' });
+  });
+
+  it('keeps the flows of two tabs of one browser apart', async () => {
+    const browser = new PageClient(server.baseUrl);
+    const first = (await browser.authorize(authorizeParams(account, CALLBACK, { state: 'first' }))).location!;
+    const second = (await browser.authorize(authorizeParams(account, CALLBACK, { state: 'second' }))).location!;
+    await browser.signIn(first, '11.111.111-1', '1234');
+    await browser.signIn(second, '11.111.111-1', '1234');
+    expect(redirectParams((await browser.decide(first, 'allow')).location).state).toBe('first');
+    expect(redirectParams((await browser.decide(second, 'allow')).location).state).toBe('second');
   });
 });
 
@@ -360,6 +447,24 @@ describe('credential change at the institution', () => {
     expect((await call(server.baseUrl, 'GET', `/v3/payments/${theirPayment}`, { headers: { authorization: `Bearer ${theirs}` } })).status).toBe(200);
     // The user repeats the flow and gets a working token.
     expect((await getPayment((await exchange(await codeFor())).body.access_token)).status).toBe(200);
+  });
+
+  it('withdraws the user’s unfinished flows: an unredeemed code grants nothing, a pending consent ends', async () => {
+    const code = await codeFor();
+    const browser = new PageClient(server.baseUrl);
+    const pending = (await browser.authorize(authorizeParams(account, CALLBACK))).location!;
+    await browser.signIn(pending, '11.111.111-1', '1234');
+    const consentPage = await browser.get(pending);
+    expect((await credentialChange('11.111.111-1')).status).toBe(200);
+
+    const before = await countRows(server.ctx.db, 'oauth_tokens');
+    const res = await exchange(code);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_grant', error_description: expect.stringContaining('withdrawn') });
+    expect(await countRows(server.ctx.db, 'oauth_tokens')).toBe(before);
+    const consent = await browser.post(`${pending}/consent`, { _csrf: csrfOf(consentPage.text), decision: 'allow' });
+    expect(consent.status).toBe(409);
+    expect(await flowRow(pending)).toMatchObject({ status: 'failed', code_hash: null });
   });
 
   it('checks its input and is only for developer-mode accounts', async () => {

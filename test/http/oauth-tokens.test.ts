@@ -1,11 +1,14 @@
 // The token endpoint's client credentials grant, bearer authentication of the v3 API and the
 // attacks on it, revocation, key rotation and the discovery documents, against a real server.
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { type CryptoKey, exportSPKI, generateKeyPair, importJWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withDb } from '../../src/app/context.js';
+import { revokeToken } from '../../src/app/revoke-token.js';
 import { rotateKeys } from '../../src/app/rotate-keys.js';
 import { signJwt } from '../../src/app/signed-tokens.js';
-import { KeyRing } from '../../src/app/token-keys.js';
+import { createSigningKey, KeyRing } from '../../src/app/token-keys.js';
+import { updateMerchant } from '../../src/app/update-merchant.js';
 import { call, client } from '../helpers/http.js';
 import { basicAuth, clientCredentialsToken, decodeJwtPart, FORM, formPost } from '../helpers/oauth.js';
 import { countRows } from '../helpers/payments.js';
@@ -90,6 +93,27 @@ describe('client credentials grant', () => {
     const res = await formPost(server.baseUrl, '/oauth2/token', form as Record<string, string>, basicAuth(account));
     expect(res.status).toBe(status);
     expect(res.body.error).toBe(error);
+    expect(await countRows(server.ctx.db, 'oauth_tokens')).toBe(before);
+  });
+
+  it('accepts Basic with the same client_id in the form (it names the client, it does not authenticate it)', async () => {
+    const id = String(account.receiver_id);
+    const issued = await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials', client_id: id }, basicAuth(account));
+    expect(issued.status).toBe(200);
+    expect((await getPayment(issued.body.access_token)).status).toBe(200);
+    const revoked = await formPost(server.baseUrl, '/oauth2/revoke', { token: issued.body.access_token, client_id: id }, basicAuth(account));
+    expect(revoked.status).toBe(200);
+    expect((await getPayment(issued.body.access_token)).status).toBe(401);
+  });
+
+  it.each([
+    ['a client_secret in the form too (two methods)', (a: TestAccount) => ({ client_secret: a.secret })],
+    ['a client_id in the form naming another client', () => ({ client_id: '999999999' })],
+  ])('refuses Basic with %s as invalid_request, issuing nothing', async (_name, extra) => {
+    const before = await countRows(server.ctx.db, 'oauth_tokens');
+    const res = await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials', ...extra(account) }, basicAuth(account));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
     expect(await countRows(server.ctx.db, 'oauth_tokens')).toBe(before);
   });
 
@@ -187,7 +211,10 @@ describe('revocation', () => {
     expect((await getPayment(token)).status).toBe(200);
     const res = await formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth(account));
     expect(res.status).toBe(200);
-    expect((await getPayment(token)).status).toBe(401);
+    const refused = await getPayment(token);
+    expect(refused.status).toBe(401);
+    expect(refused.body).toEqual({ status: 401, message: 'Missing or invalid credentials' });
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="quipu", error="invalid_token"');
     const row = await server.ctx.db.selectFrom('oauth_tokens').select('revoked_at').where('jti', '=', decodeJwtPart(token, 1).jti as string).executeTakeFirstOrThrow();
     expect(row.revoked_at).not.toBeNull();
     expect((await formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth(account))).status).toBe(200);
@@ -232,6 +259,33 @@ describe('revocation', () => {
   });
 });
 
+describe('invalidations in the process that makes them', () => {
+  it('applies a revocation here only once it commits: one rolled back leaves the token working', async () => {
+    const token = await clientCredentialsToken(server, account);
+    expect((await getPayment(token)).status).toBe(200);
+    // Loaded before the transaction holds the connection (SQLite has one).
+    await keys.signingKey();
+    const rolledBack = server.ctx.db.transaction().execute(async (trx) => {
+      await revokeToken(withDb(server.ctx, trx), keys, account.merchant, token);
+      throw new Error('the commit failed');
+    });
+    await expect(rolledBack).rejects.toThrow('the commit failed');
+    expect((await getPayment(token)).status).toBe(200);
+    const row = await server.ctx.db.selectFrom('oauth_tokens').select('revoked_at').where('jti', '=', decodeJwtPart(token, 1).jti as string).executeTakeFirstOrThrow();
+    expect(row.revoked_at).toBeNull();
+  });
+
+  it('refuses an API key as soon as its rotation returns, and accepts the new one', async () => {
+    const owner = await server.account();
+    const path = `/v3/payments/${(await client(server.baseUrl, owner.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Key rotation' })).body.payment_id}`;
+    // Cached in this process by the request before.
+    expect((await client(server.baseUrl, owner.api_key).get(path)).status).toBe(200);
+    const { apiKey } = await updateMerchant(server.ctx, owner.receiver_id, { rotateApiKey: true });
+    expect((await client(server.baseUrl, owner.api_key).get(path)).status).toBe(401);
+    expect((await client(server.baseUrl, apiKey!).get(path)).status).toBe(200);
+  });
+});
+
 describe('discovery and keys', () => {
   it('publishes the OpenID configuration with the issuer and every endpoint', async () => {
     const res = await call(server.baseUrl, 'GET', '/.well-known/openid-configuration');
@@ -272,5 +326,20 @@ describe('discovery and keys', () => {
     server.ctx.clock.setOffset(server.ctx.clock.offsetMs + 366 * 24 * 3_600_000);
     expect((await getPayment(token)).status).toBe(401);
     expect((await getPayment(await clientCredentialsToken(server, account))).status).toBe(200);
+  });
+
+  it('finds a key created elsewhere (its feed entry not read yet) right after tokens with made-up kids', async () => {
+    const jti = decodeJwtPart(await clientCredentialsToken(server, account), 1).jti;
+    const { privateKey } = await generateKeyPair('ES256');
+    for (let i = 0; i < 3; i++) {
+      // Shaped like a real kid (a thumbprint), so each one is looked up.
+      const madeUp = await new SignJWT(claims({ jti })).setProtectedHeader({ alg: 'ES256', kid: randomBytes(32).toString('base64url'), typ: 'at+jwt' }).sign(privateKey);
+      expect((await getPayment(madeUp)).status).toBe(401);
+    }
+    // What another process's first key or rotation writes, without the feed entry.
+    const kid = await createSigningKey(server.ctx.db, server.ctx.secrets, server.ctx.clock.now());
+    const signing = await new KeyRing(server.ctx.db, server.ctx.secrets, server.ctx.clock, server.ctx.feed).signingKey();
+    expect(signing.kid).toBe(kid);
+    expect((await getPayment(await signJwt(signing, claims({ jti }), 'at+jwt'))).status).toBe(200);
   });
 });

@@ -2,6 +2,7 @@
 // forged form, a wrong RUT or password, a payment in another state, a double submit) answers with
 // a clear page and changes nothing.
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { findAttempt } from '../../src/store/attempts.js';
 import { client } from '../helpers/http.js';
 import { countRows } from '../helpers/payments.js';
@@ -63,12 +64,51 @@ describe('payment page', () => {
     expect((await session.get(`/payment/manual/${id}`)).html).toContain('Collection account');
   });
 
-  it('shows the account and the reference to write for a normal transfer', async () => {
-    const id = await createPayment();
-    const page = await new PayerSession(server.baseUrl).get(`/payment/manual/${id}`);
-    expect(page.status).toBe(200);
-    expect(page.html).toContain(`<dd class="account">${account.merchant.collectAccounts[0]}</dd>`);
-    expect(page.html).toContain(`<dd class="reference"><strong>${id}</strong></dd>`);
+  it('shows everything a normal transfer needs: the bank account, its holder, the exact amount and the reference', async () => {
+    const id = await createPayment({ amount: 12345 });
+    const session = new PayerSession(server.baseUrl);
+    const spanish = await session.get(`/payment/manual/${id}`);
+    expect(spanish.status).toBe(200);
+    expect(spanish.html).toContain(
+      [
+        '<dt>Banco</dt><dd class="bank">DemoBank</dd>',
+        '<dt>Tipo de cuenta</dt><dd class="account-type">Cuenta corriente</dd>',
+        '<dt>Número de cuenta</dt><dd class="account">000000000000076543210</dd>',
+        '<dt>Titular</dt><dd class="holder">Quipu Recaudación DemoBank</dd>',
+        '<dt>RUT del titular</dt><dd class="holder-rut">76.543.210-3</dd>',
+        '<dt>Monto exacto</dt><dd class="transfer-amount">$12.345</dd>',
+        `<dt>Referencia</dt><dd class="reference"><strong>${id}</strong></dd>`,
+      ].join('\n'),
+    );
+    expect(spanish.html).not.toContain(account.merchant.collectAccounts[0]);
+    const english = await session.get(`/payment/manual/${id}?lang=en`);
+    expect(english.html).toContain(
+      [
+        '<dt>Bank</dt><dd class="bank">DemoBank</dd>',
+        '<dt>Account type</dt><dd class="account-type">Checking account (cuenta corriente)</dd>',
+        '<dt>Account number</dt><dd class="account">000000000000076543210</dd>',
+        '<dt>Account holder</dt><dd class="holder">Quipu Recaudación DemoBank</dd>',
+        '<dt>Holder&#39;s RUT</dt><dd class="holder-rut">76.543.210-3</dd>',
+        '<dt>Exact amount</dt><dd class="transfer-amount">CLP\u00a012,345</dd>',
+        `<dt>Reference</dt><dd class="reference"><strong>${id}</strong></dd>`,
+      ].join('\n'),
+    );
+    expect(english.html).toContain('write the reference, exactly as shown, in the transfer comment');
+  });
+
+  it("shows the installation's own collection account, which every COLLECTION_ setting names", async () => {
+    const settings = { COLLECTION_BANK_ID: 'dfFbF', COLLECTION_ACCOUNT_TYPE: 'cuenta_vista', COLLECTION_ACCOUNT_NUMBER: '00-123-45678-09', COLLECTION_HOLDER_NAME: 'Pagos Andes SpA', COLLECTION_HOLDER_RUT: '765432103' };
+    expect(() => loadConfig({ COLLECTION_ACCOUNT_NUMBER: '1' })).toThrow('COLLECTION_ACCOUNT_NUMBER set without COLLECTION_BANK_ID, COLLECTION_ACCOUNT_TYPE, COLLECTION_HOLDER_NAME, COLLECTION_HOLDER_RUT');
+    expect(() => loadConfig({ ...settings, COLLECTION_HOLDER_RUT: '76.543.210-4' })).toThrow('COLLECTION_HOLDER_RUT must be a valid RUT');
+    expect(() => loadConfig({ ...settings, COLLECTION_BANK_ID: 'nope' })).toThrow('COLLECTION_BANK_ID must be a bank_id of the catalogue');
+    const installation = await startTestServer(settings);
+    onTestFinished(() => installation.close());
+    const owner = await installation.account();
+    const created = await client(installation.baseUrl, owner.api_key).post('/v3/payments', { amount: 5000, currency: 'CLP', subject: 'Order' });
+    const page = await new PayerSession(installation.baseUrl).get(`/payment/manual/${created.body.payment_id}`);
+    for (const shown of ['<dd class="bank">Banco de Chile (Edwards Citi)</dd>', '<dd class="account-type">Cuenta vista</dd>', '<dd class="account">00-123-45678-09</dd>', '<dd class="holder">Pagos Andes SpA</dd>', '<dd class="holder-rut">76.543.210-3</dd>']) {
+      expect(page.html).toContain(shown);
+    }
   });
 
   it('offers only the fixed bank, only banks whose minimum the amount reaches, and only the mandatory method', async () => {
@@ -320,6 +360,22 @@ describe('DemoBank login', () => {
 });
 
 describe('authorising the transfer', () => {
+  it("says a transfer failed in the page's language, and shows the bank's own message as the bank's", async () => {
+    const id = await createPayment();
+    const tab = await tabAtCoordinates(server.baseUrl, id);
+    const failed = await tab.submit({ c1: '99', c2: '99', c3: '99' });
+    expect(failed.status).toBe(303);
+    const spanish = await tab.session.get(failed.location!);
+    expect(titleOf(spanish)).toBe('La transferencia no se realizó');
+    expect(spanish.html).toContain('<p class="error" role="alert">Tu banco no realizó la transferencia.</p><p class="bank-message">Mensaje de DemoBank: <q>Error ejecutando transferencia</q></p>');
+    const english = await tab.session.get(`${failed.location}?lang=en`);
+    expect(titleOf(english)).toBe('The transfer did not happen');
+    expect(english.html).toContain(
+      '<p class="error" role="alert">Your bank did not make the transfer.</p><p class="bank-message">DemoBank&#39;s message, in the bank&#39;s own words: <q>Error ejecutando transferencia</q></p>',
+    );
+    expect(english.html).toContain('>Try again</a>');
+  });
+
   it('asks again for malformed coordinates without reaching the bank', async () => {
     const id = await createPayment();
     const session = new PayerSession(server.baseUrl);

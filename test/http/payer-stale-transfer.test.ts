@@ -1,15 +1,18 @@
 // A payer must not wait for a bank for good: a login the bank does not answer is asked again, a
-// transfer it does not answer within BANK_TIMEOUT_MS is left uncertain, and a transfer a stopped
+// transfer it does not answer within BANK_TIMEOUT_MS is left uncertain, a transfer a stopped
 // process left authorizing (its footprint in the database is all a crash leaves) becomes
-// uncertain through housekeeping, so the bank's settlement decides it and the payer can pay again after a failure. The bank connector is
-// the one thing swapped: it is the boundary to the outside world.
+// uncertain through housekeeping, and housekeeping asks the bank what became of an uncertain
+// transfer until it says, so the payment is reconciled or the payer can pay again. The bank
+// connector is the one thing swapped: it is the boundary to the outside world.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recoverStaleTransfers } from '../../src/app/recover-stale-transfers.js';
+import type { TransferOrder } from '../../src/bank/connector.js';
 import { demoBank } from '../../src/bank/demo-bank.js';
 import { findAttempt, moveAttempt } from '../../src/store/attempts.js';
 import { startMaintenance } from '../../src/runtime/maintenance.js';
 import { client } from '../helpers/http.js';
 import { csrfOf, PayerSession, startDemoBankAttempt, tabAtCoordinates as tabAtCoordinatesOf, titleOf } from '../helpers/payer-session.js';
+import { ANY_PAYER, ScriptedBank } from '../helpers/scripted-bank.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 const BANK_TIMEOUT_MS = 300;
@@ -116,5 +119,84 @@ describe('a transfer a stopped process left authorizing', () => {
     expect((await retry.submit(PAY)).status).toBe(303);
     expect(await statusOf(id)).toBe('done/normal');
     expect([await stateOf(stale.path), await stateOf(retry.path)]).toEqual(['failed', 'executed']);
+  });
+});
+
+describe('a transfer its bank left uncertain', () => {
+  const BANK = 'WbPkK';
+  let bank: ScriptedBank;
+  beforeAll(() => {
+    bank = new ScriptedBank(BANK);
+    bank.signIn = ANY_PAYER;
+    bank.onTransfer = async () => ({ status: 'uncertain' });
+  });
+  afterAll(() => bank.unregister());
+
+  /** One round of the housekeeping `quipu serve` runs each minute, to its end. */
+  const housekeeping = () => startMaintenance(server.ctx)();
+  const creditFor = (order: TransferOrder) => ({
+    bankReference: `santander-${order.orderId}`,
+    account: order.destination.number,
+    amount: order.amount,
+    currency: order.currency,
+    reference: order.reference,
+    creditedAt: server.ctx.clock.now(),
+    payerBankId: BANK,
+    payerName: order.payer.holderName,
+    payerEmail: order.payerEmail,
+    payerPersonalIdentifier: order.payer.personalIdentifier,
+    payerAccountNumber: order.payer.accountNumber,
+    paymentMethod: 'simplified_transfer' as const,
+    fundsSource: null,
+  });
+
+  async function uncertainTransfer() {
+    const id = await createPayment();
+    const tab = await tabAtCoordinatesOf(server.baseUrl, id, BANK);
+    expect((await tab.submit(PAY)).status).toBe(303);
+    expect(await stateOf(tab.path)).toBe('uncertain');
+    return { id, tab };
+  }
+
+  it('stays in verification while the bank cannot say, and is reconciled once the bank says it transferred', async () => {
+    const { id, tab } = await uncertainTransfer();
+    await housekeeping();
+    expect(await stateOf(tab.path)).toBe('uncertain');
+    expect(await statusOf(id)).toBe('verifying/pending');
+    const asked = bank.ordersAsked.filter((o) => o.reference === id);
+    expect(asked).toEqual([expect.objectContaining({ orderId: attemptIdOf(tab.path), amount: 5000 * 10_000, destination: server.config.collectionAccount })]);
+
+    bank.onStatus = async (order) => ({ status: 'executed', credit: creditFor(order) });
+    await housekeeping();
+    expect(await stateOf(tab.path)).toBe('executed');
+    expect((await api().get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'done', status_detail: 'normal', bank: 'Banco Santander', bank_id: BANK, payment_method: 'simplified_transfer' });
+    const credits = await server.ctx.db.selectFrom('bank_credits').select(['status', 'source']).where('reference', '=', id).execute();
+    expect(credits).toEqual([{ status: 'matched', source: BANK }]);
+  });
+
+  it("is failed by its bank: the payer reads the bank's message and pays again", async () => {
+    const { id, tab } = await uncertainTransfer();
+    bank.onStatus = async () => ({ status: 'failed', message: 'Transferencia rechazada' });
+    await housekeeping();
+    expect(await stateOf(tab.path)).toBe('failed');
+    expect(await statusOf(id)).toBe('pending/pending');
+    const page = await tab.session.get(`/payment/bank/${attemptIdOf(tab.path)}`);
+    expect(titleOf(page)).toBe('La transferencia no se realizó');
+    expect(page.html).toContain('Mensaje de Banco Santander: <q>Transferencia rechazada</q>');
+
+    expect((await tabAtCoordinates(id).then((retry) => retry.submit(PAY))).status).toBe(303);
+    expect(await statusOf(id)).toBe('done/normal');
+  });
+
+  it('of DemoBank stays uncertain through housekeeping until a developer tells DemoBank', async () => {
+    const id = await createPayment();
+    const tab = await tabAtCoordinates(id);
+    expect((await tab.submit({ c1: '12', c2: '34', c3: '56' })).status).toBe(303);
+    await housekeeping();
+    expect(await stateOf(tab.path)).toBe('uncertain');
+    expect(await statusOf(id)).toBe('verifying/pending');
+    expect((await api().post(`/sandbox/demobank/payments/${id}/confirm`)).status).toBe(200);
+    expect(await stateOf(tab.path)).toBe('executed');
+    expect(await statusOf(id)).toBe('done/normal');
   });
 });

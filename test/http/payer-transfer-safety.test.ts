@@ -1,13 +1,16 @@
 // A payment reaches a bank once at a time, over HTTP: a second tab cannot transfer while another
-// attempt of the same payment waits for its bank, and a bank that cannot be reached leaves the
-// transfer uncertain for the bank to settle, never an attempt stuck authorizing or a 500 page.
-// The bank connector is the one thing swapped: it is the boundary to the outside world.
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+// attempt of the same payment waits for its bank, the merchant cannot delete it meanwhile, and a
+// bank that cannot be reached leaves the transfer uncertain for the bank to settle, never an
+// attempt stuck authorizing or a 500 page. The bank connector is the one thing swapped: it is the
+// boundary to the outside world.
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import type { TransferResult } from '../../src/bank/connector.js';
 import { demoBank } from '../../src/bank/demo-bank.js';
 import { findAttempt } from '../../src/store/attempts.js';
 import { isUniqueViolation } from '../../src/store/transaction.js';
 import { client } from '../helpers/http.js';
 import { PayerSession, tabAtCoordinates as tabAtCoordinatesOf, titleOf } from '../helpers/payer-session.js';
+import { ANY_PAYER, ScriptedBank } from '../helpers/scripted-bank.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -94,6 +97,40 @@ describe('two attempts of one payment', () => {
     expect(await statusOf(id)).toBe('done/normal');
     expect([await stateOf(first.path), await stateOf(second.path)]).toEqual(['failed', 'executed']);
     expect(await creditsOf(id)).toEqual([{ status: 'matched' }]);
+  });
+});
+
+describe('deleting a payment', () => {
+  it('is refused while its transfer waits for the bank, and allowed once the bank failed it', async () => {
+    const bank = new ScriptedBank('WbPkK');
+    onTestFinished(() => bank.unregister());
+    bank.signIn = ANY_PAYER;
+    let answer!: (result: TransferResult) => void;
+    bank.onTransfer = () => new Promise((resolve) => (answer = resolve));
+    const id = await createPayment();
+    const tab = await tabAtCoordinatesOf(server.baseUrl, id, 'WbPkK');
+
+    const reply = tab.submit(PAY);
+    await expect.poll(() => stateOf(tab.path)).toBe('authorizing');
+    const refused = await api().delete(`/v3/payments/${id}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toBe('The payment cannot be deleted while a transfer of it waits for its bank');
+    expect(await statusOf(id)).toBe('pending/pending');
+
+    answer({ status: 'failed', message: 'Fondos insuficientes' });
+    expect((await reply).status).toBe(303);
+    expect(await stateOf(tab.path)).toBe('failed');
+    expect((await api().delete(`/v3/payments/${id}`)).status).toBe(200);
+    expect((await api().get(`/v3/payments/${id}`)).status).toBe(404);
+  });
+
+  it('is refused while the transfer is uncertain', async () => {
+    const id = await createPayment();
+    expect((await (await tabAtCoordinates(id)).submit(LEAVE_UNCERTAIN)).status).toBe(303);
+    const refused = await api().delete(`/v3/payments/${id}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain('verifying');
+    expect(await statusOf(id)).toBe('verifying/pending');
   });
 });
 

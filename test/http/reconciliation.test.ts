@@ -1,9 +1,14 @@
-// Reconciliation through the operator API: credits matched exactly on account, amount and
-// reference; everything else kept and listed; a movement counted once. Also the merchant's
+// Reconciliation through the operator API and from the credits a bank reports: credits matched
+// exactly on account, amount and reference, within what the merchant fixed for the payment;
+// everything else kept and listed, a page at a time; a movement counted once. Also the merchant's
 // mark-paid extension and the DemoBank sandbox's credentials.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { collectBankCredits } from '../../src/app/collect-bank-credits.js';
+import type { BankCredit } from '../../src/domain/bank-credit.js';
+import { startMaintenance } from '../../src/runtime/maintenance.js';
 import { call, client } from '../helpers/http.js';
 import { countRows } from '../helpers/payments.js';
+import { ScriptedBank } from '../helpers/scripted-bank.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 const TOKEN = 'operator-token-for-tests';
@@ -61,7 +66,7 @@ describe('operator credits', () => {
 
   it('reconciles a normal transfer: done, payer fields filled, receipt, and the notification written', async () => {
     const id = await createPayment({ payer_email: 'buyer@example.cl' });
-    const fed = await operator('POST', '/operator/v1/credits', { credits: [credit(` ${id.toUpperCase()} `, { payer_email: undefined })] });
+    const fed = await operator('POST', '/operator/v1/credits', { credits: [credit(id, { payer_email: undefined })] });
     expect(fed.status).toBe(200);
     expect(fed.body).toMatchObject({ matched: 1, unmatched: 0, duplicates: 0, results: [{ status: 'matched', payment_id: id }] });
     const paid = (await api().get(`/v3/payments/${id}`)).body;
@@ -110,6 +115,49 @@ describe('operator credits', () => {
     expect(matched.body.credits.every((c: { status: string }) => c.status === 'matched')).toBe(true);
   });
 
+  it('matches the reference as written: another case or surrounding spaces name no payment', async () => {
+    const id = await createPayment();
+    const fed = await operator('POST', '/operator/v1/credits', { credits: [credit(id.toUpperCase()), credit(` ${id} `), credit(`${id}\n`)] });
+    expect(fed.body).toMatchObject({ matched: 0, unmatched: 3 });
+    expect(fed.body.results.map((r: { reason: string }) => r.reason)).toEqual([
+      `no payment has the reference ${id.toUpperCase()}`,
+      `no payment has the reference  ${id} `,
+      `no payment has the reference ${id}\n`,
+    ]);
+    expect((await api().get(`/v3/payments/${id}`)).body.status).toBe('pending');
+    expect((await operator('POST', '/operator/v1/credits', { credits: [credit(id)] })).body.matched).toBe(1);
+  });
+
+  it('matches a credit to the collection account payers are shown, named by its number', async () => {
+    const id = await createPayment();
+    const fed = await operator('POST', '/operator/v1/credits', { credits: [credit(id, { account: server.config.collectionAccount.number })] });
+    expect(fed.body).toMatchObject({ matched: 1, results: [{ status: 'matched', payment_id: id }] });
+  });
+
+  it('keeps a credit that breaks what the merchant fixed unmatched, says why, and lists it', async () => {
+    const fixedPayer = await createPayment({ fixed_payer_personal_identifier: '11.111.111-1' });
+    const fixedBank = await createPayment({ bank_id: 'dfFbF' });
+    const simplifiedOnly = await createPayment({ mandatory_payment_method: 'SIMPLIFIED_TRANSFER' });
+    const broken = [credit(fixedPayer), credit(fixedPayer, { payer_personal_identifier: undefined }), credit(fixedBank), credit(simplifiedOnly)];
+    const fed = await operator('POST', '/operator/v1/credits', { credits: broken });
+    expect(fed.body).toMatchObject({ matched: 0, unmatched: 4 });
+    expect(fed.body.results.map((r: { reason: string }) => r.reason)).toEqual([
+      `payment ${fixedPayer} may only be paid by 11.111.111-1, the credit comes from 12.345.678-5`,
+      `payment ${fixedPayer} may only be paid by 11.111.111-1, the credit comes from an unnamed payer`,
+      `payment ${fixedBank} may only be paid from bank dfFbF, the credit comes from LrNcd`,
+      `payment ${simplifiedOnly} may only be paid by simplified_transfer, the credit is a regular_transfer`,
+    ]);
+    const listed = await operator('GET', `/operator/v1/credits?status=unmatched&limit=${broken.length}`);
+    const pairs = (list: [string, string][]) => list.map((pair) => pair.join(': ')).sort();
+    expect(pairs(listed.body.credits.map((c: { bank_reference: string; reason: string }) => [c.bank_reference, c.reason]))).toEqual(
+      pairs(broken.map((b, i) => [b.bank_reference, fed.body.results[i].reason])),
+    );
+    for (const id of [fixedPayer, fixedBank, simplifiedOnly]) expect((await api().get(`/v3/payments/${id}`)).body.status).toBe('pending');
+
+    const allowed = [credit(fixedPayer, { payer_personal_identifier: '111111111' }), credit(fixedBank, { payer_bank_id: 'dfFbF' }), credit(simplifiedOnly, { payment_method: 'simplified_transfer' })];
+    expect((await operator('POST', '/operator/v1/credits', { credits: allowed })).body).toMatchObject({ matched: 3, unmatched: 0 });
+  });
+
   it('counts a movement once however often it is reported, and a second credit for a paid payment stays unmatched', async () => {
     const id = await createPayment();
     const first = credit(id);
@@ -141,6 +189,87 @@ describe('operator credits', () => {
     expect((await operator('POST', '/operator/v1/credits', { credits: [] })).status).toBe(400);
     expect(await countRows(server.ctx.db, 'bank_credits')).toBe(before);
     expect((await api().get(`/v3/payments/${id}`)).body.status).toBe('pending');
+  });
+});
+
+describe('listing credits', () => {
+  type Listed = { bank_reference: string; credit_id: string; recorded_at: string };
+  const list = async (query: string) => {
+    const page = await operator('GET', `/operator/v1/credits?${query}`);
+    expect(page.status).toBe(200);
+    return page.body as { credits: Listed[]; next_cursor: string | null };
+  };
+  const day = (d: number) => `2026-01-0${d}T12:00:00-03:00`;
+
+  it('pages through every credit, newest first, by cursor, filtered by account, status and date', async () => {
+    const credits = [1, 2, 3, 4, 5].map((d) => credit(undefined, { account: 'paging-account', credited_at: day(d) }));
+    expect((await operator('POST', '/operator/v1/credits', { credits })).body.unmatched).toBe(5);
+
+    const listed: Listed[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page = await list(`account=paging-account&status=unmatched&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      listed.push(...page.credits);
+      cursor = page.next_cursor;
+      pages += 1;
+    } while (cursor !== null);
+    expect(pages).toBe(3);
+    expect(listed.map((c) => c.bank_reference).sort()).toEqual(credits.map((c) => c.bank_reference).sort());
+    const newerFirst = (a: Listed, b: Listed) => a.recorded_at > b.recorded_at || (a.recorded_at === b.recorded_at && a.credit_id > b.credit_id);
+    expect(listed.slice(1).every((c, i) => newerFirst(listed[i]!, c))).toBe(true);
+
+    expect((await list('account=paging-account&status=matched')).credits).toEqual([]);
+    const middle = await list(`account=paging-account&credited_from=${encodeURIComponent(day(2))}&credited_to=${encodeURIComponent(day(4))}`);
+    expect(middle.credits.map((c) => c.bank_reference).sort()).toEqual([credits[1]!.bank_reference, credits[2]!.bank_reference]);
+    expect(middle.next_cursor).toBeNull();
+  });
+
+  it('refuses a cursor it did not give and dates without a zone, naming them', async () => {
+    const bad = await operator('GET', '/operator/v1/credits?cursor=not-a-cursor&credited_from=2026-01-01');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual(['credited_from', 'cursor']);
+    expect((await operator('GET', '/operator/v1/credits?limit=1001')).status).toBe(400);
+  });
+});
+
+describe('credits a bank reports', () => {
+  const BANK = 'KpWeZ';
+  const booked = (reference: string | null, bankReference: string): BankCredit => ({
+    bankReference,
+    account: collectAccount(),
+    amount: 12345 * 10_000,
+    currency: 'CLP',
+    reference,
+    creditedAt: server.ctx.clock.now(),
+    payerBankId: 'LrNcd',
+    payerName: 'María Soto',
+    payerEmail: null,
+    payerPersonalIdentifier: '12.345.678-5',
+    payerAccountNumber: '0012345678',
+    paymentMethod: null,
+    fundsSource: null,
+  });
+
+  it('are collected by housekeeping and reconciled as an operator\'s are, asked for after the last one, and counted once', async () => {
+    const bank = new ScriptedBank(BANK);
+    onTestFinished(() => bank.unregister());
+    const paid = await createPayment();
+    bank.booked.push(booked(paid, 'itau-1'), booked(null, 'itau-2'));
+
+    await startMaintenance(server.ctx)();
+    expect((await api().get(`/v3/payments/${paid}`)).body).toMatchObject({ status: 'done', status_detail: 'normal', bank_id: 'LrNcd', payer_name: 'María Soto' });
+    expect(await server.ctx.db.selectFrom('notifications').select('payment_id').where('payment_id', '=', paid).execute()).toHaveLength(1);
+    const unmatched = (await operator('GET', `/operator/v1/credits?status=unmatched&account=${collectAccount()}`)).body.credits;
+    expect(unmatched.find((c: { bank_reference: string }) => c.bank_reference === 'itau-2')).toMatchObject({ source: BANK, reason: 'the credit carries no payment reference' });
+
+    const later = await createPayment();
+    bank.booked.push(booked(later, 'itau-3'));
+    expect(await collectBankCredits(server.ctx)).toBe(1);
+    expect((await api().get(`/v3/payments/${later}`)).body.status).toBe('done');
+    expect(bank.cursorsAsked).toEqual([null, '2', '2', '3']);
+    const recorded = await server.ctx.db.selectFrom('bank_credits').select('bank_reference').where('source', '=', BANK).execute();
+    expect(recorded.map((r) => r.bank_reference).sort()).toEqual(['itau-1', 'itau-2', 'itau-3']);
   });
 });
 

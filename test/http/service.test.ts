@@ -1,7 +1,14 @@
-// What operators and tools read: health, readiness, metrics and the OpenAPI document.
+// What operators and tools read: health, readiness, metrics and the OpenAPI document; and what a
+// database outage looks like from outside: not ready, and a 500 that keeps its internals to the log.
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAYMENT_REQUEST_FIELDS } from '../../src/domain/payment-request.js';
+import { openDatabase } from '../../src/store/database.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
+import { countRows } from '../helpers/payments.js';
+import { freePort, type ServerProcess, startServerProcess } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -40,4 +47,94 @@ describe('service endpoints', () => {
     expect(ui.status).toBe(200);
     expect(await ui.text()).toContain('swagger');
   });
+});
+
+/**
+ * Takes the database away from the server as an outage would; returns how to give it back. SQLite:
+ * another process holds the write lock, so every transaction of the server waits out its busy
+ * timeout and fails. PostgreSQL: the database refuses connections and its sessions are ended.
+ */
+async function takeDatabaseAway(database: TestDatabase): Promise<() => Promise<void>> {
+  if (database.kind === 'sqlite') {
+    const other = new BetterSqlite3(database.url.slice('sqlite:'.length));
+    other.pragma('busy_timeout = 5000');
+    other.exec('begin immediate');
+    return async () => {
+      other.exec('rollback');
+      other.close();
+    };
+  }
+  const name = new URL(database.url).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`alter database ${name} allow_connections false`);
+  await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
+  return async () => {
+    await admin.query(`alter database ${name} allow_connections true`);
+    await admin.end();
+  };
+}
+
+describe('a database outage', () => {
+  let database: TestDatabase;
+  let quipu: ServerProcess;
+  let baseUrl: string;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const port = await freePort();
+    quipu = startServerProcess({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: String(port), LOG_LEVEL: 'error', RUN_WORKER: 'false' });
+    apiKey = /api_key\s+(\S+)/.exec(await quipu.waitFor(/API reference/))![1]!;
+    baseUrl = `http://127.0.0.1:${port}`;
+    // The account is known (and cached) before the outage: what fails is the work, not the credential.
+    expect((await call(baseUrl, 'GET', '/v3/banks', { apiKey })).status).toBe(200);
+  }, 60_000);
+  afterAll(async () => {
+    await quipu?.stop();
+    await database?.drop();
+  });
+
+  const logLines = () =>
+    quipu
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  it('makes /readyz answer 503, and 200 again once the database is back', async () => {
+    const giveBack = await takeDatabaseAway(database);
+    try {
+      const res = await call(baseUrl, 'GET', '/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: 503, message: 'Database unavailable' });
+    } finally {
+      await giveBack();
+    }
+    await expect.poll(async () => (await call(baseUrl, 'GET', '/readyz')).status, { timeout: 15_000 }).toBe(200);
+  }, 30_000);
+
+  it('answers a v3 request it breaks with a 500 that names the request id and nothing internal, and logs the error', async () => {
+    const giveBack = await takeDatabaseAway(database);
+    let res;
+    try {
+      res = await call(baseUrl, 'POST', '/v3/payments', { apiKey, headers: { 'x-request-id': 'outage-1' }, body: { amount: 1000, currency: 'CLP', subject: 'Order' } });
+    } finally {
+      await giveBack();
+    }
+    expect(res.status).toBe(500);
+    expect(res.headers.get('x-request-id')).toBe('outage-1');
+    expect(res.body).toEqual({ status: 500, message: expect.stringContaining('outage-1') });
+    expect(JSON.stringify(res.body)).not.toMatch(/sqlite|postgres|database|locked|connection|insert|select|\.ts:|at /i);
+    // The log has the rest, at error level, under the request id.
+    await expect.poll(() => logLines().filter((l) => l.reqId === 'outage-1' && l.level === 50 && l.msg === 'unhandled error'), { timeout: 5_000 }).toHaveLength(1);
+    const logged = logLines().find((l) => l.reqId === 'outage-1' && l.msg === 'unhandled error')!;
+    expect(JSON.stringify(logged.err)).toMatch(/SQLITE_BUSY|not currently accepting connections|terminat/i);
+    const check = openDatabase(database.url);
+    try {
+      expect(await countRows(check.db, 'payments')).toBe(0);
+    } finally {
+      await check.close();
+    }
+  }, 30_000);
 });

@@ -2,12 +2,13 @@
 // every query and form parameter, and a JSON body), the API key and bearer token of v3, and the
 // combination of an API key with a signature. Every refusal has the v2 shape and changes nothing.
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Dispatcher, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, client } from '../helpers/http.js';
 import { basicAuth, clientCredentialsToken, formPost } from '../helpers/oauth.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
-import { CLIENTS, signWith, v2Client } from '../helpers/v2-clients.js';
+import { CLIENTS, type Prepared, signWith, v2Client } from '../helpers/v2-clients.js';
 
 let server: TestServer;
 let account: TestAccount;
@@ -49,9 +50,28 @@ describe('credentials', () => {
     }
   });
 
-  it('answers 403 to a signature of an unknown receiver', async () => {
-    const unknown = v2Client('php', { receiver_id: 1, secret: account.secret }, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
-    expectRefusal(await unknown.request('GET', '/banks'), 403, /Unknown receiver 1\b/);
+  it('answers a signature of an unknown receiver exactly as one made with a wrong secret', async () => {
+    const as = (receiver_id: number, secret: string) => v2Client('php', { receiver_id, secret }, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
+    for (const [method, params] of [['GET', undefined], ['POST', { form }]] as const) {
+      const unknown = await as(1, account.secret).request(method, '/payments', params);
+      const wrongSecret = await as(account.receiver_id, other.secret).request(method, '/payments', params);
+      expectRefusal(unknown, 403, /signature/);
+      expect(unknown.body).toEqual(wrongSecret.body);
+    }
+  });
+
+  it('looks an unknown receiver up once for forged requests that repeat it', async () => {
+    const forger = v2Client('java', { receiver_id: 2, secret: other.secret }, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
+    const lookups = vi.spyOn(server.ctx.merchants, 'byReceiverId');
+    try {
+      for (let i = 0; i < 5; i++) expectRefusal(await forger.request('GET', '/banks'), 403, /signature/);
+      expect(lookups.mock.calls.filter(([id]) => id === 2)).toHaveLength(1);
+      // A known receiver is still found (and its wrong hash refused as such).
+      expectRefusal(await v2Client('java', { receiver_id: account.receiver_id, secret: other.secret }, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' }).request('GET', '/banks'), 403);
+      expect((await php.request('GET', '/banks')).status).toBe(200);
+    } finally {
+      lookups.mockRestore();
+    }
   });
 
   it('answers 403 to a signature made with another secret', async () => {
@@ -102,6 +122,9 @@ describe('credentials', () => {
   it('refuses an API key together with a signature of another account, or with a bad signature', async () => {
     const prepared = php.prepare('GET', '/banks');
     expectRefusal(await php.send({ ...prepared, headers: { ...prepared.headers, 'x-api-key': other.api_key } }), 403, /different accounts/);
+    // A signature of a receiver that does not exist is answered the same way.
+    const unknownSigner = { ...prepared.headers, authorization: `3:${prepared.headers.authorization!.split(':')[1]}`, 'x-api-key': account.api_key };
+    expectRefusal(await php.send({ ...prepared, headers: unknownSigner }), 403, /different accounts/);
     const badHash = { ...prepared.headers, authorization: `${account.receiver_id}:${'0'.repeat(64)}`, 'x-api-key': account.api_key };
     expectRefusal(await php.send({ ...prepared, headers: badHash }), 403, /signature/);
     expectRefusal(await php.send({ ...prepared, headers: { ...prepared.headers, 'x-api-key': '00000000-0000-4000-8000-000000000000' } }), 401);
@@ -184,6 +207,19 @@ describe('the URL the signature is bound to', () => {
     expect((await php.request('GET', `/payments/${second.body.payment_id}`)).body.status).toBe('pending');
   });
 
+  it('refuses a signed GET replayed as a DELETE of the same path (and the other way round), deleting nothing', async () => {
+    const created = await php.request('POST', '/payments', { form });
+    const path = `/payments/${created.body.payment_id}`;
+    for (const name of ['php', 'java'] as const) {
+      const signer = v2Client(name, account, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/api/2.0`, prefix: '/api/2.0' });
+      const read = signer.prepare('GET', path);
+      expect((await signer.send(read)).status).toBe(200);
+      expectRefusal(await signer.send({ ...read, method: 'DELETE' }), 403, /signature/);
+      expectRefusal(await signer.send({ ...signer.prepare('DELETE', path), method: 'GET', body: undefined }), 403, /signature/);
+    }
+    expect((await php.request('GET', path)).body.status).toBe('pending');
+  });
+
   it('is the public base URL, whatever address the server is reached at', async () => {
     const proxied = await startTestServer({ PUBLIC_BASE_URL: 'https://pay.example.com' });
     try {
@@ -194,6 +230,54 @@ describe('the URL the signature is bound to', () => {
       expectRefusal(await asServerListens.request('GET', '/banks'), 403, /https:\/\/pay\.example\.com\/api\/2\.0\/banks/);
     } finally {
       await proxied.close();
+    }
+  });
+});
+
+describe('the spelling of the public base URL', () => {
+  let shop: TestServer;
+  let merchant: TestAccount;
+  beforeAll(async () => {
+    shop = await startTestServer({ PUBLIC_BASE_URL: 'https://PAY.Example.com:443/shop/' });
+    merchant = await shop.account();
+  });
+  afterAll(async () => shop?.close());
+
+  const signedAs = (signedBase: string) => v2Client('java', merchant, { networkUrl: shop.baseUrl, signedBase, prefix: '/api/2.0' });
+
+  /** Sends a prepared request with the Host header a client configured with that host sends (fetch cannot set it). */
+  async function sendWithHost(prepared: Prepared, host: string) {
+    const res = await request(`${shop.baseUrl}${prepared.path}`, { method: prepared.method as Dispatcher.HttpMethod, headers: { ...prepared.headers, host } });
+    return { status: res.statusCode, body: (await res.body.json()) as any };
+  }
+
+  it('is kept as origin and path: host in lower case, no default port, no trailing slash', async () => {
+    expect(shop.config.publicBaseUrl).toBe('https://pay.example.com/shop');
+    const created = await signedAs('https://pay.example.com/shop/api/2.0').request('POST', '/payments', { form: { subject: 'Spelling', currency: 'CLP', amount: 1000 } });
+    expect(created.status).toBe(200);
+    expect(created.body.payment_url).toMatch(/^https:\/\/pay\.example\.com\/shop\/payment\//);
+  });
+
+  it('verifies a client that writes the default port, or the host in the letter case its Host header carries', async () => {
+    expect((await signedAs('https://pay.example.com:443/shop/api/2.0').request('GET', '/banks')).status).toBe(200);
+    for (const signedBase of ['https://PAY.Example.com/shop/api/2.0', 'https://PAY.Example.com:443/shop/api/2.0']) {
+      expect((await sendWithHost(signedAs(signedBase).prepare('GET', '/banks'), 'PAY.Example.com')).status, signedBase).toBe(200);
+    }
+  });
+
+  it('refuses another scheme, host, port or path, and a host case the Host header does not show', async () => {
+    const cases: [signedBase: string, host: string][] = [
+      // A proxy that rewrote Host in lower case: which case the client signed cannot be known.
+      ['https://PAY.Example.com/shop/api/2.0', 'pay.example.com'],
+      ['https://pay.example.org/shop/api/2.0', 'pay.example.org'],
+      ['https://pay.example.com:8443/shop/api/2.0', 'pay.example.com:8443'],
+      ['http://pay.example.com/shop/api/2.0', 'pay.example.com'],
+      ['https://pay.example.com/SHOP/api/2.0', 'pay.example.com'],
+    ];
+    for (const [signedBase, host] of cases) {
+      const res = await sendWithHost(signedAs(signedBase).prepare('GET', '/banks'), host);
+      expect(res.status, signedBase).toBe(403);
+      expect(res.body.message).toContain('GET https://pay.example.com/shop/api/2.0/banks');
     }
   });
 });

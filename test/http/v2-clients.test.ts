@@ -185,6 +185,87 @@ describe('a payment created through v3', () => {
   });
 });
 
+describe('a payment created through v3', () => {
+  it('is deleted through v2 while pending, and confirmed then refunded through v2 once paid', async () => {
+    const account = await server.account({ features: { confirm: true, refunds: true } });
+    const v3 = client(server.baseUrl, account.api_key);
+    const v2 = clientFor('ruby', account, '/api/2.0');
+    const pending = await v3.post('/v3/payments', { amount: 2500, currency: 'CLP', subject: 'From v3, deleted by v2' });
+    expect((await v2.request('DELETE', `/payments/${pending.body.payment_id}`)).status).toBe(200);
+    expect((await v3.get(`/v3/payments/${pending.body.payment_id}`)).status).toBe(404);
+
+    const paid = await v3.post('/v3/payments', { amount: 2500, currency: 'CLP', subject: 'From v3, settled by v2' });
+    await payByTransfer(server.ctx, account.merchant, paid.body.payment_id);
+    expect((await v2.request('POST', `/payments/${paid.body.payment_id}/confirm`)).status).toBe(200);
+    // Confirmed once, whichever version asks again.
+    expect((await v3.post(`/v3/payments/${paid.body.payment_id}/confirm`)).status).toBe(400);
+    expect((await v2.request('POST', `/payments/${paid.body.payment_id}/refunds`, { form: { amount: 1000 } })).status).toBe(200);
+    expect((await v3.post(`/v3/payments/${paid.body.payment_id}/refunds`, { amount: 1501 })).status).toBe(400);
+    expect((await v2.request('POST', `/payments/${paid.body.payment_id}/refunds`)).status).toBe(200);
+    expect((await v3.get(`/v3/payments/${paid.body.payment_id}`)).body).toMatchObject({ status: 'done', status_detail: 'reversed' });
+  });
+});
+
+describe('a payment created through v2', () => {
+  it('is refunded and confirmed through v3 once paid, and deleted through v3 while pending', async () => {
+    const account = await server.account({ features: { confirm: true, refunds: true } });
+    const v3 = client(server.baseUrl, account.api_key);
+    const v2 = clientFor('dotnet', account, '/2.0');
+    const paid = await v2.request('POST', '/payments', { form: { subject: 'From v2, settled by v3', currency: 'CLP', amount: 3000 } });
+    await payByTransfer(server.ctx, account.merchant, paid.body.payment_id);
+    expect((await v3.post(`/v3/payments/${paid.body.payment_id}/confirm`)).status).toBe(200);
+    expect((await v2.request('POST', `/payments/${paid.body.payment_id}/confirm`)).status).toBe(503);
+    expect((await v3.post(`/v3/payments/${paid.body.payment_id}/refunds`, { amount: 1000 })).status).toBe(200);
+    const refunded = await v2.request('GET', `/payments/${paid.body.payment_id}`);
+    expect(refunded.body).toMatchObject({ status: 'done', status_detail: 'normal', amount: 3000 });
+    expect((await v2.request('POST', `/payments/${paid.body.payment_id}/refunds`, { form: { amount: 2001 } })).status).toBe(400);
+    expect((await v3.post(`/v3/payments/${paid.body.payment_id}/refunds`)).status).toBe(200);
+    expect((await v2.request('GET', `/payments/${paid.body.payment_id}`)).body.status_detail).toBe('reversed');
+
+    const pending = await v2.request('POST', '/payments', { form: { subject: 'From v2, deleted by v3', currency: 'CLP', amount: 3000 } });
+    expect((await v3.delete(`/v3/payments/${pending.body.payment_id}`)).status).toBe(200);
+    expect((await v2.request('GET', `/payments/${pending.body.payment_id}`)).status).toBe(404);
+  });
+});
+
+describe('the Java client and amounts from 10^7 up', () => {
+  // Java signs a double's Double.toString and sends BigDecimal.valueOf(d): "1.0E7" signed, "1.0E+7"
+  // sent; "1.23456785E7" signed, "12345678.5" sent.
+  it('writes them as the library does', () => {
+    const java = clientFor('java', { receiver_id: 1, secret: 'x' }, '/2.0');
+    expect([java.signedValue(10_000_000), java.value(10_000_000)]).toEqual(['1.0E7', '1.0E+7']);
+    expect([java.signedValue(12_345_678.5), java.value(12_345_678.5)]).toEqual(['1.23456785E7', '12345678.5']);
+    expect([java.signedValue(1000), java.value(1000)]).toEqual(['1000.0', '1000.0']);
+  });
+
+  it.each([
+    [10_000_000, 'CLP'],
+    [25_000_000_000, 'CLP'],
+    [12_345_678.5, 'USD'],
+    [12_345_678, 'CLP'],
+  ])('creates a payment of %s %s, read back exactly', async (amount, currency) => {
+    const account = await server.account();
+    const java = clientFor('java', account, '/api/2.0');
+    const prepared = java.prepare('POST', '/payments', { form: { subject: 'Large', currency, amount } });
+    expect(java.signedValue(amount)).not.toBe(java.value(amount));
+    expect(prepared.body).toContain(`amount=${encodeURIComponent(java.value(amount))}`);
+    const created = await java.send(prepared);
+    expect(created.status).toBe(200);
+    expect((await client(server.baseUrl, account.api_key).get(`/v3/payments/${created.body.payment_id}`)).body.amount).toBe(amount);
+  });
+
+  it('refuses another amount sent than the one signed', async () => {
+    const account = await server.account();
+    const java = clientFor('java', account, '/2.0');
+    const prepared = java.prepare('POST', '/payments', { form: { subject: 'Large', currency: 'CLP', amount: 10_000_000 } });
+    expect(prepared.body).toContain('amount=1.0E%2B7');
+    for (const sent of ['2.0E%2B7', '1.0E%2B8', '10000001', '1.1E7']) {
+      const res = await java.send({ ...prepared, body: prepared.body!.replace('amount=1.0E%2B7', `amount=${sent}`) });
+      expect(res.status, sent).toBe(403);
+    }
+  });
+});
+
 describe('the PHP client', () => {
   it('writes dates in their own zone and false as 0', () => {
     const php = clientFor('php', { receiver_id: 1, secret: 'x' }, '/2.0');

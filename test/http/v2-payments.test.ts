@@ -65,6 +65,8 @@ describe('POST /2.0/payments field rules', () => {
     ['decimals in CLP', { ...valid, amount: '1000.5' }, ['amount']],
     ['three decimals in USD', { ...valid, currency: 'USD', amount: '10.125' }, ['amount']],
     ['a zero amount', { ...valid, amount: '0' }, ['amount']],
+    ["Java's notation for an amount past the limit", { ...valid, amount: '1.0E+11' }, ['amount']],
+    ["Java's notation for decimals CLP does not have", { ...valid, amount: '1.23456785E7' }, ['amount']],
     ['a boolean that is none of the spellings', { ...valid, send_email: 'yes' }, ['send_email']],
     ['an upper-case boolean', { ...valid, send_reminders: 'TRUE' }, ['send_reminders']],
     ['send_email without the payer', { ...valid, send_email: 'true' }, ['payer_name', 'payer_email']],
@@ -132,6 +134,11 @@ describe('POST /2.0/payments field rules', () => {
     ['1000.0', 'CLP', 1000],
     ['100.50', 'USD', 100.5],
     ['0012.3', 'EUR', 12.3],
+    // Java's Double.toString and BigDecimal notations, from 10^7 up.
+    ['1.0E7', 'CLP', 10_000_000],
+    ['1.0E+7', 'CLP', 10_000_000],
+    ['1.23456785E7', 'USD', 12_345_678.5],
+    ['9.87654321E+10', 'CLP', 98_765_432_100],
   ])('reads the amount %s %s', async (amount, currency, value) => {
     const res = await php.request('POST', '/payments', { form: { ...valid, amount, currency } });
     expect(res.status).toBe(200);
@@ -190,6 +197,21 @@ describe('reading', () => {
     expect((await clientOf('php', plain).request('GET', `/payments/${theirs.body.payment_id}`)).body.status).toBe('pending');
   });
 
+  it("answers 404 to another account's real notification token, and shows nothing of its payment", async () => {
+    const theirs = await clientOf('php', plain).request('POST', '/payments', { form: { ...valid, subject: 'Their secret order' } });
+    const paid = await payByTransfer(server.ctx, plain.merchant, theirs.body.payment_id);
+    expect((await clientOf('php', plain).request('GET', '/payments', { query: { notification_token: paid.notificationToken } })).status).toBe(200);
+    for (const asked of [php, java]) {
+      const res = await asked.request('GET', '/payments', { query: { notification_token: paid.notificationToken } });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ status: 404, message: expect.any(String) });
+      for (const secret of [theirs.body.payment_id, 'Their secret order', String(plain.receiver_id)]) expect(res.body.message).not.toContain(secret);
+    }
+    // The same as a token that does not exist.
+    const unknown = await php.request('GET', '/payments', { query: { notification_token: 'e'.repeat(64) } });
+    expect(unknown.body.message).toBe((await php.request('GET', '/payments', { query: { notification_token: paid.notificationToken } })).body.message);
+  });
+
   it('answers 400 naming notification_token when the lookup has none', async () => {
     expectFields(await php.request('GET', '/payments'), ['notification_token']);
   });
@@ -219,6 +241,21 @@ describe('operations the payment or the account does not allow', () => {
     // Refunded in full: a second refund is not possible any more.
     expectServiceError(await php.request('POST', `/payments/${pending.body.payment_id}/refunds`, { form: { amount: '1' } }));
     expect((await php.request('GET', `/payments/${pending.body.payment_id}`)).body.status_detail).toBe('reversed');
+  });
+
+  it('refuses a field on confirm and on delete by name, and changes nothing', async () => {
+    const paid = await php.request('POST', '/payments', { form: valid });
+    await payByTransfer(server.ctx, account.merchant, paid.body.payment_id);
+    const pending = await php.request('POST', '/payments', { form: valid });
+    for (const asker of [php, java]) {
+      expectFields(await asker.request('POST', `/payments/${paid.body.payment_id}/confirm`, { form: { foo: 'bar' } }), ['foo']);
+      expectFields(await asker.request('DELETE', `/payments/${pending.body.payment_id}`, { form: { foo: 'bar', force: 'true' } }), ['foo', 'force']);
+    }
+    const api = client(server.baseUrl, account.api_key);
+    expectFields(await api.post(`/2.0/payments/${paid.body.payment_id}/confirm`, { notify: true }), ['notify']);
+    // Neither was confirmed nor deleted: both operations still work once, without fields.
+    expect((await java.request('POST', `/payments/${paid.body.payment_id}/confirm`)).status).toBe(200);
+    expect((await java.request('DELETE', `/payments/${pending.body.payment_id}`)).status).toBe(200);
   });
 
   it('answers 400 naming amount to a refund above what remains, and refunds nothing', async () => {
@@ -300,6 +337,76 @@ describe('the OpenAPI document', () => {
     expect(paths).not.toContain('/2.0/predict');
     expect(doc.body.components.securitySchemes['V2-Signature']).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
     expect(doc.body.paths['/2.0/payments'].post.security).toEqual([{ 'Api-Key': [] }, { 'V2-Signature': [] }, { Bearer: [] }]);
+  });
+
+  it('declares the content types each v2 operation takes, and every error it answers in the shared Error shape', async () => {
+    const doc = (await call(server.baseUrl, 'GET', '/openapi.json')).body;
+    const FORM = 'application/x-www-form-urlencoded';
+    const JSON_TYPE = 'application/json';
+    const operations = Object.entries(doc.paths as Record<string, Record<string, any>>)
+      .filter(([path]) => path.startsWith('/2.0/'))
+      .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })));
+    const byName = Object.fromEntries(operations.map(({ name, op }) => [name, op]));
+    expect(Object.keys(byName).sort()).toEqual([
+      'DELETE /2.0/payments/{id}',
+      'GET /2.0/banks',
+      'GET /2.0/merchants/{id}/paymentMethods',
+      'GET /2.0/payments',
+      'GET /2.0/payments/{id}',
+      'POST /2.0/payments',
+      'POST /2.0/payments/{id}/confirm',
+      'POST /2.0/payments/{id}/refunds',
+      'POST /2.0/receivers',
+    ]);
+
+    // Create and receivers take only a form (JSON is refused with a 400); the others a form or JSON, and no body at all.
+    const takes = (name: string) => Object.keys(byName[name].requestBody?.content ?? {});
+    for (const name of ['POST /2.0/payments', 'POST /2.0/receivers']) {
+      expect(takes(name), name).toEqual([FORM]);
+      expect(byName[name].requestBody.required, name).toBe(true);
+    }
+    expect(byName['POST /2.0/payments'].requestBody.content[FORM].schema.properties.amount.type).toBe('string');
+    for (const name of ['POST /2.0/payments/{id}/refunds', 'POST /2.0/payments/{id}/confirm', 'DELETE /2.0/payments/{id}']) {
+      expect(takes(name), name).toEqual([FORM, JSON_TYPE]);
+      expect(byName[name].requestBody.required, name).toBe(false);
+    }
+    for (const name of ['GET /2.0/banks', 'GET /2.0/payments', 'GET /2.0/payments/{id}', 'GET /2.0/merchants/{id}/paymentMethods']) expect(byName[name].requestBody, name).toBeUndefined();
+
+    // Every error in the one Error schema v3 uses; 400, 401, 403 and 503 everywhere and never a 500.
+    const errorRef: string = doc.paths['/v3/banks'].get.responses['400'].content[JSON_TYPE].schema.$ref;
+    expect(Object.keys(doc.components.schemas[errorRef.replace('#/components/schemas/', '')].properties).sort()).toEqual(['errors', 'message', 'status']);
+    const declared = (name: string) => Object.keys(byName[name].responses).filter((status) => status !== '200');
+    for (const { name, op } of operations) {
+      for (const status of declared(name)) expect(op.responses[status].content[JSON_TYPE].schema.$ref, `${name} ${status}`).toBe(errorRef);
+      expect(declared(name), name).toEqual(expect.arrayContaining(['400', '401', '403', '503']));
+      expect(declared(name), name).not.toContain('500');
+    }
+    const withStatus = (status: string) => operations.filter(({ op }) => op.responses[status]).map(({ name }) => name).sort();
+    expect(withStatus('404')).toEqual([
+      'DELETE /2.0/payments/{id}',
+      'GET /2.0/merchants/{id}/paymentMethods',
+      'GET /2.0/payments',
+      'GET /2.0/payments/{id}',
+      'POST /2.0/payments/{id}/confirm',
+      'POST /2.0/payments/{id}/refunds',
+    ]);
+    expect(withStatus('409')).toEqual(['POST /2.0/payments', 'POST /2.0/payments/{id}/confirm', 'POST /2.0/payments/{id}/refunds', 'POST /2.0/receivers']);
+    expect(withStatus('422')).toEqual(withStatus('409'));
+    expect(withStatus('415')).toEqual(['DELETE /2.0/payments/{id}', 'POST /2.0/payments', 'POST /2.0/payments/{id}/confirm', 'POST /2.0/payments/{id}/refunds', 'POST /2.0/receivers']);
+    expect(withStatus('413')).toEqual(withStatus('415'));
+  });
+
+  it('describes /api/2.0 by the same declarations: its errors come in the same shape as under /2.0', async () => {
+    for (const prefix of ['/2.0', '/api/2.0']) {
+      const api = client(server.baseUrl, account.api_key);
+      expect((await api.get(`${prefix}/payments/zzzzzzzzzzzz`)).body, prefix).toEqual({ status: 404, message: expect.any(String) });
+      expect((await call(server.baseUrl, 'GET', `${prefix}/banks`)).body, prefix).toEqual({ status: 401, message: expect.any(String) });
+      expect((await api.post(`${prefix}/payments`, valid)).body, prefix).toEqual({ status: 400, message: expect.any(String), errors: [{ field: 'body', message: expect.any(String) }] });
+      const text = await call(server.baseUrl, 'POST', `${prefix}/payments`, { apiKey: account.api_key, headers: { 'content-type': 'text/plain' }, rawBody: 'x' });
+      expect(text.body, prefix).toEqual({ status: 415, message: expect.any(String) });
+      const forged = v2Client('php', { receiver_id: account.receiver_id, secret: plain.secret }, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}${prefix}`, prefix });
+      expect((await forged.request('GET', '/banks')).body, prefix).toEqual({ status: 403, message: expect.stringContaining('signature') });
+    }
   });
 });
 

@@ -1,7 +1,8 @@
 // Banks, payment methods, predictions and receivers through the v3 API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RECEIVER_REQUEST_FIELDS } from '../../src/domain/receiver-request.js';
-import { client } from '../helpers/http.js';
+import { call, client } from '../helpers/http.js';
+import { basicAuth, formPost } from '../helpers/oauth.js';
 import { assertProviderSchema } from '../helpers/openapi.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
 import { validReceiver } from '../helpers/receivers.js';
@@ -72,9 +73,12 @@ describe('GET /v3/merchants/{id}/paymentMethods', () => {
 
   it('only offers mandatory_payment_method values from this list', async () => {
     const api = client(server.baseUrl, dev.api_key);
+    const before = await countRows(server.ctx.db, 'payments');
+    // A method that exists, but not for this account.
     const res = await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 's', mandatory_payment_method: 'REGULAR_TRANSFER' });
     expect(res.status).toBe(400);
-    expect(res.body.errors[0].field).toBe('mandatory_payment_method');
+    expect(res.body.errors).toEqual([{ field: 'mandatory_payment_method', message: expect.stringContaining('SIMPLIFIED_TRANSFER') }]);
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
   });
 });
 
@@ -114,6 +118,23 @@ describe('GET /v3/predict', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors.map((e: { field: string }) => e.field)).toEqual(['foo']);
   });
+
+  it.each([
+    ['a non-numeric amount', query({ ...base, amount: 'abc' }), 'amount'],
+    ['a zero amount', query({ ...base, amount: '0' }), 'amount'],
+    ['a negative amount', query({ ...base, amount: '-5' }), 'amount'],
+    ['an amount in exponent form', query({ ...base, amount: '1e3' }), 'amount'],
+    ['an amount over 255 characters', query({ ...base, amount: '1'.repeat(256) }), 'amount'],
+    ['a bank_id over 255 characters', query({ ...base, bank_id: 'B'.repeat(256) }), 'bank_id'],
+    ['a currency over 255 characters', query({ ...base, currency: 'C'.repeat(256) }), 'currency'],
+    ['a repeated amount', `${query(base)}&amount=2000`, 'amount'],
+    ['a repeated payer_email', `${query(base)}&payer_email=other@example.com`, 'payer_email'],
+  ])('refuses %s, naming it', async (_d, path, field) => {
+    const res = await client(server.baseUrl, production.api_key).get(path);
+    expect(res.status).toBe(400);
+    expect(res.body.status).toBe(400);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual([field]);
+  });
 });
 
 describe('POST /v3/receivers', () => {
@@ -137,6 +158,44 @@ describe('POST /v3/receivers', () => {
     // The integrator sees its receiver's methods; the child may be charged integrator fees.
     const methods = await client(server.baseUrl, integrator.api_key).get(`/v3/merchants/${res.body.receiver_id}/paymentMethods`);
     expect(methods.status).toBe(200);
+  });
+
+  it("gives credentials that get a token at once, whose bearer lists banks and creates the child's payments", async () => {
+    const created = await client(server.baseUrl, integrator.api_key).post('/v3/receivers', receiver);
+    expect(created.status).toBe(200);
+    // The answer holds no API key (the contract's receiver_id and secret only): the child uses OAuth.
+    expect(Object.keys(created.body).sort()).toEqual(['receiver_id', 'secret']);
+    const childId = Number(created.body.receiver_id);
+    const token = await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth({ receiver_id: childId, secret: created.body.secret }));
+    expect(token.status).toBe(200);
+    expect(token.body).toMatchObject({ access_token: expect.any(String), token_type: 'bearer' });
+    const bearer = { authorization: `Bearer ${token.body.access_token}` };
+
+    const banks = await call(server.baseUrl, 'GET', '/v3/banks', { headers: bearer });
+    expect(banks.status).toBe(200);
+    expect(banks.body.banks.some((b: { bank_id: string }) => b.bank_id === 'Bawdf')).toBe(true);
+    const before = await countRows(server.ctx.db, 'payments');
+    const payment = await call(server.baseUrl, 'POST', '/v3/payments', { headers: bearer, body: { amount: 1000, currency: 'CLP', subject: 'First sale' } });
+    expect(payment.status).toBe(200);
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before + 1);
+    const got = await call(server.baseUrl, 'GET', `/v3/payments/${payment.body.payment_id}`, { headers: bearer });
+    expect(got.body).toMatchObject({ receiver_id: childId, notify_url: receiver.notify_url });
+    // The secret is the child's own: the integrator's receiver id with it gets nothing.
+    const mixed = await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth({ receiver_id: integrator.receiver_id, secret: created.body.secret }));
+    expect(mixed.status).toBe(401);
+  });
+
+  it('names a private notify_url of a production integrator together with the other bad fields', async () => {
+    const productionIntegrator = await server.account({ developer: false, features: { integrator: true } });
+    const api = client(server.baseUrl, productionIntegrator.api_key);
+    const before = await countRows(server.ctx.db, 'merchants');
+    const res = await api.post('/v3/receivers', { ...receiver, notify_url: 'http://10.0.0.1/n', country_code: 'XX' });
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['country_code', 'notify_url']);
+    expect(res.body.errors.find((e: { field: string }) => e.field === 'notify_url').message).toMatch(/private address/);
+    expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
+    // A developer-mode integrator may point its receivers at its own network.
+    expect((await client(server.baseUrl, integrator.api_key).post('/v3/receivers', { ...receiver, notify_url: 'http://10.0.0.1/n' })).status).toBe(200);
   });
 
   const bad: [string, Record<string, unknown>, string[]][] = [

@@ -82,6 +82,10 @@ const badRequests: Case[] = [
   ['PSP account without psp name', valid, ['psp_client_merchant_name'], () => psp],
   ['psp name shorter than 3', { ...valid, psp_client_merchant_name: 'ab' }, ['psp_client_merchant_name'], () => psp],
   ['psp chain with an empty name', { ...valid, psp_client_merchant_name: 'PSP 1->' }, ['psp_client_merchant_name'], () => psp],
+  ['psp chain with a 2-character name', { ...valid, psp_client_merchant_name: 'PSP->ab' }, ['psp_client_merchant_name'], () => psp],
+  ['psp chain with a name of spaces around 2 characters', { ...valid, psp_client_merchant_name: ' ab ->Client Name' }, ['psp_client_merchant_name'], () => psp],
+  ['psp chain over 255 in all', { ...valid, psp_client_merchant_name: `PSP->${long(251)}` }, ['psp_client_merchant_name'], () => psp],
+  ['amount below a ten-millionth, in exponent form', { ...valid, amount: 1e-7 }, ['amount']],
   ...['ARS', 'PEN', 'MXN', 'EUR', 'BOB', 'COP'].map((currency): Case => [`${currency} with three decimals`, { ...valid, currency, amount: 1.234 }, ['amount']]),
   ...['cancel_url', 'picture_url', 'notify_url'].map((field): Case => [`${field} over 1024`, { ...valid, [field]: `https://a.example/${long(1010)}` }, [field]]),
   ['contract_url over 1024', { ...valid, contract_url: `https://a.example/${long(1010)}`, fixed_payer_personal_identifier: '11.111.111-1' }, ['contract_url'], () => contracts],
@@ -112,6 +116,24 @@ describe('POST /v3/payments refuses bad input', () => {
     expect(typeof res.body.message).toBe('string');
     expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([...fields].sort());
     for (const e of res.body.errors) expect(e.message).toEqual(expect.any(String));
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+  });
+});
+
+describe('POST /v3/payments says what is wrong with an amount', () => {
+  it.each([
+    ['CLP', 1e-7, 'must not have decimals in this currency'],
+    ['USD', 1e-7, 'must have at most 2 decimals in this currency'],
+    ['CLF', 0.00001, 'must have at most 4 decimals in this currency'],
+    ['CLP', 1e21, 'is out of range: amounts must be below 100000000000'],
+    ['USD', 1.5e22, 'is out of range: amounts must be below 100000000000'],
+    ['CLP', 100000000000, 'is out of range: amounts must be below 100000000000'],
+    ['CLP', -1000, 'must be greater than zero'],
+  ] as const)('%s %s', async (currency, amount, message) => {
+    const before = await countRows(server.ctx.db, 'payments');
+    const res = await client(server.baseUrl, dev.api_key).post('/v3/payments', { ...valid, currency, amount });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ field: 'amount', message }]);
     expect(await countRows(server.ctx.db, 'payments')).toBe(before);
   });
 });
@@ -245,6 +267,8 @@ describe('POST /v3/payments creates payments', () => {
     expect(contract.status).toBe(200);
     const chained = await client(server.baseUrl, psp.api_key).post('/v3/payments', { ...valid, psp_client_merchant_name: 'PSP 1->PSP 2->Client Name' });
     expect(chained.status).toBe(200);
+    const shortest = await client(server.baseUrl, psp.api_key).post('/v3/payments', { ...valid, psp_client_merchant_name: 'PSP->abc' });
+    expect(shortest.status).toBe(200);
     const fee = await client(server.baseUrl, child.api_key).post('/v3/payments', { ...valid, integrator_fee: '100' });
     expect(fee.status).toBe(200);
   });

@@ -1,9 +1,9 @@
 // Deleting, confirming and refunding payments: the contract's preconditions, the state they leave,
 // and refunds that can never add up to more than was paid, even when they race.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nextBusinessDay } from '../../src/domain/business-days.js';
 import { client } from '../helpers/http.js';
 import { assertProviderSchema } from '../helpers/openapi.js';
+import { csrfOf, PayerSession, tabAtCoordinates, titleOf } from '../helpers/payer-session.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -53,6 +53,30 @@ describe('DELETE /v3/payments/{id}', () => {
     expect(got.body).toMatchObject({ status: 'done', status_detail: 'normal' });
   });
 
+  it('refuses to delete a payment in verification: the payer has sent the transfer', async () => {
+    const api = client(server.baseUrl, plain.api_key);
+    const id = await newPayment(plain);
+    // DemoBank leaves a transfer with other coordinates than 11 22 33 uncertain: the payment is verifying.
+    const tab = await tabAtCoordinates(server.baseUrl, id);
+    expect((await tab.submit({ c1: '12', c2: '34', c3: '56' })).status).toBe(303);
+    expect((await api.get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'verifying', status_detail: 'pending' });
+    const res = await api.delete(`/v3/payments/${id}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status: 400, message: expect.stringContaining('verifying') });
+    expect((await api.get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'verifying', status_detail: 'pending' });
+  });
+
+  it('deletes a payment the payer declined (rejected-by-payer)', async () => {
+    const api = client(server.baseUrl, plain.api_key);
+    const id = await newPayment(plain);
+    const session = new PayerSession(server.baseUrl);
+    const declined = await session.post(`/payment/info/${id}/decline`, { _csrf: csrfOf(await session.get(`/payment/info/${id}`)) });
+    expect(declined.status, titleOf(declined)).toBe(303);
+    expect((await api.get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'pending', status_detail: 'rejected-by-payer' });
+    expect((await api.delete(`/v3/payments/${id}`)).status).toBe(200);
+    expect((await api.get(`/v3/payments/${id}`)).status).toBe(404);
+  });
+
   it('answers 404 for unknown ids and for payments of other accounts', async () => {
     const id = await newPayment(plain);
     const other = client(server.baseUrl, refunding.api_key);
@@ -89,17 +113,18 @@ describe('POST /v3/payments/{id}/confirm', () => {
 
   it('schedules delivery of the funds for the next business day; after that no refund is possible', async () => {
     const api = client(server.baseUrl, confirming.api_key);
+    // Friday 29 June 2035, noon in Santiago: Saint Peter and Saint Paul moves to Monday 2 July, so
+    // the next business day is Tuesday 3 July; funds arrive at 10:00 there (UTC-4 in winter).
+    expect((await api.post('/sandbox/clock', { to: '2035-06-29T16:00:00Z' })).status).toBe(200);
     const id = await paid(confirming);
-    const confirmedAt = server.ctx.clock.now();
     const res = await api.post(`/v3/payments/${id}/confirm`, undefined, { 'content-type': 'application/json' });
     expect(res.status).toBe(200);
     assertProviderSchema('success', res.body);
-    const expected = nextBusinessDay(confirmedAt).toISOString();
-    expect(res.body.message).toContain(expected);
+    expect(res.body.message).toContain('2035-07-03T14:00:00.000Z');
     expect((await api.post(`/v3/payments/${id}/confirm`)).status).toBe(400);
     expect((await api.post(`/v3/payments/${id}/refunds`, { amount: 100 })).status).toBe(200);
 
-    server.ctx.clock.setOffset(Date.parse(expected) - Date.now() + 1000);
+    expect((await api.post('/sandbox/clock', { to: '2035-07-03T14:00:01Z' })).status).toBe(200);
     const late = await api.post(`/v3/payments/${id}/refunds`, { amount: 100 });
     expect(late.status).toBe(400);
     expect(late.body.message).toMatch(/delivered/);
@@ -145,6 +170,19 @@ describe('POST /v3/payments/{id}/refunds', () => {
     const withNone = await paid(refunding);
     expect((await api.post(`/v3/payments/${withNone}/refunds`)).status).toBe(200);
     expect((await api.get(`/v3/payments/${withNone}`)).body.status_detail).toBe('reversed');
+  });
+
+  it('refuses an amount given as null or empty rather than refunding everything', async () => {
+    const api = client(server.baseUrl, refunding.api_key);
+    const id = await paid(refunding, { amount: 1000 });
+    const before = await countRows(server.ctx.db, 'refunds');
+    for (const amount of [null, '']) {
+      const res = await api.post(`/v3/payments/${id}/refunds`, { amount });
+      expect(res.status, String(amount)).toBe(400);
+      expect(res.body.errors).toEqual([{ field: 'amount', message: 'must be a number' }]);
+    }
+    expect(await countRows(server.ctx.db, 'refunds')).toBe(before);
+    expect((await api.get(`/v3/payments/${id}`)).body.status_detail).toBe('normal');
   });
 
   it('refuses bad amounts by field', async () => {

@@ -25,6 +25,21 @@ describe('delivery and sandbox settings', () => {
     expect(loadConfig({ DELIVERY_TIMEOUT_MS: '5000', DELIVERY_LEASE_MS: '10000' }).deliveryLeaseMs).toBe(10_000);
   });
 
+  it('caps requests per destination at a quarter of the concurrency unless told otherwise', () => {
+    expect(loadConfig({}).deliveryConcurrencyPerDestination).toBe(16);
+    expect(loadConfig({ DELIVERY_CONCURRENCY: '8' }).deliveryConcurrencyPerDestination).toBe(2);
+    expect(loadConfig({ DELIVERY_CONCURRENCY: '2' }).deliveryConcurrencyPerDestination).toBe(1);
+    expect(loadConfig({ DELIVERY_CONCURRENCY_PER_DESTINATION: '64' }).deliveryConcurrencyPerDestination).toBe(64);
+    expect(() => loadConfig({ DELIVERY_CONCURRENCY_PER_DESTINATION: '65' })).toThrow(new ConfigError('DELIVERY_CONCURRENCY_PER_DESTINATION must be between 1 and 64, got 65'));
+  });
+
+  it('opens a demo account by default only where the sandbox is on', () => {
+    expect(loadConfig({}).demoAccount).toBe(true);
+    expect(loadConfig({ SANDBOX: 'false' }).demoAccount).toBe(false);
+    expect(loadConfig({ SANDBOX: 'false', DEMO_ACCOUNT: 'true' }).demoAccount).toBe(true);
+    expect(loadConfig({ DEMO_ACCOUNT: 'false' }).demoAccount).toBe(false);
+  });
+
   it('names the variable of a bad value', () => {
     expect(() => loadConfig({ DELIVERY_CONCURRENCY: '0' })).toThrow(/DELIVERY_CONCURRENCY/);
     expect(() => loadConfig({ RUN_WORKER: 'maybe' })).toThrow(/RUN_WORKER/);
@@ -33,11 +48,11 @@ describe('delivery and sandbox settings', () => {
 });
 
 describe('invalidation feed setting', () => {
-  it('polls every 500 ms by default and never less often than once a second (the revocation promise)', () => {
+  it('polls every 500 ms by default and at least every 800 ms (the one-second revocation promise)', () => {
     expect(loadConfig({}).invalidationPollMs).toBe(500);
-    expect(loadConfig({ INVALIDATION_POLL_MS: '1000' }).invalidationPollMs).toBe(1_000);
+    expect(loadConfig({ INVALIDATION_POLL_MS: '800' }).invalidationPollMs).toBe(800);
     expect(loadConfig({ INVALIDATION_POLL_MS: '50' }).invalidationPollMs).toBe(50);
-    expect(() => loadConfig({ INVALIDATION_POLL_MS: '1001' })).toThrow(new ConfigError('INVALIDATION_POLL_MS must be between 50 and 1000, got 1001'));
+    expect(() => loadConfig({ INVALIDATION_POLL_MS: '801' })).toThrow(new ConfigError('INVALIDATION_POLL_MS must be between 50 and 800, got 801'));
     expect(() => loadConfig({ INVALIDATION_POLL_MS: '49' })).toThrow(/INVALIDATION_POLL_MS/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amountToNumber, formatAmount, formatAmountFixed, numberToDecimalText, parseAmount } from '../../src/domain/money.js';
+import { amountToNumber, formatAmount, formatAmountFixed, numberToDecimalText, parseAmount, plainDecimalText } from '../../src/domain/money.js';
 
 describe('money', () => {
   it('parses decimals exactly into units of 1/10000', () => {
@@ -14,9 +14,16 @@ describe('money', () => {
       expect(parseAmount(text, decimals).ok, text).toBe(false);
     }
   });
-  it('refuses amounts beyond the exact integer range', () => {
-    expect(parseAmount('99999999999', 0).ok).toBe(true);
-    expect(parseAmount('100000000000', 0).ok).toBe(false);
+  it('refuses amounts beyond the exact integer range, saying so', () => {
+    expect(parseAmount('99999999999.9999', 4).ok).toBe(true);
+    const out = { ok: false, reason: 'is out of range: amounts must be below 100000000000' };
+    expect(parseAmount('100000000000', 0)).toEqual(out);
+    expect(parseAmount(`1${'0'.repeat(400)}`, 0)).toEqual(out);
+  });
+  it('says why an amount is refused', () => {
+    expect(parseAmount('-5', 0)).toEqual({ ok: false, reason: 'must be greater than zero' });
+    expect(parseAmount('10.5', 0)).toEqual({ ok: false, reason: 'must not have decimals in this currency' });
+    expect(parseAmount('0.0000001', 4)).toEqual({ ok: false, reason: 'must have at most 4 decimals in this currency' });
   });
   it('adds 0.1 and 0.2 without floating-point drift', () => {
     const a = parseAmount('0.1', 2);
@@ -34,8 +41,18 @@ describe('money', () => {
   it('reads JSON numbers as the client wrote them', () => {
     expect(numberToDecimalText(1000.5)).toBe('1000.5');
     expect(numberToDecimalText(0.1)).toBe('0.1');
-    expect(numberToDecimalText(1e21)).toBeUndefined();
-    expect(numberToDecimalText(1e-7)).toBeUndefined();
     expect(numberToDecimalText(Number.NaN)).toBeUndefined();
+  });
+  it('writes out numbers JavaScript prints with an exponent, exactly', () => {
+    expect(numberToDecimalText(1e-7)).toBe('0.0000001');
+    expect(numberToDecimalText(1.5e-7)).toBe('0.00000015');
+    expect(numberToDecimalText(-2e-7)).toBe('-0.0000002');
+    expect(numberToDecimalText(1e21)).toBe('1000000000000000000000');
+    expect(numberToDecimalText(1.25e21)).toBe('1250000000000000000000');
+    expect(plainDecimalText('1.0E+7')).toBe('10000000');
+    expect(plainDecimalText('1.23456785E7')).toBe('12345678.5');
+    expect(plainDecimalText('12.5')).toBe('12.5');
+    // An exponent no double has stays as it is (and is refused), never millions of zeros.
+    expect(plainDecimalText('1e99999')).toBe('1e99999');
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { demoBank } from '../../src/bank/demo-bank.js';
+import { demoBank, demoBankOutcome } from '../../src/bank/demo-bank.js';
 import { parseCredits } from '../../src/domain/bank-credit.js';
 import { findBank } from '../../src/domain/banks.js';
-import { matchCredit, normalizeReference } from '../../src/domain/credit-matching.js';
+import { matchCredit } from '../../src/domain/credit-matching.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { bankRefusal, payerBanks, payerMethods } from '../../src/domain/payer-options.js';
 import { ATTEMPT_DURATION_MS, attemptDeadline, isAttemptOpen, payerAllowed, payerBlock } from '../../src/domain/payment-attempt.js';
@@ -60,28 +60,60 @@ describe('payer options', () => {
 });
 
 describe('credit matching', () => {
-  const payment = { paymentId: 'abcdefghijkl', collectAccountUuid: 'acc-1', amount: units(1000), currency: 'CLP', status: 'pending' as const, statusDetail: 'pending' as const };
-  const credit = { account: 'acc-1', amount: units(1000), currency: 'CLP', reference: 'abcdefghijkl' };
+  const INSTALLATION_ACCOUNT = '000000000000076543210';
+  const payment = {
+    paymentId: 'abcdefghijkl',
+    collectAccountUuid: 'acc-1',
+    amount: units(1000),
+    currency: 'CLP',
+    status: 'pending' as const,
+    statusDetail: 'pending' as const,
+    fixedPayerPersonalIdentifier: null as string | null,
+    bankId: null as string | null,
+    mandatoryPaymentMethod: null as string | null,
+  };
+  const credit = {
+    account: 'acc-1',
+    amount: units(1000),
+    currency: 'CLP',
+    reference: 'abcdefghijkl' as string | null,
+    payerBankId: 'dfFbF' as string | null,
+    payerPersonalIdentifier: '12.345.678-5' as string | null,
+    paymentMethod: null as 'simplified_transfer' | 'regular_transfer' | null,
+  };
+  const reason = (c: Partial<typeof credit>, p: Partial<typeof payment> | null = {}) => {
+    const result = matchCredit({ ...credit, ...c }, p === null ? undefined : ({ ...payment, ...p } as typeof payment), INSTALLATION_ACCOUNT);
+    return result.matched ? 'matched' : result.reason;
+  };
 
   it('matches exactly on account, currency, amount and reference', () => {
-    expect(matchCredit(credit, payment)).toEqual({ matched: true });
-    expect(matchCredit(credit, { ...payment, status: 'verifying' })).toEqual({ matched: true });
-    expect(normalizeReference('  ABCDEFGHIJKL ')).toBe('abcdefghijkl');
+    expect(reason({})).toBe('matched');
+    expect(reason({}, { status: 'verifying' } as never)).toBe('matched');
+    expect(reason({ account: INSTALLATION_ACCOUNT })).toBe('matched');
+    expect(reason({ reference: 'ABCDEFGHIJKL' })).toContain('no payment has the reference');
+    expect(reason({ reference: ' abcdefghijkl ' })).toContain('no payment has the reference');
   });
 
   it('explains every mismatch', () => {
-    const reason = (c: Partial<typeof credit>, p: typeof payment | null = payment) => {
-      const result = matchCredit({ ...credit, ...c }, p ?? undefined);
-      return result.matched ? 'matched' : result.reason;
-    };
-    expect(reason({ reference: null as unknown as string })).toContain('no payment reference');
-    expect(reason({ reference: '   ' })).toContain('no payment reference');
+    expect(reason({ reference: null })).toContain('no payment reference');
     expect(reason({}, null)).toContain('no payment has the reference');
     expect(reason({ account: 'acc-2' })).toContain('another account');
     expect(reason({ currency: 'USD' })).toContain('in CLP, the credit in USD');
     expect(reason({ amount: units(1000) + 1 })).toContain('amount differs');
-    expect(reason({}, { ...payment, status: 'done', statusDetail: 'normal' } as never)).toContain('cannot be reconciled');
-    expect(reason({}, { ...payment, statusDetail: 'rejected-by-payer' } as never)).toContain('cannot be reconciled');
+    expect(reason({}, { status: 'done', statusDetail: 'normal' } as never)).toContain('cannot be reconciled');
+    expect(reason({}, { statusDetail: 'rejected-by-payer' } as never)).toContain('cannot be reconciled');
+  });
+
+  it('keeps to what the merchant fixed: the payer, the bank and the method', () => {
+    expect(reason({}, { fixedPayerPersonalIdentifier: '123456785' })).toBe('matched');
+    expect(reason({}, { fixedPayerPersonalIdentifier: '11.111.111-1' })).toBe('payment abcdefghijkl may only be paid by 11.111.111-1, the credit comes from 12.345.678-5');
+    expect(reason({ payerPersonalIdentifier: null }, { fixedPayerPersonalIdentifier: '11.111.111-1' })).toContain('the credit comes from an unnamed payer');
+    expect(reason({}, { bankId: 'dfFbF' })).toBe('matched');
+    expect(reason({}, { bankId: 'LrNcd' })).toBe('payment abcdefghijkl may only be paid from bank LrNcd, the credit comes from dfFbF');
+    expect(reason({ payerBankId: null }, { bankId: 'LrNcd' })).toContain('the credit comes from an unnamed bank');
+    expect(reason({}, { mandatoryPaymentMethod: 'SIMPLIFIED_TRANSFER' })).toBe('payment abcdefghijkl may only be paid by simplified_transfer, the credit is a regular_transfer');
+    expect(reason({ paymentMethod: 'simplified_transfer' }, { mandatoryPaymentMethod: 'SIMPLIFIED_TRANSFER' })).toBe('matched');
+    expect(reason({ paymentMethod: 'simplified_transfer' }, { mandatoryPaymentMethod: 'REGULAR_TRANSFER' })).toContain('may only be paid by regular_transfer');
   });
 });
 
@@ -133,17 +165,6 @@ describe('credit records and statements', () => {
 });
 
 describe('DemoBank', () => {
-  const order = {
-    orderId: 'attempt-1',
-    reference: 'abcdefghijkl',
-    account: 'acc-1',
-    amount: units(1000),
-    currency: 'CLP',
-    payer: { personalIdentifier: '11.111.111-1', accountNumber: '000000000000111111111', holderName: 'Cliente DemoBank 11.111.111-1' },
-    payerEmail: 'p@example.com',
-  };
-  const now = at('2026-01-01T10:00:00Z');
-
   it('logs in any valid RUT with password 1234', async () => {
     expect(await demoBank.login({ identifier: '44.444.444-4', password: '1234' })).toEqual({
       ok: true,
@@ -153,16 +174,10 @@ describe('DemoBank', () => {
     expect(await demoBank.login({ identifier: '44.444.444-4', password: '12345' })).toEqual({ ok: false, error: 'wrong-credentials' });
   });
 
-  it('transfers on 11 22 33, fails on 99 99 99, and leaves anything else uncertain', async () => {
-    const paid = await demoBank.transfer(order, ['11', '22', '33'], now);
-    expect(paid).toEqual({
-      status: 'executed',
-      credit: expect.objectContaining({ bankReference: 'Bawdf-attempt-1', account: 'acc-1', amount: units(1000), reference: 'abcdefghijkl', creditedAt: now, payerBankId: 'Bawdf', paymentMethod: 'simplified_transfer' }),
-    });
-    expect(await demoBank.transfer(order, ['99', '99', '99'], now)).toEqual({ status: 'failed', message: 'Error ejecutando transferencia' });
-    expect(await demoBank.transfer(order, ['11', '22', '34'], now)).toEqual({ status: 'uncertain' });
-    expect((await demoBank.settle(order, 'confirm', now)).status).toBe('executed');
-    expect(await demoBank.settle(order, 'fail', now)).toEqual({ status: 'failed', message: 'Error ejecutando transferencia' });
+  it('transfers on 11 22 33, fails on 99 99 99, and leaves anything else uncertain', () => {
+    expect(demoBankOutcome(['11', '22', '33'])).toBe('executed');
+    expect(demoBankOutcome(['99', '99', '99'])).toBe('failed');
+    expect(demoBankOutcome(['11', '22', '34'])).toBe('uncertain');
   });
 
   it('asks again for answers that are not two digits each', () => {

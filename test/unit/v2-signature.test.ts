@@ -1,8 +1,9 @@
 // The v2 request signature: the provider's three test vectors, and each step of the recipe
-// (RFC 3986 encoding, sorting, the JSON body, constant-time comparison, the header).
+// (RFC 3986 encoding, sorting, the JSON body, constant-time comparison, the header), and the other
+// spellings a client may sign: Java's doubles, the default port, the host's letter case.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseSignatureHeader, percentEncode, signature, signatureMatches, stringToSign } from '../../src/domain/v2-signature.js';
+import { javaDoubleText, otherBaseSpellings, parseSignatureHeader, percentEncode, requestSignatureMatches, signature, signatureMatches, stringToSign } from '../../src/domain/v2-signature.js';
 
 const SECRET = 'secret-key';
 
@@ -95,5 +96,49 @@ describe('parseSignatureHeader', () => {
     for (const value of [hash, `:${hash}`, `abc:${hash}`, `1234:${hash.slice(1)}`, `1234:${hash}0`, `1234 ${hash}`, `Basic ${hash}`, `-1:${hash}`, `1234567890123456:${hash}`]) {
       expect(parseSignatureHeader(value), value).toBeUndefined();
     }
+  });
+});
+
+describe("javaDoubleText: what the Java client signed for a double it sent", () => {
+  it('is the Double.toString text from 10^7 up and below 10^-3', () => {
+    expect(javaDoubleText('1.0E+7')).toBe('1.0E7');
+    expect(javaDoubleText('12345678.5')).toBe('1.23456785E7');
+    expect(javaDoubleText('12345678')).toBe('1.2345678E7');
+    expect(javaDoubleText('2.5E+10')).toBe('2.5E10');
+    expect(javaDoubleText('0.00010')).toBe('1.0E-4');
+  });
+
+  it('is nothing where both write the same text, or the text is no number', () => {
+    for (const sent of ['1000.0', '9999999.99', '0.001', '1.0E7', '0', 'abc', '1,000']) expect(javaDoubleText(sent), sent).toBeUndefined();
+  });
+});
+
+describe('otherBaseSpellings', () => {
+  it('writes the default port out, and the host as the Host header spells it when that is the same host', () => {
+    expect(otherBaseSpellings('https://pay.example.com/shop', 'PAY.Example.com')).toEqual(['https://pay.example.com:443/shop', 'https://PAY.Example.com/shop', 'https://PAY.Example.com:443/shop']);
+    expect(otherBaseSpellings('http://pay.example.com', 'pay.example.com:80')).toEqual(['http://pay.example.com:80']);
+  });
+
+  it('takes no other host from the Host header, and no other port', () => {
+    expect(otherBaseSpellings('https://pay.example.com', 'pay.example.org')).toEqual(['https://pay.example.com:443']);
+    expect(otherBaseSpellings('http://127.0.0.1:3000', '127.0.0.1:3000')).toEqual([]);
+    expect(otherBaseSpellings('http://127.0.0.1:3000', undefined)).toEqual([]);
+  });
+});
+
+describe('requestSignatureMatches', () => {
+  const request = { method: 'POST', base: 'https://pay.example.com', path: '/api/2.0/payments', host: 'pay.example.com', params: [['amount', '1.0E+7'], ['subject', '1.0E+7']] as const };
+  const signedOver = (url: string, params: [string, string][]) => signature(SECRET, stringToSign('POST', url, params));
+
+  it('accepts the text as sent, and Java doubles signed in Double.toString notation', () => {
+    expect(requestSignatureMatches(SECRET, signedOver('https://pay.example.com/api/2.0/payments', [['amount', '1.0E+7'], ['subject', '1.0E+7']]), request)).toBe(true);
+    expect(requestSignatureMatches(SECRET, signedOver('https://pay.example.com/api/2.0/payments', [['amount', '1.0E7'], ['subject', '1.0E+7']]), request)).toBe(true);
+    expect(requestSignatureMatches(SECRET, signedOver('https://pay.example.com:443/api/2.0/payments', [['amount', '1.0E7'], ['subject', '1.0E+7']]), request)).toBe(true);
+  });
+
+  it('keeps other fields as sent, and refuses another number', () => {
+    expect(requestSignatureMatches(SECRET, signedOver('https://pay.example.com/api/2.0/payments', [['amount', '1.0E7'], ['subject', '1.0E7']]), request)).toBe(false);
+    expect(requestSignatureMatches(SECRET, signedOver('https://pay.example.com/api/2.0/payments', [['amount', '2.0E7'], ['subject', '1.0E+7']]), request)).toBe(false);
+    expect(requestSignatureMatches('other-secret', signedOver('https://pay.example.com/api/2.0/payments', [['amount', '1.0E+7'], ['subject', '1.0E+7']]), request)).toBe(false);
   });
 });

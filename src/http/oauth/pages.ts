@@ -1,9 +1,10 @@
-// GET /oauth2/authorize and the flow's pages. Handlers are thin: a use case decides, these render
-// or redirect. The pages need no script, post their forms with a CSRF token bound to a cookie, and
-// carry a strict Content-Security-Policy whose form-action names only this server and the client's
-// redirect_uri (browsers apply form-action to the redirect that answers a form too).
+// /oauth2/authorize and the flow's pages. Handlers are thin: a use case decides, these render or
+// redirect. The pages need no script, post their forms with a CSRF token bound to a cookie, answer
+// only the browser holding the flow's own cookie, and carry a strict Content-Security-Policy whose
+// form-action names only this server and the client's redirect_uri (browsers apply form-action to
+// the redirect that answers a form too).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { abortFlow, decideConsent, type Delivery, type FlowAnswer, showFlow, signIn } from '../../app/authorization-steps.js';
+import { abortFlow, type BrowserSecret, decideConsent, type Delivery, type FlowAnswer, showFlow, signIn } from '../../app/authorization-steps.js';
 import { startAuthorization } from '../../app/start-authorization.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import type { Query } from '../../domain/oauth-request.js';
@@ -12,6 +13,13 @@ import { contentSecurityPolicy, cspSourceOf, pageSecurity } from '../page-securi
 import { consentPage, formPostPage, loginPage, messagePage } from './views.js';
 
 const FLOW_ID = /^[A-Za-z0-9_-]{24}$/;
+const FORM = 'application/x-www-form-urlencoded';
+/**
+ * The flow's secret, given to the browser that started it. Scoped to the flow's own path, so flows
+ * in several tabs keep their own; SameSite=Lax, so the first page, reached through the redirect
+ * that answers the client's cross-site navigation, gets it too.
+ */
+const FLOW_COOKIE = 'quipu_oauth_flow';
 
 type FlowRequest = FastifyRequest<{ Params: { id: string }; Body: Record<string, unknown> | undefined }>;
 
@@ -48,6 +56,12 @@ function respond(request: FastifyRequest, reply: FastifyReply, answer: FlowAnswe
       return deliver(request, reply, answer.delivery);
     case 'finished':
       return sendHtml(reply, messagePage('Autorización terminada', 'Esta autorización ya terminó. Vuelve a la aplicación que te trajo aquí para empezar de nuevo.'), { status: 409 });
+    case 'other-browser':
+      return sendHtml(
+        reply,
+        messagePage('Autorización de otro navegador', 'Esta autorización se inició en otro navegador, y solo puede continuar en ese. Vuelve a la aplicación que te trajo aquí para empezar de nuevo en este.'),
+        { status: 403 },
+      );
     case 'page': {
       const { page } = answer;
       const body = page.step === 'login' ? loginPage(page, reply.generateCsrf()) : consentPage(page, reply.generateCsrf());
@@ -66,6 +80,17 @@ function field(request: FlowRequest, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
+function browserSecret(request: FastifyRequest): BrowserSecret {
+  return request.cookies[FLOW_COOKIE];
+}
+
+/** OpenID Connect Core 3.1.2.1: the authorization request comes as a query (GET) or as a form (POST). */
+function authorizationParameters(request: FastifyRequest): Query {
+  if (request.method === 'GET') return request.query as Query;
+  if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith(FORM)) throw new DomainError('validation', `The authorization request must be sent as ${FORM}`);
+  return (request.body ?? {}) as Query;
+}
+
 export async function authorizationPages(app: FastifyInstance, { secureCookies }: { secureCookies: boolean }): Promise<void> {
   await pageSecurity(app, { cookieKey: 'quipu_oauth_csrf', cookiePath: '/oauth2', sameSite: 'strict', secureCookies });
 
@@ -81,32 +106,41 @@ export async function authorizationPages(app: FastifyInstance, { secureCookies }
     request.log.error({ err: error }, 'authorization page failed');
     // The client still hears how its flow ended (E999) when the failure happened inside a known flow.
     const id = (request.params as { id?: string } | undefined)?.id;
-    const aborted = id && FLOW_ID.test(id) ? await abortFlow(request.ctx, id).catch(() => undefined) : undefined;
+    const aborted = id && FLOW_ID.test(id) ? await abortFlow(request.ctx, id, browserSecret(request)).catch(() => undefined) : undefined;
     if (aborted) return respond(request, reply, aborted);
     return sendHtml(reply, messagePage('Error', `No pudimos completar la autorización (solicitud ${request.id}).`), { status: 500 });
   });
 
-  app.get('/oauth2/authorize', { schema: { hide: true } }, async (request, reply) => {
-    const start = await startAuthorization(request.ctx, request.query as Query);
-    if (start.outcome === 'refused') {
-      return sendHtml(reply, messagePage('Solicitud de autorización no válida', `${start.parameter}: ${start.message}. No se puede volver a la aplicación.`), { status: 400 });
-    }
-    if (start.outcome === 'redirect') return deliver(request, reply, start.delivery);
-    return reply.header('cache-control', 'no-store').redirect(`/oauth2/flows/${start.authorizationId}`, 303);
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/oauth2/authorize',
+    // Opening a flow writes it: HEAD, which no client sends for this, must not.
+    exposeHeadRoute: false,
+    schema: { hide: true },
+    handler: async (request, reply) => {
+      const start = await startAuthorization(request.ctx, authorizationParameters(request));
+      if (start.outcome === 'refused') {
+        return sendHtml(reply, messagePage('Solicitud de autorización no válida', `${start.parameter}: ${start.message}. No se puede volver a la aplicación.`), { status: 400 });
+      }
+      if (start.outcome === 'redirect') return deliver(request, reply, start.delivery);
+      const flow = `/oauth2/flows/${start.authorizationId}`;
+      reply.setCookie(FLOW_COOKIE, start.browserSecret, { path: flow, httpOnly: true, sameSite: 'lax', secure: secureCookies });
+      return reply.header('cache-control', 'no-store').redirect(flow, 303);
+    },
   });
 
-  app.get('/oauth2/flows/:id', { schema: { hide: true } }, async (request: FlowRequest, reply) => respond(request, reply, await showFlow(request.ctx, flowId(request))));
+  app.get('/oauth2/flows/:id', { schema: { hide: true } }, async (request: FlowRequest, reply) => respond(request, reply, await showFlow(request.ctx, flowId(request), browserSecret(request))));
 
   app.post('/oauth2/flows/:id/login', { schema: { hide: true }, preHandler: app.csrfProtection }, async (request: FlowRequest, reply) => {
     const id = flowId(request);
     const rut = field(request, 'rut').trim();
     const password = field(request, 'password');
     if (rut === '' || password === '') {
-      const answer = await showFlow(request.ctx, id);
+      const answer = await showFlow(request.ctx, id, browserSecret(request));
       if (answer.kind !== 'page' || answer.page.step !== 'login') return respond(request, reply, answer);
       return sendHtml(reply, loginPage(answer.page, reply.generateCsrf(), 'Ingresa tu RUT y tu clave.'), { status: 400, redirectUri: answer.page.redirectUri });
     }
-    const answer = await signIn(request.ctx, id, { identifier: rut, password });
+    const answer = await signIn(request.ctx, id, browserSecret(request), { identifier: rut, password });
     // Post-redirect-get: the consent page has its own address.
     if (answer.kind === 'page') return reply.redirect(`/oauth2/flows/${id}`, 303);
     return respond(request, reply, answer);
@@ -115,6 +149,6 @@ export async function authorizationPages(app: FastifyInstance, { secureCookies }
   app.post('/oauth2/flows/:id/consent', { schema: { hide: true }, preHandler: app.csrfProtection }, async (request: FlowRequest, reply) => {
     const decision = field(request, 'decision');
     if (decision !== 'allow' && decision !== 'deny') throw new DomainError('validation', 'decision must be allow or deny');
-    return respond(request, reply, await decideConsent(request.ctx, flowId(request), decision === 'allow'));
+    return respond(request, reply, await decideConsent(request.ctx, flowId(request), browserSecret(request), decision === 'allow'));
   });
 }

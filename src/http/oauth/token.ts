@@ -1,5 +1,5 @@
 // POST /oauth2/token and POST /oauth2/revoke: form-urlencoded requests, the client authenticated
-// with HTTP Basic or with client_id/client_secret in the form (never both), and RFC 6749 error
+// with HTTP Basic or with client_id/client_secret in the form (never both methods), and RFC 6749 error
 // bodies: {"error": "...", "error_description": "..."}; a bad client is 401 with WWW-Authenticate.
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -35,17 +35,29 @@ function formDecode(text: string): string {
   }
 }
 
+/** The client of an HTTP Basic header; 'malformed' when the header is Basic without a client_id:client_secret pair. */
+function basicCredentials(header: string | undefined): ClientCredentials | 'malformed' | undefined {
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!basic) return undefined;
+  const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return 'malformed';
+  return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+}
+
 function clientCredentials(request: FastifyRequest, form: Form): ClientCredentials | undefined {
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? '');
-  const inForm = form.client_id !== undefined || form.client_secret !== undefined;
-  if (basic && inForm) throw new TokenEndpointError('invalid_request', 'authenticate the client with HTTP Basic or with the form, not both');
-  if (basic) {
-    const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return undefined;
-    return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+  const basic = basicCredentials(request.headers.authorization);
+  if (basic === undefined) {
+    const inForm = form.client_id !== undefined || form.client_secret !== undefined;
+    return inForm ? { clientId: form.client_id ?? '', clientSecret: form.client_secret ?? '' } : undefined;
   }
-  return inForm ? { clientId: form.client_id ?? '', clientSecret: form.client_secret ?? '' } : undefined;
+  // RFC 6749 2.3.1 forbids two authentication methods, which a secret in the form would be; a
+  // client_id in the form only names the client (some libraries always send it), so it may come
+  // with Basic as long as it names the same client.
+  if (form.client_secret !== undefined) throw new TokenEndpointError('invalid_request', 'authenticate the client with HTTP Basic or with the form, not both');
+  if (basic === 'malformed') return undefined;
+  if (form.client_id !== undefined && form.client_id !== basic.clientId) throw new TokenEndpointError('invalid_request', 'client_id in the form is not the client of the Basic credentials');
+  return basic;
 }
 
 function tokenErrorHandler(error: FastifyError | TokenEndpointError, request: FastifyRequest, reply: FastifyReply): FastifyReply {

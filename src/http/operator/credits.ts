@@ -4,7 +4,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { getCredits } from '../../app/credit-queries.js';
 import { recordCredits } from '../../app/record-credits.js';
-import { CREDIT_FIELDS, parseCredits } from '../../domain/bank-credit.js';
+import { CREDIT_FIELDS, type CreditStatus, parseCredits } from '../../domain/bank-credit.js';
+import { MAX_CREDIT_PAGE } from '../../domain/credit-listing.js';
 import type { RawValue } from '../../domain/field-rules.js';
 import { schemaFromFields } from '../field-schema.js';
 import { creditResource } from './credit-resource.js';
@@ -62,10 +63,19 @@ const Credit = Type.Object({
 const ListQuery = Type.Object(
   {
     status: Type.Optional(Type.String({ enum: ['matched', 'unmatched'] })),
-    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+    account: Type.Optional(Type.String({ description: 'Only credits to this account, as the credits name it' })),
+    credited_from: Type.Optional(Type.String({ description: 'Only credits the bank credited at or after this ISO 8601 date-time' })),
+    credited_to: Type.Optional(Type.String({ description: 'Only credits the bank credited before this ISO 8601 date-time' })),
+    cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
+    limit: Type.Integer({ minimum: 1, maximum: MAX_CREDIT_PAGE, default: 100 }),
   },
   { additionalProperties: false },
 );
+
+const CreditPage = Type.Object({
+  credits: Type.Array(Credit),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Where the next page starts; null on the last page' }),
+});
 
 /** Unset optional fields may come as null or empty text (statements exported to JSON do that): both mean absent. */
 async function dropEmptyCreditFields(request: { body: unknown }): Promise<void> {
@@ -96,8 +106,9 @@ export const operatorCreditRoutes: FastifyPluginAsyncTypebox = async (app) => {
     };
   });
 
-  app.get('/operator/v1/credits', { schema: { tags, summary: 'List recorded bank credits', querystring: ListQuery, response: { 200: Type.Object({ credits: Type.Array(Credit) }) } } }, async (request) => {
-    const credits = await getCredits(request.ctx, { status: request.query.status as 'matched' | 'unmatched' | undefined, limit: request.query.limit });
-    return { credits: credits.map(creditResource) };
+  app.get('/operator/v1/credits', { schema: { tags, summary: 'List recorded bank credits, newest first, a page at a time', querystring: ListQuery, response: { 200: CreditPage } } }, async (request) => {
+    const { status, account, credited_from, credited_to, cursor, limit } = request.query;
+    const page = await getCredits(request.ctx, { status: status as CreditStatus | undefined, account, creditedFrom: credited_from, creditedTo: credited_to, cursor, limit });
+    return { credits: page.credits.map(creditResource), next_cursor: page.nextCursor };
   });
 };

@@ -1,6 +1,7 @@
 // The payer pages' words, in Spanish (the default) and English. A language chosen with ?lang= is
 // remembered in a cookie.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccountType } from '../../domain/collection-account.js';
 
 export const LANGUAGES = ['es', 'en'] as const;
 export type Lang = (typeof LANGUAGES)[number];
@@ -56,6 +57,8 @@ const es = {
   verifyingTitle: 'Pago en verificación',
   verifying: 'Tu banco aún no confirma la transferencia. El comercio sabrá del pago cuando el banco lo confirme.',
   failedTitle: 'La transferencia no se realizó',
+  transferFailed: 'Tu banco no realizó la transferencia.',
+  bankSaid: (bank: string) => `Mensaje de ${bank}:`,
   tryAgain: 'Intentar de nuevo',
   declinedTitle: 'Cobro rechazado',
   declined: 'Indicaste que no pagarás este cobro.',
@@ -81,9 +84,14 @@ const es = {
   errorTitle: 'Algo salió mal',
   error: 'No pudimos completar la operación. Inténtalo de nuevo más tarde.',
   manualIntro:
-    'Transfiere el monto exacto a esta cuenta y escribe la referencia en el comentario de la transferencia. El pago se completa cuando el banco informa el abono y Quipu lo concilia.',
-  holder: 'Titular',
+    'Transfiere el monto exacto desde tu banco a esta cuenta y escribe la referencia, tal cual, en el comentario de la transferencia. El pago se completa cuando el banco informa el abono en esta cuenta y Quipu lo concilia.',
   account: 'Cuenta de recaudación',
+  accountType: 'Tipo de cuenta',
+  accountTypes: { cuenta_corriente: 'Cuenta corriente', cuenta_vista: 'Cuenta vista', cuenta_ahorro: 'Cuenta de ahorro' } as Record<AccountType, string>,
+  accountNumber: 'Número de cuenta',
+  holder: 'Titular',
+  holderRut: 'RUT del titular',
+  exactAmount: 'Monto exacto',
   reference: 'Referencia',
   receiptTitle: 'Comprobante de pago',
   conciliationDate: 'Conciliado el',
@@ -147,6 +155,8 @@ const en: Messages = {
   verifyingTitle: 'Payment being verified',
   verifying: 'Your bank has not confirmed the transfer yet. The merchant will know about the payment when the bank confirms it.',
   failedTitle: 'The transfer did not happen',
+  transferFailed: 'Your bank did not make the transfer.',
+  bankSaid: (bank) => `${bank}'s message, in the bank's own words:`,
   tryAgain: 'Try again',
   declinedTitle: 'Charge declined',
   declined: 'You said you will not pay this charge.',
@@ -172,9 +182,14 @@ const en: Messages = {
   errorTitle: 'Something went wrong',
   error: 'We could not complete the operation. Try again later.',
   manualIntro:
-    'Transfer the exact amount to this account and write the reference in the transfer comment. The payment completes when the bank reports the credit and Quipu reconciles it.',
-  holder: 'Account holder',
+    'Transfer the exact amount from your bank to this account and write the reference, exactly as shown, in the transfer comment. The payment completes when the bank reports the credit to this account and Quipu reconciles it.',
   account: 'Collection account',
+  accountType: 'Account type',
+  accountTypes: { cuenta_corriente: 'Checking account (cuenta corriente)', cuenta_vista: 'Demand account (cuenta vista)', cuenta_ahorro: 'Savings account (cuenta de ahorro)' },
+  accountNumber: 'Account number',
+  holder: 'Account holder',
+  holderRut: "Holder's RUT",
+  exactAmount: 'Exact amount',
   reference: 'Reference',
   receiptTitle: 'Payment receipt',
   conciliationDate: 'Reconciled on',

@@ -1,5 +1,6 @@
 // The payer pages' content. Every value that comes from a merchant (subject, body, names, URLs)
 // goes through the escaping `html` template.
+import type { CollectionAccount } from '../../domain/collection-account.js';
 import type { Merchant } from '../../domain/merchant.js';
 import type { Payment } from '../../domain/payment.js';
 import type { PaymentAttempt } from '../../domain/payment-attempt.js';
@@ -88,14 +89,19 @@ ${errorLine(errors.payer_email)}
 ${cancelLink(m, payment.cancelUrl)}`;
 }
 
-export function manualPage(view: Omit<PaymentView, 'csrf'>): Html {
+/** Everything a payer types into their bank to make the transfer; the credit to this account with this reference and amount pays the payment. */
+export function manualPage(view: Omit<PaymentView, 'csrf'>, account: CollectionAccount, bankName: string): Html {
   const { m, payment, merchant } = view;
   return html`${summary(m, payment, merchant)}
 <p>${m.manualIntro}</p>
+<h2>${m.account}</h2>
 <dl class="transfer">
-<dt>${m.holder}</dt><dd>${merchant.name}</dd>
-<dt>${m.account}</dt><dd class="account">${payment.collectAccountUuid}</dd>
-<dt>${m.amount}</dt><dd>${amountOf(m, payment)}</dd>
+<dt>${m.bank}</dt><dd class="bank">${bankName}</dd>
+<dt>${m.accountType}</dt><dd class="account-type">${m.accountTypes[account.accountType]}</dd>
+<dt>${m.accountNumber}</dt><dd class="account">${account.number}</dd>
+<dt>${m.holder}</dt><dd class="holder">${account.holderName}</dd>
+<dt>${m.holderRut}</dt><dd class="holder-rut">${account.holderRut}</dd>
+<dt>${m.exactAmount}</dt><dd class="transfer-amount">${amountOf(m, payment)}</dd>
 <dt>${m.reference}</dt><dd class="reference"><strong>${payment.paymentId}</strong></dd>
 </dl>
 ${cancelLink(m, payment.cancelUrl)}`;
@@ -163,8 +169,10 @@ export function statusContent(m: Messages, payment: Payment, merchant: Merchant,
   return frame(m.pendingTitle, m.pending, html`<p><a class="button" href="/payment/info/${payment.paymentId}">${m.payNow}</a></p>`);
 }
 
-export function failedAttemptContent(m: Messages, attempt: PaymentAttempt, payable: boolean, cancelUrl: string | null, notice?: string): Html {
-  return html`${notice ? noticeContent(notice) : ''}<p class="error" role="alert">${attempt.failure ?? ''}</p>${payable ? retryLinks(m, attempt, cancelUrl) : ''}`;
+/** The bank's own words come in the bank's language: they are shown as its message, beside the page's own line. */
+export function failedAttemptContent(m: Messages, attempt: PaymentAttempt, bankName: string, payable: boolean, cancelUrl: string | null, notice?: string): Html {
+  const bankMessage = attempt.failure ? html`<p class="bank-message">${m.bankSaid(bankName)} <q>${attempt.failure}</q></p>` : '';
+  return html`${notice ? noticeContent(notice) : ''}<p class="error" role="alert">${m.transferFailed}</p>${bankMessage}${payable ? retryLinks(m, attempt, cancelUrl) : ''}`;
 }
 
 export function noticeContent(text: string): Html {

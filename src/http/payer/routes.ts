@@ -73,7 +73,7 @@ function sendAttemptOutcome(reply: FastifyReply, frame: PageFrame, status: numbe
   const { m } = frame;
   const { attempt, payment } = view;
   const payable = payerBlock(payment, now) === undefined;
-  if (attempt.state === 'failed') return sendPage(reply, frame, status, m.failedTitle, failedAttemptContent(m, attempt, payable, payment.cancelUrl, notice));
+  if (attempt.state === 'failed') return sendPage(reply, frame, status, m.failedTitle, failedAttemptContent(m, attempt, bankOf(view).bankName, payable, payment.cancelUrl, notice));
   if (attempt.state === 'authorizing') return sendPage(reply, frame, status, m.processingTitle, noticeContent(notice ? `${notice} ${m.processing}` : m.processing));
   if ((attempt.state === 'started' || attempt.state === 'authenticated') && payable && !isAttemptOpen(attempt, now)) {
     return sendPage(reply, frame, status, m.attemptExpiredTitle, expiredAttemptContent(m, attempt, payment.cancelUrl));
@@ -154,7 +154,8 @@ export function payerRoutes(app: FastifyInstance): void {
     const now = request.ctx.clock.now();
     if (payerBlock(view.payment, now)) return sendStatus(reply, frame, 200, view, now);
     if (!allowsMethod(view.payment, view.merchant, 'REGULAR_TRANSFER')) return sendStatus(reply, frame, 409, view, now, frame.m.methodNotAllowed);
-    return sendPage(reply, frame, 200, frame.m.manual, manualPage({ ...view, m: frame.m }));
+    const account = request.ctx.config.collectionAccount;
+    return sendPage(reply, frame, 200, frame.m.manual, manualPage({ ...view, m: frame.m }, account, findBank(account.bankId, true)?.name ?? account.bankId));
   });
 
   const bankLogin = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, status: number, values: Form, errors: FormErrors) => {

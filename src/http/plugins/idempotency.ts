@@ -3,7 +3,9 @@
 //   as its work, so a stored answer always means the work happened;
 // - the same key and body again replays that answer with `Idempotent-Replayed: true`;
 // - the same key with another body is 422; while the first request runs, 409 with Retry-After;
-// - a request that fails stores nothing and releases the key, since it changed nothing.
+// - a request that fails stores nothing and releases the key, since it changed nothing;
+// - a request that ran past IDEMPOTENCY_LOCK_SECONDS may have lost its claim to a retry: it then
+//   cannot store its answer, so its transaction rolls back and it answers 409 (the retry's work stands).
 // Bodies compare by content, not by the order of their keys. Stored answers are sealed like
 // receiver secrets: a receiver's creation answers with its secret.
 import { createHash } from 'node:crypto';
@@ -23,7 +25,9 @@ function requestHash(request: FastifyRequest): string {
     .digest('hex');
 }
 
-type Claim = { replay: IdempotencyRecord } | { claimed: true };
+type Claim = { replay: IdempotencyRecord } | { claimed: IdempotencyRecord };
+
+const stillRunning = () => new DomainError('conflict', 'A request with this Idempotency-Key is still being processed');
 
 async function claim(request: FastifyRequest, key: string): Promise<Claim> {
   const { ctx } = request;
@@ -39,9 +43,9 @@ async function claim(request: FastifyRequest, key: string): Promise<Claim> {
   };
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = await claimIdempotencyKey(ctx.db, record);
-    if (!existing) return { claimed: true };
+    if (!existing) return { claimed: record };
     if (existing.expires_at <= now) {
-      if (await retakeIdempotencyKey(ctx.db, existing, record)) return { claimed: true };
+      if (await retakeIdempotencyKey(ctx.db, existing, record)) return { claimed: record };
       continue;
     }
     if (existing.request_hash !== record.request_hash) {
@@ -49,10 +53,10 @@ async function claim(request: FastifyRequest, key: string): Promise<Claim> {
     }
     if (existing.response_status !== null) return { replay: existing };
     // Its request is still running, or died before committing (then it did nothing and the key can be taken over).
-    if (existing.locked_until > now) throw new DomainError('conflict', 'A request with this Idempotency-Key is still being processed');
-    if (await retakeIdempotencyKey(ctx.db, existing, record)) return { claimed: true };
+    if (existing.locked_until > now) throw stillRunning();
+    if (await retakeIdempotencyKey(ctx.db, existing, record)) return { claimed: record };
   }
-  throw new DomainError('conflict', 'A request with this Idempotency-Key is still being processed');
+  throw stillRunning();
 }
 
 function wrap(handler: RouteHandlerMethod): RouteHandlerMethod {
@@ -68,16 +72,16 @@ function wrap(handler: RouteHandlerMethod): RouteHandlerMethod {
       return JSON.parse(request.ctx.secrets.open(outcome.replay.response_body!));
     }
     const base = request.ctx;
-    const receiverId = request.merchant!.receiverId;
+    const held = outcome.claimed;
     try {
       return await inTransaction(base.db, async (trx) => {
         request.ctx = withDb(base, trx);
         const payload = await handler.call(this, request, reply);
-        await storeIdempotentResponse(trx, receiverId, key, reply.statusCode, base.secrets.seal(JSON.stringify(payload ?? null)));
+        if (!(await storeIdempotentResponse(trx, held, reply.statusCode, base.secrets.seal(JSON.stringify(payload ?? null))))) throw stillRunning();
         return payload;
       });
     } catch (error) {
-      await releaseIdempotencyKey(base.db, receiverId, key);
+      await releaseIdempotencyKey(base.db, held);
       throw error;
     } finally {
       request.ctx = base;

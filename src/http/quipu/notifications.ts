@@ -25,6 +25,7 @@ const Notification = Type.Object({
 const Attempt = Type.Object({
   number: Type.Integer(),
   trigger: Type.String({ enum: ['first', 'retry', 'resend'] }),
+  due_at: Type.String({ format: 'date-time', description: 'When the schedule made it due; it starts later when the worker was busy or the developer clock was moved past it' }),
   started_at: Type.String({ format: 'date-time' }),
   latency_ms: Type.Integer(),
   outcome: Type.String({ enum: ['delivered', 'failed'] }),

@@ -3,7 +3,8 @@
 // signature covers: the decoded form pairs, or the JSON text exactly as it arrived.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { validationError } from '../../domain/errors.js';
-import type { SignedParam } from '../../domain/v2-signature.js';
+import { plainDecimalText } from '../../domain/money.js';
+import { JAVA_DOUBLE_FIELDS, type SignedParam } from '../../domain/v2-signature.js';
 
 export type SignedBody = { params: SignedParam[] } | { json: string };
 
@@ -20,6 +21,10 @@ declare module 'fastify' {
 
 const FORM = 'application/x-www-form-urlencoded';
 const JSON_TYPE = 'application/json';
+
+/** What the OpenAPI document says each kind of v2 operation consumes (`schema.consumes`). */
+export const FORM_ONLY = [FORM];
+export const FORM_OR_JSON = [FORM, JSON_TYPE];
 
 type FormFields = Record<string, string | string[]>;
 
@@ -61,6 +66,19 @@ export async function singleValuedFields(request: FastifyRequest): Promise<void>
   const fields = request.body as FormFields;
   const repeated = Object.keys(fields).filter((field) => Array.isArray(fields[field]));
   if (repeated.length > 0) throw validationError(repeated.map((field) => ({ field, message: 'must be given once' })));
+}
+
+/**
+ * The Java client writes doubles from 10^7 up in scientific notation (`1.0E+7`): its amounts are
+ * read as the exact decimal they denote. The signature was verified over the text as sent.
+ */
+export async function plainJavaAmounts(request: FastifyRequest): Promise<void> {
+  if (!request.signedBody || !('params' in request.signedBody)) return;
+  const fields = request.body as FormFields;
+  for (const field of JAVA_DOUBLE_FIELDS) {
+    const value = fields[field];
+    if (typeof value === 'string') fields[field] = plainDecimalText(value.trim());
+  }
 }
 
 /**

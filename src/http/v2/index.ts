@@ -3,8 +3,9 @@
 import type { FastifyInstance } from 'fastify';
 import { dropEmptyFields } from '../body-normalizer.js';
 import { errorHandler, V2_STATUS, V2_UNEXPECTED_STATUS } from '../errors.js';
+import { ErrorBody } from '../schemas.js';
 import { v2CatalogueRoutes } from './catalogue.js';
-import { requireForm, singleValuedFields, v2BodyParsers } from './form-body.js';
+import { plainJavaAmounts, requireForm, singleValuedFields, v2BodyParsers } from './form-body.js';
 import { v2PaymentRoutes } from './payments.js';
 import { v2ReceiverRoutes } from './receivers.js';
 import type { V2RouteOptions } from './route-options.js';
@@ -20,6 +21,8 @@ const V2_SECURITY: Record<string, string[]>[] = [{ 'Api-Key': [] }, { 'V2-Signat
 
 export async function v2Api(app: FastifyInstance): Promise<void> {
   app.setErrorHandler(errorHandler(V2_STATUS, V2_UNEXPECTED_STATUS));
+  // Every operation's error responses refer to it (v2Responses).
+  app.addSchema(ErrorBody);
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, security: V2_SECURITY };
   });
@@ -29,6 +32,7 @@ export async function v2Api(app: FastifyInstance): Promise<void> {
   app.addHook('preValidation', requireForm);
   v2Auth(app);
   app.addHook('preValidation', singleValuedFields);
+  app.addHook('preValidation', plainJavaAmounts);
   app.addHook('preValidation', dropEmptyFields);
   for (const options of PREFIXES) {
     await app.register(v2PaymentRoutes, options);

@@ -10,10 +10,12 @@ import { refundPayment } from '../../app/refund-payment.js';
 import type { RawValue } from '../../domain/field-rules.js';
 import { PAYMENT_REQUEST_FIELDS } from '../../domain/payment-request.js';
 import { schemaFromFields } from '../field-schema.js';
+import { OPTIONAL_BODY } from '../openapi-optional-body.js';
 import { schemaFindings } from '../validation.js';
 import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
 import { legacyPaymentResource, paymentUrls } from '../payment-resource.js';
-import { Message, PaymentCreated, PaymentIdParams, PaymentV2 } from '../schemas.js';
+import { Message, NoFields, PaymentCreated, PaymentIdParams, PaymentV2, v2Responses } from '../schemas.js';
+import { FORM_ONLY, FORM_OR_JSON } from './form-body.js';
 import type { V2RouteOptions } from './route-options.js';
 
 const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v2, 'form');
@@ -34,31 +36,68 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
 
   app.post(
     '/payments',
-    { schema: { hide: alias, tags, summary: 'Create payment (v2)', body: CreatePaymentBody, response: { 200: PaymentCreated } }, attachValidation: true, config: { idempotent: true, formBody: true } },
+    {
+      schema: { hide: alias, tags, summary: 'Create payment (v2)', consumes: FORM_ONLY, body: CreatePaymentBody, response: v2Responses(PaymentCreated, { body: true, idempotent: true }) },
+      attachValidation: true,
+      config: { idempotent: true, formBody: true },
+    },
     async (request) => {
       const payment = await createPayment(request.ctx, request.merchant!, 'v2', request.body as Record<string, RawValue>, schemaFindings(request));
       return paymentUrls(request.ctx.config.publicBaseUrl, payment);
     },
   );
 
-  app.get('/payments', { schema: { hide: alias, tags, summary: 'Get payment by notification token (v2)', querystring: TokenQuery, response: { 200: PaymentV2 } } }, async (request) => {
-    const payment = await getPaymentByToken(request.ctx, request.merchant!, request.query.notification_token);
-    return legacyPaymentResource(request.ctx.config.publicBaseUrl, payment, request.merchant!);
-  });
+  app.get(
+    '/payments',
+    { schema: { hide: alias, tags, summary: 'Get payment by notification token (v2)', querystring: TokenQuery, response: v2Responses(PaymentV2, { id: true }) } },
+    async (request) => {
+      const payment = await getPaymentByToken(request.ctx, request.merchant!, request.query.notification_token);
+      return legacyPaymentResource(request.ctx.config.publicBaseUrl, payment, request.merchant!);
+    },
+  );
 
-  app.get('/payments/:id', { schema: { hide: alias, tags, summary: 'Get payment (v2)', params: PaymentIdParams, response: { 200: PaymentV2 } } }, async (request) => {
+  app.get('/payments/:id', { schema: { hide: alias, tags, summary: 'Get payment (v2)', params: PaymentIdParams, response: v2Responses(PaymentV2, { id: true }) } }, async (request) => {
     const payment = await getPayment(request.ctx, request.merchant!, request.params.id);
     return legacyPaymentResource(request.ctx.config.publicBaseUrl, payment, request.merchant!);
   });
 
-  app.delete('/payments/:id', { schema: { hide: alias, tags, summary: 'Delete pending payment (v2)', params: PaymentIdParams, response: { 200: Message } } }, async (request) => {
-    await deletePayment(request.ctx, request.merchant!, request.params.id);
-    return { message: DELETED_MESSAGE };
-  });
+  // Delete and confirm take no fields. The clients send an empty form (or nothing); a field is
+  // refused by name rather than ignored, as on v3.
+  app.delete(
+    '/payments/:id',
+    {
+      schema: {
+        hide: alias,
+        tags,
+        summary: 'Delete pending payment (v2)',
+        params: PaymentIdParams,
+        consumes: FORM_OR_JSON,
+        body: NoFields,
+        [OPTIONAL_BODY]: true,
+        response: v2Responses(Message, { id: true, body: true }),
+      },
+    },
+    async (request) => {
+      await deletePayment(request.ctx, request.merchant!, request.params.id);
+      return { message: DELETED_MESSAGE };
+    },
+  );
 
   app.post(
     '/payments/:id/confirm',
-    { schema: { hide: alias, tags, summary: 'Confirm payment (v2)', params: PaymentIdParams, response: { 200: Message } }, config: { idempotent: true } },
+    {
+      schema: {
+        hide: alias,
+        tags,
+        summary: 'Confirm payment (v2)',
+        params: PaymentIdParams,
+        consumes: FORM_OR_JSON,
+        body: NoFields,
+        [OPTIONAL_BODY]: true,
+        response: v2Responses(Message, { feature: true, id: true, body: true, idempotent: true }),
+      },
+      config: { idempotent: true },
+    },
     async (request) => {
       const delivery = await confirmPayment(request.ctx, request.merchant!, request.params.id);
       return { message: confirmedMessage(delivery) };
@@ -67,7 +106,19 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
 
   app.post(
     '/payments/:id/refunds',
-    { schema: { hide: alias, tags, summary: 'Refund payment (v2)', params: PaymentIdParams, body: RefundBody, response: { 200: Message } }, config: { idempotent: true } },
+    {
+      schema: {
+        hide: alias,
+        tags,
+        summary: 'Refund payment (v2)',
+        params: PaymentIdParams,
+        consumes: FORM_OR_JSON,
+        body: RefundBody,
+        [OPTIONAL_BODY]: true,
+        response: v2Responses(Message, { feature: true, id: true, body: true, idempotent: true }),
+      },
+      config: { idempotent: true },
+    },
     async (request) => {
       const refund = await refundPayment(request.ctx, request.merchant!, request.params.id, request.body?.amount);
       return { message: refundMessage(refund) };

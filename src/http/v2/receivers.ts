@@ -4,8 +4,9 @@ import { createReceiver } from '../../app/create-receiver.js';
 import type { RawValue } from '../../domain/field-rules.js';
 import { RECEIVER_REQUEST_FIELDS } from '../../domain/receiver-request.js';
 import { schemaFromFields } from '../field-schema.js';
-import { ReceiverCreated } from '../schemas.js';
+import { ReceiverCreated, v2Responses } from '../schemas.js';
 import { schemaFindings } from '../validation.js';
+import { FORM_ONLY } from './form-body.js';
 import type { V2RouteOptions } from './route-options.js';
 
 const ReceiverBody = schemaFromFields(RECEIVER_REQUEST_FIELDS, 'form');
@@ -13,7 +14,18 @@ const ReceiverBody = schemaFromFields(RECEIVER_REQUEST_FIELDS, 'form');
 export const v2ReceiverRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async (app, { alias }) => {
   app.post(
     '/receivers',
-    { schema: { hide: alias, tags: ['v2'], summary: 'Create receiver (v2)', body: ReceiverBody, response: { 200: ReceiverCreated } }, attachValidation: true, config: { idempotent: true, formBody: true } },
+    {
+      schema: {
+        hide: alias,
+        tags: ['v2'],
+        summary: 'Create receiver (v2)',
+        consumes: FORM_ONLY,
+        body: ReceiverBody,
+        response: v2Responses(ReceiverCreated, { feature: true, body: true, idempotent: true }),
+      },
+      attachValidation: true,
+      config: { idempotent: true, formBody: true },
+    },
     async (request) => {
       const created = await createReceiver(request.ctx, request.merchant!, request.body as Record<string, RawValue>, schemaFindings(request));
       return { receiver_id: String(created.receiver_id), secret: created.secret };

@@ -6,65 +6,91 @@
 // A request that carries an API key and a signature is accepted only if both are valid and name
 // the same account. The signer is found before the body is read; the hash covers the body, so it
 // is checked once the body is parsed (and its type checked, see requireForm) and before it is
-// validated: a request that is not signed right learns nothing about its fields.
+// validated: a request that is not signed right learns nothing about its fields. An unknown
+// receiver is refused at the same step and in the same words as a wrong hash, so a forger cannot
+// tell which receivers exist.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { forbidden } from '../../domain/errors.js';
 import type { Merchant } from '../../domain/merchant.js';
-import { parseSignatureHeader, type SignedParam, signatureMatches, stringToSign } from '../../domain/v2-signature.js';
+import { parseSignatureHeader, requestSignatureMatches, type SignedParam, stringToSign } from '../../domain/v2-signature.js';
 import { resolveMerchant, unauthenticated } from '../plugins/auth.js';
 
 interface PendingSignature {
-  signer: Merchant;
+  /** Undefined for a receiver id that names no account. */
+  signer: Merchant | undefined;
+  receiverId: number;
   hash: string;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** A signature whose signer is known and whose hash is yet to be checked against the body. */
+    /** A signature whose signer was looked up and whose hash is yet to be checked against the body. */
     v2Signature: PendingSignature | null;
   }
 }
 
-async function identify(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const authorization = request.headers.authorization;
-  if (!authorization || /^Bearer\b/i.test(authorization)) {
-    request.merchant = await resolveMerchant(request, reply);
-    return;
-  }
-  // Once API keys are retired only bearer tokens authenticate: the receiver secret signs nothing either.
-  if (request.ctx.config.apiKeysRetired) {
-    throw unauthenticated(reply, { message: 'Signed requests are retired with API keys on this server: authenticate with Authorization: Bearer <access token> from POST /oauth2/token' });
-  }
-  const header = parseSignatureHeader(authorization);
-  if (!header) throw forbidden('Authorization must be <receiver_id>:<hash>, the hash being the 64 hex digits of the HMAC-SHA256 request signature');
-  const signer = await request.ctx.merchants.byReceiverId(header.receiverId);
-  if (!signer) throw forbidden(`Unknown receiver ${header.receiverId}`);
-  const apiKey = request.headers['x-api-key'];
-  if (apiKey !== undefined && apiKey !== '') {
-    const keyed = await resolveMerchant(request, reply);
-    if (keyed.receiverId !== signer.receiverId) throw forbidden('x-api-key and the request signature belong to different accounts');
-  }
-  request.v2Signature = { signer, hash: header.hash };
-}
+/**
+ * A receiver id that names no account is remembered for a few seconds, so that forged requests
+ * repeating one cost no database lookup each. Briefly, because the id may be given to a new
+ * receiver; and in bounded number, because forgers choose the ids.
+ */
+const UNKNOWN_RECEIVER_TTL_MS = 5_000;
+const UNKNOWN_RECEIVERS_KEPT = 10_000;
 
-async function verify(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-  const pending = request.v2Signature;
-  if (!pending) return;
-  const queryAt = request.url.indexOf('?');
-  const path = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
-  const url = request.ctx.config.publicBaseUrl + path;
-  const params: SignedParam[] = queryAt < 0 ? [] : [...new URLSearchParams(request.url.slice(queryAt + 1))];
-  const body = request.signedBody;
-  if (body && 'params' in body) params.push(...body.params);
-  const text = stringToSign(request.method, url, params, body && 'json' in body ? body.json : undefined);
-  if (!signatureMatches(pending.signer.secret, text, pending.hash)) {
-    request.log.debug({ stringToSign: text }, 'v2 signature does not match');
-    throw forbidden(`Invalid request signature: it must sign ${request.method} ${url} with every query and form parameter`);
-  }
-  request.merchant = pending.signer;
+function signerLookup() {
+  const unknown = new LRUCache<number, true>({ max: UNKNOWN_RECEIVERS_KEPT, ttl: UNKNOWN_RECEIVER_TTL_MS });
+  return async (request: FastifyRequest, receiverId: number): Promise<Merchant | undefined> => {
+    if (unknown.has(receiverId)) return undefined;
+    const signer = await request.ctx.merchants.byReceiverId(receiverId);
+    if (!signer) unknown.set(receiverId, true);
+    return signer;
+  };
 }
 
 export function v2Auth(app: FastifyInstance): void {
+  const findSigner = signerLookup();
+
+  async function identify(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const authorization = request.headers.authorization;
+    if (!authorization || /^Bearer\b/i.test(authorization)) {
+      request.merchant = await resolveMerchant(request, reply);
+      return;
+    }
+    // Once API keys are retired only bearer tokens authenticate: the receiver secret signs nothing either.
+    if (request.ctx.config.apiKeysRetired) {
+      throw unauthenticated(reply, { message: 'Signed requests are retired with API keys on this server: authenticate with Authorization: Bearer <access token> from POST /oauth2/token' });
+    }
+    const header = parseSignatureHeader(authorization);
+    if (!header) throw forbidden('Authorization must be <receiver_id>:<hash>, the hash being the 64 hex digits of the HMAC-SHA256 request signature');
+    const signer = await findSigner(request, header.receiverId);
+    const apiKey = request.headers['x-api-key'];
+    if (apiKey !== undefined && apiKey !== '') {
+      const keyed = await resolveMerchant(request, reply);
+      // Said of an unknown receiver too: an API key does not buy an answer about which receivers exist.
+      if (keyed.receiverId !== signer?.receiverId) throw forbidden('x-api-key and the request signature belong to different accounts');
+    }
+    request.v2Signature = { signer, receiverId: header.receiverId, hash: header.hash };
+  }
+
+  async function verify(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const pending = request.v2Signature;
+    if (!pending) return;
+    const queryAt = request.url.indexOf('?');
+    const path = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
+    const base = request.ctx.config.publicBaseUrl;
+    const params: SignedParam[] = queryAt < 0 ? [] : [...new URLSearchParams(request.url.slice(queryAt + 1))];
+    const body = request.signedBody;
+    if (body && 'params' in body) params.push(...body.params);
+    const jsonBody = body && 'json' in body ? body.json : undefined;
+    if (pending.signer && requestSignatureMatches(pending.signer.secret, pending.hash, { method: request.method, base, path, host: request.headers.host, params, jsonBody })) {
+      request.merchant = pending.signer;
+      return;
+    }
+    request.log.debug({ receiverId: pending.receiverId, knownReceiver: pending.signer !== undefined, stringToSign: stringToSign(request.method, base + path, params, jsonBody) }, 'v2 signature refused');
+    throw forbidden(`Invalid request signature: it must sign ${request.method} ${base + path} with every query and form parameter`);
+  }
+
   app.decorateRequest('v2Signature', null);
   app.addHook('onRequest', identify);
   app.addHook('preValidation', verify);

@@ -13,15 +13,17 @@ import { OPTIONAL_BODY } from '../openapi-optional-body.js';
 import { schemaFindings } from '../validation.js';
 import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
 import { paymentResource, paymentUrls } from '../payment-resource.js';
+import { representationCache } from '../representation-cache.js';
 import { Message, PaymentCreated, PaymentIdParams, PaymentV3, v3Responses } from '../schemas.js';
 
 const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v3, 'json');
 const RefundBody = Type.Optional(
-  Type.Object({ amount: Type.Optional(Type.Number({ format: 'double', description: 'Amount to refund; the whole remaining amount if omitted' })) }, { additionalProperties: false }),
+  Type.Object({ amount: Type.Optional(Type.Number({ format: 'double', description: 'Amount to refund; the whole remaining amount if omitted (null is refused)' })) }, { additionalProperties: false }),
 );
 // Confirm takes no fields: an SDK may send `{}` or nothing, anything else is refused by name.
 const ConfirmBody = Type.Optional(Type.Object({}, { additionalProperties: false }));
 const tags = ['Payments'];
+const sendPayment = representationCache(paymentResource);
 
 export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -33,9 +35,9 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get('/v3/payments/:id', { schema: { tags, summary: 'Get payment', params: PaymentIdParams, response: v3Responses(PaymentV3, { id: true }) } }, async (request) => {
+  app.get('/v3/payments/:id', { schema: { tags, summary: 'Get payment', params: PaymentIdParams, response: v3Responses(PaymentV3, { id: true }) } }, async (request, reply) => {
     const payment = await getPayment(request.ctx, request.merchant!, request.params.id);
-    return paymentResource(request.ctx.config.publicBaseUrl, payment, request.merchant!);
+    return sendPayment(reply, request.ctx.config.publicBaseUrl, payment, request.merchant!);
   });
 
   app.delete('/v3/payments/:id', { schema: { tags, summary: 'Delete pending payment', params: PaymentIdParams, response: v3Responses(Message, { id: true }) } }, async (request) => {
@@ -54,7 +56,7 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/v3/payments/:id/refunds',
-    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true } },
+    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true, keepEmptyFields: true } },
     async (request) => {
       const refund = await refundPayment(request.ctx, request.merchant!, request.params.id, request.body?.amount);
       return { message: refundMessage(refund) };

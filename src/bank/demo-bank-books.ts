@@ -1,0 +1,73 @@
+// DemoBank's books: every transfer it was asked for and what became of it, and the credits it
+// booked on the collection account, numbered in booking order. A simulated bank has no servers of
+// its own, so its books live in Quipu's database, where the server, the workers and the CLI of an
+// installation all see them (table demobank_transfers, migration 008). Quipu's own tables know
+// nothing of them.
+import type { Kysely } from 'kysely';
+import type { BankCredit } from '../domain/bank-credit.js';
+import type { DB } from '../store/schema.js';
+import { lockSetting } from '../store/setting-lock.js';
+import { writeSetting } from '../store/settings.js';
+import { inTransaction } from '../store/transaction.js';
+
+export type BookEntry = { state: 'executed'; credit: BankCredit } | { state: 'failed' | 'uncertain' };
+
+interface DemoBankTransfersTable {
+  order_id: string;
+  state: string;
+  /** The credit of an executed transfer, as JSON. */
+  credit: string | null;
+  /** Its place in the credit feed. */
+  credit_seq: number | null;
+  updated_at: number;
+}
+
+type BooksDb = Kysely<DB & { demobank_transfers: DemoBankTransfersTable }>;
+const books = (db: Kysely<DB>): BooksDb => db.withTables<{ demobank_transfers: DemoBankTransfersTable }>();
+
+/** The number of the last credit booked; held locked while booking, so credits commit in the order of their numbers. */
+const LAST_CREDIT = 'demobank:last-credit';
+
+function creditOf(json: string): BankCredit {
+  const credit = JSON.parse(json) as BankCredit & { creditedAt: string };
+  return { ...credit, creditedAt: new Date(credit.creditedAt) };
+}
+
+function toEntry(row: Pick<DemoBankTransfersTable, 'state' | 'credit'>): BookEntry {
+  return row.state === 'executed' ? { state: 'executed', credit: creditOf(row.credit!) } : { state: row.state as 'failed' | 'uncertain' };
+}
+
+export async function findEntry(db: Kysely<DB>, orderId: string): Promise<BookEntry | undefined> {
+  const row = await books(db).selectFrom('demobank_transfers').select(['state', 'credit']).where('order_id', '=', orderId).executeTakeFirst();
+  return row && toEntry(row);
+}
+
+/**
+ * Writes what became of a transfer, unless the books already say it was executed or failed (a bank
+ * does not change its mind); returns what the books say afterwards.
+ */
+export async function bookTransfer(db: Kysely<DB>, orderId: string, entry: BookEntry, now: Date): Promise<BookEntry> {
+  return inTransaction(db, async (trx) => {
+    const last = Number(await lockSetting(trx, LAST_CREDIT, '0'));
+    const current = await findEntry(trx, orderId);
+    if (current && current.state !== 'uncertain') return current;
+    const seq = entry.state === 'executed' ? last + 1 : null;
+    if (seq !== null) await writeSetting(trx, LAST_CREDIT, String(seq));
+    const row = { state: entry.state, credit: entry.state === 'executed' ? JSON.stringify(entry.credit) : null, credit_seq: seq, updated_at: now.getTime() };
+    if (current) await books(trx).updateTable('demobank_transfers').set(row).where('order_id', '=', orderId).execute();
+    else await books(trx).insertInto('demobank_transfers').values({ order_id: orderId, ...row }).execute();
+    return entry;
+  });
+}
+
+/** The credits booked after number `after`, in booking order, with their numbers. */
+export async function creditsAfter(db: Kysely<DB>, after: number, limit: number): Promise<{ seq: number; credit: BankCredit }[]> {
+  const rows = await books(db)
+    .selectFrom('demobank_transfers')
+    .select(['credit', 'credit_seq'])
+    .where('credit_seq', '>', after)
+    .orderBy('credit_seq')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ seq: Number(row.credit_seq), credit: creditOf(row.credit!) }));
+}
