@@ -24,7 +24,7 @@ export interface Config {
   encryptionKey: string | undefined;
   /** BODY_LIMIT: largest accepted request body in bytes. */
   bodyLimit: number;
-  /** SQLITE_SYNCHRONOUS: `normal` (survives process crashes) or `full` (also survives power loss). */
+  /** SQLITE_SYNCHRONOUS: `full` (what is acknowledged survives power loss) or `normal` (only process crashes; faster). */
   sqliteSynchronous: 'normal' | 'full';
   /** DB_POOL_SIZE: PostgreSQL connections per process. */
   dbPoolSize: number;
@@ -129,7 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     encryptionKey: env.QUIPU_ENCRYPTION_KEY || undefined,
     bodyLimit: integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-    sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'normal', ['normal', 'full'] as const),
+    sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'full', ['normal', 'full'] as const),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 500),
     credentialCacheSize: integer(env, 'CREDENTIAL_CACHE_SIZE', 10_000, 1, 10_000_000),
     // A revocation must stop the token in every process within one second: the interval plus the

@@ -6,13 +6,13 @@
 import { LRUCache } from 'lru-cache';
 import type { Merchant } from '../domain/merchant.js';
 import { findTokenState } from '../store/oauth-tokens.js';
-import type { AppContext } from './context.js';
+import type { AppContext, BearerAuthentication } from './context.js';
 import { type AccessTokenFacts, verifyAccessToken } from './signed-tokens.js';
 import { KeyRing } from './token-keys.js';
 
 export const REVOKED_TOPIC = 'oauth-token-revoked';
 
-export class BearerVerifier {
+export class BearerVerifier implements BearerAuthentication {
   readonly #tokens: LRUCache<string, AccessTokenFacts>;
   /** jti → revoked. A token whose jti was never issued here counts as revoked. */
   readonly #revoked: LRUCache<string, boolean>;
@@ -40,6 +40,12 @@ export class BearerVerifier {
     return this.ctx.merchants.byReceiverId(facts.receiverId);
   }
 
+  cached(token: string): Merchant | undefined {
+    const facts = this.#tokens.get(token);
+    if (!facts || facts.exp * 1000 <= this.ctx.clock.now().getTime() || this.#revoked.get(facts.jti) !== false) return undefined;
+    return this.ctx.merchants.cachedByReceiverId(facts.receiverId);
+  }
+
   async #isRevoked(facts: AccessTokenFacts): Promise<boolean> {
     const known = this.#revoked.get(facts.jti);
     if (known !== undefined) return known;
@@ -52,8 +58,7 @@ export class BearerVerifier {
   }
 }
 
-/** What `AppContext.verifyBearer` runs: a verifier with this process's own key cache. */
-export function bearerAuthentication(ctx: AppContext): (token: string) => Promise<Merchant | undefined> {
-  const verifier = new BearerVerifier(ctx, new KeyRing(ctx.db, ctx.secrets, ctx.clock, ctx.feed));
-  return (token) => verifier.verify(token);
+/** What `AppContext.bearer` holds: a verifier with this process's own key cache. */
+export function bearerAuthentication(ctx: AppContext): BearerAuthentication {
+  return new BearerVerifier(ctx, new KeyRing(ctx.db, ctx.secrets, ctx.clock, ctx.feed));
 }

@@ -22,8 +22,15 @@ export interface AppContext {
   secrets: SecretBox;
   feed: InvalidationFeed;
   merchants: MerchantDirectory;
-  /** Verifies an OAuth access token and returns the account it acts for (set up by the authorization server). */
-  verifyBearer?: (token: string) => Promise<Merchant | undefined>;
+  /** OAuth access tokens: the account a token acts for (set up by the authorization server). */
+  bearer?: BearerAuthentication;
+}
+
+export interface BearerAuthentication {
+  /** The account, once the token is checked in full (or found checked before); undefined for any token that fails. */
+  verify(token: string): Promise<Merchant | undefined>;
+  /** The account at once when everything about the token is cached; undefined says only "not cached". */
+  cached(token: string): Merchant | undefined;
 }
 
 /** The same context writing through `db` (a transaction). */

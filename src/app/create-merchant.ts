@@ -6,7 +6,7 @@ import { fieldError } from '../domain/errors.js';
 import { isWebUrl } from '../domain/formats.js';
 import { newReceiverId, newReceiverSecret, newUuid } from '../domain/ids.js';
 import { DEFAULT_NOTIFY_API_VERSION, type Merchant, type MerchantFeatures } from '../domain/merchant.js';
-import { notifyUrlProblem } from '../domain/network-address.js';
+import { mayNotifyPrivateAddresses, notifyUrlProblem } from '../domain/network-address.js';
 import { PAYMENT_METHOD_IDS } from '../domain/payment-methods.js';
 import { insertMerchant } from '../store/merchants.js';
 import type { DB } from '../store/schema.js';
@@ -34,7 +34,7 @@ export interface MerchantCredentials {
 }
 
 export async function createMerchant(ctx: AppContext, input: NewMerchant, db: Kysely<DB> = ctx.db): Promise<{ merchant: Merchant; credentials: MerchantCredentials }> {
-  checkDefaultNotifyUrl(input.notifyUrl, input.developer);
+  checkDefaultNotifyUrl(ctx, input.notifyUrl, input.developer);
   const secret = newReceiverSecret(ctx.random);
   const apiKey = newUuid(ctx.random);
   const now = ctx.clock.now().getTime();
@@ -76,9 +76,9 @@ export async function createMerchant(ctx: AppContext, input: NewMerchant, db: Ky
   }
 }
 
-/** An account's default notify_url follows the rules of a payment's: a web URL, public in production. */
-export function checkDefaultNotifyUrl(url: string | null | undefined, developer: boolean): void {
+/** An account's default notify_url follows the rules of a payment's: a web URL, public unless the account may notify private addresses. */
+export function checkDefaultNotifyUrl(ctx: AppContext, url: string | null | undefined, developer: boolean): void {
   if (url === null || url === undefined) return;
-  const problem = isWebUrl(url) ? notifyUrlProblem(url, developer) : 'must be an absolute http or https URL';
+  const problem = isWebUrl(url) ? notifyUrlProblem(url, mayNotifyPrivateAddresses(developer, ctx.config.sandbox)) : 'must be an absolute http or https URL';
   if (problem) throw fieldError('notify_url', problem);
 }

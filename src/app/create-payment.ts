@@ -4,6 +4,7 @@ import { findBank } from '../domain/banks.js';
 import type { FieldError } from '../domain/errors.js';
 import { newNotificationToken, newPaymentId } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
+import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
 import type { Payment } from '../domain/payment.js';
 import { type ApiSurface, parsePaymentRequest } from '../domain/payment-request.js';
 import type { RawValue } from '../domain/field-rules.js';
@@ -15,13 +16,13 @@ import type { AppContext } from './context.js';
 /** `found`: field errors the transport's schema already found, reported with the rules' own. */
 export async function createPayment(ctx: AppContext, merchant: Merchant, surface: ApiSurface, raw: Readonly<Record<string, RawValue>>, found: readonly FieldError[] = []): Promise<Payment> {
   const now = ctx.clock.now();
-  const req = parsePaymentRequest(surface, raw, { merchant, now, defaultTtlHours: ctx.config.paymentDefaultTtlHours }, found);
+  const req = parsePaymentRequest(surface, raw, { merchant, privateNotifyAllowed: mayNotifyPrivateAddresses(merchant.developer, ctx.config.sandbox), now, defaultTtlHours: ctx.config.paymentDefaultTtlHours }, found);
   const at = now.getTime();
   for (let attempt = 0; ; attempt++) {
     const row: PaymentRow = {
       payment_id: newPaymentId(ctx.random),
       receiver_id: merchant.receiverId,
-      notification_token: newNotificationToken(ctx.random),
+      notification_token: newNotificationToken(ctx.random, at),
       status: 'pending',
       status_detail: 'pending',
       version: 1,

@@ -4,13 +4,14 @@ import { type FieldError, forbidden } from '../domain/errors.js';
 import type { RawValue } from '../domain/field-rules.js';
 import type { Merchant } from '../domain/merchant.js';
 import { parseReceiverRequest } from '../domain/receiver-request.js';
+import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
 import type { AppContext } from './context.js';
 import { createMerchant, type MerchantCredentials } from './create-merchant.js';
 
 /** `found`: field errors the transport's schema already found, reported with the rules' own. */
 export async function createReceiver(ctx: AppContext, integrator: Merchant, raw: Readonly<Record<string, RawValue>>, found: readonly FieldError[] = []): Promise<MerchantCredentials> {
   if (!integrator.features.integrator) throw forbidden('Creating receivers is only available to accounts that contracted the integrator feature');
-  const req = parseReceiverRequest(raw, integrator.developer, found);
+  const req = parseReceiverRequest(raw, integrator.developer, mayNotifyPrivateAddresses(integrator.developer, ctx.config.sandbox), found);
   const { credentials } = await createMerchant(ctx, {
     name: req.businessName,
     developer: integrator.developer,

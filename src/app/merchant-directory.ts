@@ -58,6 +58,11 @@ export class MerchantDirectory {
     return receiverId === undefined ? undefined : this.#byId.get(receiverId);
   }
 
+  /** The account if cached, without waiting: undefined says only "not cached". */
+  cachedByReceiverId(receiverId: number): Merchant | undefined {
+    return this.#byId.get(receiverId);
+  }
+
   async byApiKey(apiKey: string): Promise<Merchant | undefined> {
     const hash = hashApiKey(apiKey);
     let receiverId = this.#byKeyHash.get(hash);

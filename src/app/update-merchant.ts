@@ -44,7 +44,7 @@ export async function updateMerchant(ctx: AppContext, receiverId: number, change
     const before = await findMerchantRow(trx, receiverId);
     if (!before) throw notFound('Merchant');
     if (changes.notifyUrl !== undefined || changes.developer !== undefined) {
-      checkDefaultNotifyUrl(changes.notifyUrl === undefined ? before.notify_url : changes.notifyUrl, changes.developer ?? before.developer === 1);
+      checkDefaultNotifyUrl(ctx, changes.notifyUrl === undefined ? before.notify_url : changes.notifyUrl, changes.developer ?? before.developer === 1);
     }
     const set: Partial<MerchantsTable> = { updated_at: ctx.clock.now().getTime() };
     if (changes.name !== undefined) set.name = changes.name;

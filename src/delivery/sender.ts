@@ -12,7 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, type Dispatcher, errors } from 'undici';
-import { addressScope, nonPublicHostReason } from '../domain/network-address.js';
+import { addressScope, nonPublicHostReason, PUBLIC_ONLY } from '../domain/network-address.js';
 import { DeadlineExceeded, Deadlines, type Expirable } from './deadlines.js';
 
 export interface OutgoingNotification {
@@ -39,7 +39,7 @@ export class RefusedAddressError extends Error {
   readonly code = 'QUIPU_REFUSED_ADDRESS';
 
   constructor(host: string, reason: string) {
-    super(`refused: ${host} ${reason}; only public internet addresses may be notified (production accounts, and every account when SANDBOX=false)`);
+    super(`refused: ${host} ${reason}; ${PUBLIC_ONLY}`);
   }
 }
 

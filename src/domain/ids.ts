@@ -26,8 +26,15 @@ export function newPaymentId(random: RandomBytes): string {
   return randomString(random, PAYMENT_ID_ALPHABET, 12);
 }
 
-export function newNotificationToken(random: RandomBytes): string {
-  return hex(random(32));
+/**
+ * 64 lowercase hex: the creation time in milliseconds (12 hex digits), then 208 random bits. The
+ * tokens of a database are indexed to be found again, and random keys would land each insert on
+ * another page of that index (a page written to the WAL per payment); tokens that grow with time
+ * are appended side by side. The time they reveal is no secret from the merchant who receives them,
+ * and 208 bits leave them as unguessable as ever.
+ */
+export function newNotificationToken(random: RandomBytes, createdAt: number): string {
+  return Math.trunc(createdAt).toString(16).padStart(12, '0').slice(-12) + hex(random(26));
 }
 
 export function newReceiverSecret(random: RandomBytes): string {

@@ -103,5 +103,8 @@ export function mayNotifyPrivateAddresses(developer: boolean, sandbox: boolean):
 export function notifyUrlProblem(url: string, privateAllowed: boolean): string | undefined {
   if (privateAllowed) return undefined;
   const reason = nonPublicHostReason(new URL(url).hostname);
-  return reason && `${reason}; production accounts may only notify public internet addresses`;
+  return reason && `${reason}; ${PUBLIC_ONLY}`;
 }
+
+/** Who may notify only the public internet, in the words of every refusal. */
+export const PUBLIC_ONLY = 'only public internet addresses may be notified (production accounts, and every account when SANDBOX=false)';

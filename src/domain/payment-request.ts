@@ -79,6 +79,8 @@ export interface PaymentRequest {
 
 export interface PaymentRequestContext {
   merchant: Merchant;
+  /** The account may aim notifications at private addresses (mayNotifyPrivateAddresses). */
+  privateNotifyAllowed: boolean;
   now: Date;
   defaultTtlHours: number;
 }
@@ -143,10 +145,11 @@ export function parsePaymentRequest(surface: ApiSurface, raw: Readonly<Record<st
     }
   }
 
-  // Production accounts may not aim notifications at this machine or its network (the worker
-  // checks the resolved address too; a literal address is refused here, where the merchant sees why).
+  // Accounts that may only notify the public internet may not aim notifications at this machine or
+  // its network (the worker checks the resolved address too; a literal address is refused here,
+  // where the merchant sees why).
   const notifyUrl = text(f, 'notify_url');
-  const notifyHostProblem = notifyUrl !== undefined ? notifyUrlProblem(notifyUrl, merchant.developer) : undefined;
+  const notifyHostProblem = notifyUrl !== undefined ? notifyUrlProblem(notifyUrl, ctx.privateNotifyAllowed) : undefined;
   if (notifyHostProblem) errors.add('notify_url', notifyHostProblem);
 
   const collectAccount = text(f, 'collect_account_uuid');

@@ -42,14 +42,15 @@ export interface ReceiverRequest {
   profile: Record<string, string>;
 }
 
-export function parseReceiverRequest(raw: Readonly<Record<string, RawValue>>, developer: boolean, found: readonly FieldError[] = []): ReceiverRequest {
+/** `developer`: the integrator's mode (its banks); `privateNotifyAllowed`: mayNotifyPrivateAddresses for the new account. */
+export function parseReceiverRequest(raw: Readonly<Record<string, RawValue>>, developer: boolean, privateNotifyAllowed: boolean, found: readonly FieldError[] = []): ReceiverRequest {
   const errors = new FieldErrors(found);
   const f = decodeFields(RECEIVER_REQUEST_FIELDS, raw, errors);
   const country = text(f, 'country_code');
   if (country !== undefined && !isCountryCode(country)) errors.add('country_code', 'must be an ISO 3166-1 two-letter country code');
-  // The account's default notify_url follows the rule of a payment's: public addresses only in production.
+  // The account's default notify_url follows the rule of a payment's.
   const notifyUrl = text(f, 'notify_url');
-  const notifyHostProblem = notifyUrl !== undefined ? notifyUrlProblem(notifyUrl, developer) : undefined;
+  const notifyHostProblem = notifyUrl !== undefined ? notifyUrlProblem(notifyUrl, privateNotifyAllowed) : undefined;
   if (notifyHostProblem) errors.add('notify_url', notifyHostProblem);
   const bankId = text(f, 'bank_account_bank_id');
   if (bankId !== undefined && !findBank(bankId, developer)) errors.add('bank_account_bank_id', 'is not a known bank');

@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import type { AppContext } from '../app/context.js';
+import { durable } from '../store/database.js';
 import { assetRoutes } from './assets.js';
 import { errorHandler, notFoundHandler, V3_STATUS } from './errors.js';
 import { healthRoutes } from './health.js';
@@ -64,6 +65,13 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     request.ctx = ctx;
     reply.header('x-request-id', request.id);
     done();
+  });
+  // Nothing is acknowledged before it is durable: an answer waits for the flush of every commit
+  // made before it is sent (SQLite; see src/store/wal-sync.ts). Usually there is none to wait for.
+  app.addHook('onSend', (_request, _reply, payload, done) => {
+    const flushed = durable(ctx.db);
+    if (flushed === undefined) return done(null, payload);
+    flushed.then(() => done(null, payload), done);
   });
   app.addHook('onResponse', (request, reply, done) => {
     const level = reply.statusCode >= 500 ? 'error' : 'debug';

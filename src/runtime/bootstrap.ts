@@ -51,7 +51,7 @@ export async function startRuntime(config: Config, log: Logger = createLogger(co
       feed,
       merchants: new MerchantDirectory(database.db, secrets, feed, config.credentialCacheSize),
     };
-    ctx.verifyBearer = bearerAuthentication(ctx);
+    ctx.bearer = bearerAuthentication(ctx);
     return {
       ctx,
       close: async () => {

@@ -7,7 +7,8 @@ import { CompiledQuery, type DatabaseConnection, Kysely, PostgresAdapter, Postgr
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DB } from './schema.js';
-import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js';
+import { startWalCheckpointer, WAL_SIZE_LIMIT_BYTES, type WalCheckpointer, WalRestarter } from './wal-checkpointer.js';
+import { WalSync } from './wal-sync.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -56,12 +57,21 @@ class CachedStatement implements SqliteStatement {
 
   all(parameters: ReadonlyArray<unknown>): unknown[] {
     if (this.#writes) this.connection.wrote();
-    return (this.#rows!.all(...parameters) as unknown[][]).map(this.#makeRow!);
+    try {
+      return (this.#rows!.all(...parameters) as unknown[][]).map(this.#makeRow!);
+    } finally {
+      if (this.connection.uncommitted) this.connection.settle();
+    }
   }
 
   run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint } {
     if (this.#writes) this.connection.wrote();
-    return this.stmt.run(...parameters);
+    try {
+      return this.stmt.run(...parameters);
+    } finally {
+      // COMMIT itself writes nothing: the end of a transaction that wrote is looked for after every statement.
+      if (this.connection.uncommitted) this.connection.settle();
+    }
   }
 
   *iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
@@ -71,13 +81,15 @@ class CachedStatement implements SqliteStatement {
       for (const values of this.#rows!.iterate(...parameters) as IterableIterator<unknown[]>) yield this.#makeRow!(values);
     } finally {
       end();
+      if (this.connection.uncommitted) this.connection.settle();
     }
   }
 }
 
 /**
  * Prepared statements are reused: Kysely prepares on every query, which costs more than the query.
- * It also keeps the connection's change mark (see `changeMark`).
+ * It also keeps the connection's change mark (see `changeMark`) and counts its commits for the
+ * WAL flush that makes them durable (see `durable`).
  */
 class StatementCache implements SqliteDatabase {
   readonly #statements = new Map<string, CachedStatement>();
@@ -85,8 +97,14 @@ class StatementCache implements SqliteDatabase {
   #seenDataVersion: unknown;
   #changes = 0;
   #openCursors = 0;
+  /** A statement that may write ran since the last commit. */
+  uncommitted = false;
 
-  constructor(readonly raw: BetterSqlite3.Database) {
+  constructor(
+    readonly raw: BetterSqlite3.Database,
+    readonly walSync: WalSync | undefined,
+    private readonly walRestarter: WalRestarter | undefined,
+  ) {
     this.#dataVersion = raw.prepare('pragma data_version').pluck();
   }
 
@@ -103,6 +121,15 @@ class StatementCache implements SqliteDatabase {
   /** A statement that may write runs on this connection (counted before it runs, committed or not). */
   wrote(): void {
     this.#changes++;
+    this.uncommitted = true;
+  }
+
+  /** After a statement: outside a transaction now, what was written is committed (or rolled back: one flush too many is harmless). */
+  settle(): void {
+    if (this.raw.inTransaction) return;
+    this.uncommitted = false;
+    this.walSync?.committed();
+    this.walRestarter?.committed();
   }
 
   /** A cursor stays open until the returned function is called; the connection runs nothing else meanwhile. */
@@ -139,6 +166,15 @@ export function changeMark(db: Kysely<DB>): number | undefined {
   return connections.get(db)?.changeMark();
 }
 
+/**
+ * Undefined when every commit made so far is durable; otherwise a promise that resolves once it is
+ * (SQLite in a long-running process with SQLITE_SYNCHRONOUS=full: see wal-sync.ts). Whatever is
+ * acknowledged waits for it. PostgreSQL commits durably by itself.
+ */
+export function durable(db: Kysely<DB>): Promise<void> | undefined {
+  return connections.get(db)?.walSync?.pending();
+}
+
 /** `BEGIN IMMEDIATE` takes the write lock up front, so a transaction that reads and then writes never fails halfway when another process writes. */
 class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -157,17 +193,20 @@ class QuipuSqliteDialect extends SqliteDialect {
 }
 
 const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
-const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 function openSqlite(file: string, options: DatabaseOptions): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const raw = new BetterSqlite3(file);
   raw.pragma('journal_mode = WAL');
-  raw.pragma(`synchronous = ${options.sqliteSynchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  const longRunning = options.walCheckpointer === true && file !== ':memory:';
+  // Durable commits: flushed off the event loop in a long-running process, by SQLite itself in a
+  // one-shot command, where a flush inside each commit costs nothing that matters.
+  const walSync = options.sqliteSynchronous === 'full' && longRunning ? new WalSync(`${path.resolve(file)}-wal`) : undefined;
+  raw.pragma(`synchronous = ${options.sqliteSynchronous === 'full' && !walSync ? 'FULL' : 'NORMAL'}`);
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = ON');
-  const checkpointer = options.walCheckpointer && file !== ':memory:' ? startCheckpointer(raw, file, options.log) : undefined;
-  const statements = new StatementCache(raw);
+  const checkpointer = longRunning ? startCheckpointer(raw, file, options.log) : undefined;
+  const statements = new StatementCache(raw, walSync, checkpointer && new WalRestarter(raw, `${path.resolve(file)}-wal`));
   const db = new Kysely<DB>({ dialect: new QuipuSqliteDialect({ database: statements }) });
   connections.set(db, statements);
   return {
@@ -175,6 +214,7 @@ function openSqlite(file: string, options: DatabaseOptions): Database {
     dialect: 'sqlite',
     close: async () => {
       await checkpointer?.stop();
+      await walSync?.close();
       await db.destroy();
     },
   };
@@ -183,7 +223,7 @@ function openSqlite(file: string, options: DatabaseOptions): Database {
 /** Hands checkpoints to a thread; should it fail, the connection checkpoints by itself again. */
 function startCheckpointer(raw: BetterSqlite3.Database, file: string, log: Logger | undefined): WalCheckpointer {
   raw.pragma('wal_autocheckpoint = 0');
-  // Between checkpoints the WAL file keeps its largest size; past this it is truncated on reset.
+  // The WAL file keeps its largest size when it starts over; past this it is truncated back to it.
   raw.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   return startWalCheckpointer(path.resolve(file), (error) => {
     log?.error({ err: error }, 'the WAL checkpoint thread failed; checkpoints run on commit again');

@@ -1,7 +1,8 @@
 // Group commit: writes that arrive together (many requests parsed in one turn of the event loop)
-// are handed to the database as one batch, and each caller is answered only once that batch is
-// written, so nothing is acknowledged before it is durable. Per write, the batch reports the error
-// that write alone met, so a failing write fails alone.
+// are handed to the database as one batch, one commit, and each caller goes on only once that
+// batch has committed (its answer then waits for the commit to be on disk, like any other: see
+// src/store/wal-sync.ts). Per write, the batch reports the error that write alone met, so a
+// failing write fails alone.
 
 interface Pending<T> {
   item: T;

@@ -17,6 +17,7 @@ import { createTestDatabase } from '../helpers/database.js';
 import { client } from '../helpers/http.js';
 import { eventually, startReceiver, type Receiver } from '../helpers/notification-receiver.js';
 import { countRows } from '../helpers/payments.js';
+import { validReceiver } from '../helpers/receivers.js';
 import { freePort, startServerProcess, waitForHttp } from '../helpers/process.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -135,6 +136,32 @@ describe('a production installation (SANDBOX=false)', () => {
       expect(receiver.requests.some((r) => r.body.includes(payment.paymentId))).toBe(false);
     } finally {
       await productionWorker.stop();
+      await installation.close();
+    }
+  });
+
+  it("refuses a developer account's private notify_url when it is given: payments, the account's default, receivers", async () => {
+    const installation = await startTestServer({ SANDBOX: 'false' });
+    try {
+      const integrator = await installation.account({ features: { integrator: true, confirm: false, refunds: false, contractUrl: false, psp: false } });
+      expect(integrator.merchant.developer).toBe(true);
+      const api = client(installation.baseUrl, integrator.api_key);
+      const before = await countRows(installation.ctx.db, 'payments');
+      const payment = await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Private', notify_url: 'http://127.0.0.1:9/notify' });
+      expect(payment.status).toBe(400);
+      expect(payment.body.errors).toEqual([{ field: 'notify_url', message: expect.stringContaining('is a loopback address; only public internet addresses may be notified') }]);
+      expect(await countRows(installation.ctx.db, 'payments')).toBe(before);
+
+      await expect(updateMerchant(installation.ctx, integrator.receiver_id, { notifyUrl: 'http://10.0.0.1/notify' })).rejects.toMatchObject({ fields: [{ field: 'notify_url' }] });
+
+      const accounts = await countRows(installation.ctx.db, 'merchants');
+      const receiver = await api.post('/v3/receivers', { ...validReceiver, notify_url: 'http://192.168.1.10/notify' });
+      expect(receiver.status).toBe(400);
+      expect(receiver.body.errors).toEqual([{ field: 'notify_url', message: expect.stringContaining('a private address') }]);
+      expect(await countRows(installation.ctx.db, 'merchants')).toBe(accounts);
+      // The same developer account on a sandbox installation may: localhost receivers are the point.
+      expect((await client(server.baseUrl, (await server.account()).api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Local', notify_url: 'http://127.0.0.1:9/notify' })).status).toBe(200);
+    } finally {
       await installation.close();
     }
   });

@@ -49,7 +49,7 @@ async function merchantOf(request: FastifyRequest, reply: FastifyReply, credenti
     if (merchant) return merchant;
     throw unauthenticated(reply);
   }
-  const merchant = credential.bearer ? await request.ctx.verifyBearer?.(credential.bearer) : undefined;
+  const merchant = credential.bearer ? await request.ctx.bearer?.verify(credential.bearer) : undefined;
   if (merchant) return merchant;
   throw unauthenticated(reply, { tokenSent: true });
 }
@@ -65,8 +65,8 @@ export async function requireMerchant(request: FastifyRequest, reply: FastifyRep
 
 /**
  * requireMerchant as an onRequest hook in callback form. Nearly every request carries an API key
- * whose account is cached: that one is resolved at once, without a promise or a turn of the
- * microtask queue; any other waits for resolveMerchant.
+ * or a bearer token whose account is cached: that one is resolved at once, without a promise or a
+ * turn of the microtask queue; any other waits for resolveMerchant.
  */
 export function authenticate(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   let credential: Credential;
@@ -75,7 +75,7 @@ export function authenticate(request: FastifyRequest, reply: FastifyReply, done:
   } catch (error) {
     return done(error as Error);
   }
-  const cached = 'apiKey' in credential ? request.ctx.merchants.cachedByApiKey(credential.apiKey) : undefined;
+  const cached = 'apiKey' in credential ? request.ctx.merchants.cachedByApiKey(credential.apiKey) : credential.bearer && request.ctx.bearer?.cached(credential.bearer);
   if (cached) {
     request.merchant = cached;
     return done();

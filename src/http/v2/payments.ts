@@ -14,6 +14,7 @@ import { OPTIONAL_BODY } from '../openapi-optional-body.js';
 import { schemaFindings } from '../validation.js';
 import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
 import { legacyPaymentResource, paymentUrls } from '../payment-resource.js';
+import { representationCache } from '../representation-cache.js';
 import { Message, NoFields, PaymentCreated, PaymentIdParams, PaymentV2, v2Responses } from '../schemas.js';
 import { FORM_ONLY, FORM_OR_JSON } from './form-body.js';
 import type { V2RouteOptions } from './route-options.js';
@@ -30,6 +31,8 @@ const RefundBody = Type.Optional(
 const TokenQuery = Type.Object({
   notification_token: Type.String({ minLength: 1, maxLength: 255, description: 'Token received in a notification (API 1.3 or later)' }),
 });
+
+const sendPayment = representationCache(legacyPaymentResource);
 
 export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async (app, { alias }) => {
   const tags = ['v2'];
@@ -50,15 +53,15 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
   app.get(
     '/payments',
     { schema: { hide: alias, tags, summary: 'Get payment by notification token (v2)', querystring: TokenQuery, response: v2Responses(PaymentV2, { id: true }) } },
-    async (request) => {
+    async (request, reply) => {
       const payment = await getPaymentByToken(request.ctx, request.merchant!, request.query.notification_token);
-      return legacyPaymentResource(request.ctx.config.publicBaseUrl, payment, request.merchant!);
+      return sendPayment(reply, request.ctx.config.publicBaseUrl, payment, request.merchant!);
     },
   );
 
-  app.get('/payments/:id', { schema: { hide: alias, tags, summary: 'Get payment (v2)', params: PaymentIdParams, response: v2Responses(PaymentV2, { id: true }) } }, async (request) => {
+  app.get('/payments/:id', { schema: { hide: alias, tags, summary: 'Get payment (v2)', params: PaymentIdParams, response: v2Responses(PaymentV2, { id: true }) } }, async (request, reply) => {
     const payment = await getPayment(request.ctx, request.merchant!, request.params.id);
-    return legacyPaymentResource(request.ctx.config.publicBaseUrl, payment, request.merchant!);
+    return sendPayment(reply, request.ctx.config.publicBaseUrl, payment, request.merchant!);
   });
 
   // Delete and confirm take no fields. The clients send an empty form (or nothing); a field is

@@ -14,14 +14,12 @@ import { schemaFindings } from '../validation.js';
 import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
 import { paymentResource, paymentUrls } from '../payment-resource.js';
 import { representationCache } from '../representation-cache.js';
-import { Message, PaymentCreated, PaymentIdParams, PaymentV3, v3Responses } from '../schemas.js';
+import { Message, NoFields, PaymentCreated, PaymentIdParams, PaymentV3, v3Responses } from '../schemas.js';
 
 const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v3, 'json');
 const RefundBody = Type.Optional(
   Type.Object({ amount: Type.Optional(Type.Number({ format: 'double', description: 'Amount to refund; the whole remaining amount if omitted (null is refused)' })) }, { additionalProperties: false }),
 );
-// Confirm takes no fields: an SDK may send `{}` or nothing, anything else is refused by name.
-const ConfirmBody = Type.Optional(Type.Object({}, { additionalProperties: false }));
 const tags = ['Payments'];
 const sendPayment = representationCache(paymentResource);
 
@@ -47,7 +45,7 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/v3/payments/:id/confirm',
-    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, body: ConfirmBody, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true } },
+    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, body: NoFields, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true } },
     async (request) => {
       const delivery = await confirmPayment(request.ctx, request.merchant!, request.params.id);
       return { message: confirmedMessage(delivery) };
