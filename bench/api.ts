@@ -19,6 +19,7 @@ async function baseline(): Promise<{ get: LoadResult; post: LoadResult }> {
   try {
     const url = `http://127.0.0.1:${port}`;
     await load({ url: `${url}/hello`, seconds: 2, connections: CONNECTIONS });
+    await load({ url: `${url}/echo`, method: 'POST', headers: { 'content-type': 'application/json' }, body: PAYMENT, seconds: 2, connections: CONNECTIONS });
     const get = await load({ url: `${url}/hello`, seconds: SECONDS, connections: CONNECTIONS });
     const post = await load({ url: `${url}/echo`, method: 'POST', headers: { 'content-type': 'application/json' }, body: PAYMENT, seconds: SECONDS, connections: CONNECTIONS });
     return { get, post };
@@ -33,9 +34,9 @@ interface QuipuRun {
   pgInsert?: number;
 }
 
-async function quipuOn(kind: 'sqlite' | 'postgres'): Promise<QuipuRun> {
+async function quipuOn(kind: 'sqlite' | 'postgres', settings: Record<string, string> = {}): Promise<QuipuRun> {
   const db = await createTestDatabase(kind, PG_ADMIN);
-  const env = { DATABASE_URL: db.url, DATA_DIR: db.dataDir, LOG_LEVEL: 'warn' };
+  const env = { DATABASE_URL: db.url, DATA_DIR: db.dataDir, LOG_LEVEL: 'warn', ...settings };
   const port = await freePort();
   const server = startServerProcess({ ...env, PORT: String(port), DEMO_ACCOUNT: 'false' });
   try {
@@ -46,6 +47,7 @@ async function quipuOn(kind: 'sqlite' | 'postgres'): Promise<QuipuRun> {
     const created = (await fetch(`${url}/v3/payments`, { method: "POST", headers, body: PAYMENT }).then((r) => r.json())) as { payment_id: string };
     const pid = server.child.pid!;
     await load({ url: `${url}/v3/payments/${created.payment_id}`, headers, seconds: 2, connections: CONNECTIONS });
+    await load({ url: `${url}/v3/payments`, method: 'POST', headers, body: PAYMENT, seconds: 2, connections: CONNECTIONS });
     const create = await load({ url: `${url}/v3/payments`, method: 'POST', headers, body: PAYMENT, seconds: SECONDS, connections: CONNECTIONS, pid });
     const get = await load({ url: `${url}/v3/payments/${created.payment_id}`, headers: { 'x-api-key': account.api_key }, seconds: SECONDS, connections: CONNECTIONS, pid });
     const pgInsert = kind === 'postgres' ? await pgInsertRate(db.url, 10, SECONDS) : undefined;
@@ -71,6 +73,8 @@ export async function benchApi(): Promise<string> {
   // and their mean is what Quipu's figures are compared with.
   const before = await baseline();
   const sqlite = await quipuOn('sqlite');
+  // The price of durability: the same creates when SQLite may lose its last commits to a power cut.
+  const sqliteNormal = await quipuOn('sqlite', { SQLITE_SYNCHRONOUS: 'normal' });
   const postgres = await quipuOn('postgres');
   const after = await baseline();
   const base = { get: mean(before.get, after.get), post: mean(before.post, after.post) };
@@ -78,13 +82,14 @@ export async function benchApi(): Promise<string> {
   const lines = [
     '## v3 API under load',
     '',
-    `autocannon from a separate process, ${CONNECTIONS} keep-alive connections, ${SECONDS} s per scenario after a warm-up; the server is \`quipu serve\` (LOG_LEVEL=warn) on a fresh database. The baselines ran before and after Quipu's scenarios (GET ${fmt.rps(before.get.rps)} then ${fmt.rps(after.get.rps)} req/s, POST ${fmt.rps(before.post.rps)} then ${fmt.rps(after.post.rps)} req/s); the table shows their mean.`,
+    `autocannon from a separate process, ${CONNECTIONS} keep-alive connections, ${SECONDS} s per scenario after a warm-up; the server is \`quipu serve\` (LOG_LEVEL=warn) on a fresh database, with its defaults: on SQLite every answer waits until its commits are on disk (\`SQLITE_SYNCHRONOUS=full\`); the row with \`normal\` shows what that durability costs creates. The baselines ran before and after Quipu's scenarios (GET ${fmt.rps(before.get.rps)} then ${fmt.rps(after.get.rps)} req/s, POST ${fmt.rps(before.post.rps)} then ${fmt.rps(after.post.rps)} req/s); the table shows their mean.`,
     '',
     '| scenario | req/s | p50 | p99 | errors | ratio | target | peak RSS |',
     '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |',
     row('baseline: bare Fastify GET', base.get, undefined, '', undefined),
     row('baseline: bare Fastify POST (schema-validated)', base.post, undefined, '', undefined),
     row('SQLite: POST /v3/payments', sqlite.create, sqlite.create.rps / base.post.rps, '≥ 25% of bare POST', sqlite.create.rps / base.post.rps >= 0.25),
+    row('SQLite, SQLITE_SYNCHRONOUS=normal: POST /v3/payments', sqliteNormal.create, sqliteNormal.create.rps / base.post.rps, '', undefined),
     row('SQLite: GET /v3/payments/{id}', sqlite.get, sqlite.get.rps / base.get.rps, '≥ 50% of bare GET', sqlite.get.rps / base.get.rps >= 0.5),
     row('PostgreSQL: POST /v3/payments', postgres.create, postgres.create.rps / postgres.pgInsert!, '≥ 50% of bare pg inserts', postgres.create.rps / postgres.pgInsert! >= 0.5),
     row('PostgreSQL: GET /v3/payments/{id}', postgres.get, postgres.get.rps / base.get.rps, '', undefined),
