@@ -58,22 +58,24 @@ async function signInAndConsent(url: URL): Promise<void> {
   await page.click('#allow');
 }
 
+/** An authorization request for DemoBank with PKCE (S256), as openid-client builds it. */
+async function pkceAuthorizationUrl(verifier: string, params: Record<string, string>): Promise<URL> {
+  return oidc.buildAuthorizationUrl(config, {
+    redirect_uri: callback,
+    scope: 'openid api',
+    institution_id: 'Bawdf',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...params,
+  });
+}
+
 describe('authorization code flow in a browser, with openid-client', () => {
   it('delivers a code by query that openid-client redeems with PKCE; the token reads a payment', async () => {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: callback,
-      scope: 'openid api',
-      response_mode: 'query',
-      institution_id: 'Bawdf',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-      nonce,
-      custom: 'cart 9',
-    });
+    const url = await pkceAuthorizationUrl(verifier, { response_mode: 'query', state, nonce, custom: 'cart 9' });
     const before = shop.requests.length;
     await signInAndConsent(url);
     await shop.waitFor((requests) => requests.length > before);
@@ -100,15 +102,7 @@ describe('authorization code flow in a browser, with openid-client', () => {
   it('posts the code to the callback with response_mode=form_post, under the page’s strict CSP', async () => {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: callback,
-      scope: 'openid api',
-      response_mode: 'form_post',
-      institution_id: 'Bawdf',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-    });
+    const url = await pkceAuthorizationUrl(verifier, { response_mode: 'form_post', state });
     const before = shop.requests.length;
     await signInAndConsent(url);
     await shop.waitFor((requests) => requests.length > before);
@@ -145,15 +139,7 @@ ${[...url.searchParams].map(([name, value]) => html`<input type="hidden" name="$
   ])('starts from %s on the merchant’s own site and finishes in the same browser', async (_name, start) => {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: callback,
-      scope: 'openid api',
-      response_mode: 'query',
-      institution_id: 'Bawdf',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-    });
+    const url = await pkceAuthorizationUrl(verifier, { response_mode: 'query', state });
     // localhost and 127.0.0.1 are different sites to the browser.
     const shopPage = `${new URL(callback).origin.replace('127.0.0.1', 'localhost')}/start`;
     shop.answer((request) =>
