@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DB } from './schema.js';
 import { startWalCheckpointer, WAL_SIZE_LIMIT_BYTES, type WalCheckpointer, WalRestarter } from './wal-checkpointer.js';
+import { WalIndexHeader } from './wal-index-header.js';
 import { WalSync } from './wal-sync.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -93,8 +94,6 @@ class CachedStatement implements SqliteStatement {
  */
 class StatementCache implements SqliteDatabase {
   readonly #statements = new Map<string, CachedStatement>();
-  readonly #dataVersion: BetterSqlite3.Statement;
-  #seenDataVersion: unknown;
   #changes = 0;
   #openCursors = 0;
   /** A statement that may write ran since the last commit. */
@@ -104,9 +103,9 @@ class StatementCache implements SqliteDatabase {
     readonly raw: BetterSqlite3.Database,
     readonly walSync: WalSync | undefined,
     private readonly walRestarter: WalRestarter | undefined,
-  ) {
-    this.#dataVersion = raw.prepare('pragma data_version').pluck();
-  }
+    /** Undefined for an in-memory database, which no other connection can change. */
+    private readonly walIndex: WalIndexHeader | undefined,
+  ) {}
 
   prepare(sql: string): SqliteStatement {
     let stmt = this.#statements.get(sql);
@@ -140,15 +139,12 @@ class StatementCache implements SqliteDatabase {
 
   changeMark(): number | undefined {
     if (this.raw.inTransaction || this.#openCursors > 0) return undefined;
-    const version = this.#dataVersion.get();
-    if (version !== this.#seenDataVersion) {
-      this.#seenDataVersion = version;
-      this.#changes++;
-    }
+    if (this.walIndex?.changed()) this.#changes++;
     return this.#changes;
   }
 
   close(): void {
+    this.walIndex?.close();
     this.raw.close();
   }
 }
@@ -157,10 +153,11 @@ const connections = new WeakMap<Kysely<DB>, StatementCache>();
 
 /**
  * SQLite: a number that is the same on two calls only if no commit can have changed the database
- * in between, whoever made it. SQLite's `PRAGMA data_version` moves with every commit of another
- * connection (other processes: the CLI, workers) but not with this connection's own, so those are
- * counted as their statements run. Undefined for PostgreSQL, for a transaction's handle, and while
- * a transaction or a cursor is open on the connection (the pragma would run inside it).
+ * in between, whoever made it: it moves with every change of the WAL-index header, which every
+ * commit of any connection rewrites (see wal-index-header.ts), and with every statement of this
+ * connection that may write (an in-memory database has no header). Undefined for PostgreSQL, for a
+ * transaction's handle, and while a transaction or a cursor is open on the connection: what it
+ * reads then may be uncommitted, or older than the header.
  */
 export function changeMark(db: Kysely<DB>): number | undefined {
   return connections.get(db)?.changeMark();
@@ -206,7 +203,12 @@ function openSqlite(file: string, options: DatabaseOptions): Database {
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = ON');
   const checkpointer = longRunning ? startCheckpointer(raw, file, options.log) : undefined;
-  const statements = new StatementCache(raw, walSync, checkpointer && new WalRestarter(raw, `${path.resolve(file)}-wal`));
+  const statements = new StatementCache(
+    raw,
+    walSync,
+    checkpointer && new WalRestarter(raw, `${path.resolve(file)}-wal`),
+    file === ':memory:' ? undefined : new WalIndexHeader(`${path.resolve(file)}-shm`),
+  );
   const db = new Kysely<DB>({ dialect: new QuipuSqliteDialect({ database: statements }) });
   connections.set(db, statements);
   return {

@@ -1,6 +1,8 @@
 // findPaymentToRead, what GET /v3/payments/{id} reads with: on SQLite a payment read again is
 // answered from memory, but only while no commit has happened since, from this process or another
 // connection (another process: the CLI, a worker). Every read must see every committed change.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPayment } from '../../src/app/create-payment.js';
 import { deletePayment } from '../../src/app/delete-payment.js';
@@ -54,6 +56,17 @@ describe('findPaymentToRead', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it.runIf(testDatabaseKind() === 'sqlite')('sees the commit of another process, also once the WAL has started over', async () => {
+    const id = await newPayment();
+    expect((await read(id))?.subject).toBe('Read cache');
+    const file = server.database.url.slice('sqlite:'.length);
+    // A process of its own, as the CLI or a worker is: it empties and truncates the WAL first, so
+    // its commit is written where earlier ones were.
+    const script = `const db = new (require('better-sqlite3'))(process.argv[1]); db.pragma('busy_timeout = 5000'); db.pragma('wal_checkpoint(TRUNCATE)'); db.prepare('update payments set subject = ? where payment_id = ?').run('From another process', process.argv[2]); db.close();`;
+    await promisify(execFile)(process.execPath, ['-e', script, file, id], { cwd: process.cwd() });
+    expect((await read(id))?.subject).toBe('From another process');
   });
 
   // SQLite has one connection per process: a read meanwhile would see the transaction's work.
