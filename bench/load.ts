@@ -56,5 +56,6 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
 export const fmt = {
   rps: (n: number) => Math.round(n).toLocaleString('en-US'),
   ms: (n: number) => `${n.toFixed(1)} ms`,
-  pct: (n: number) => `${Math.round(n * 100)}%`,
+  // One decimal: a figure at a target's edge must not read as the target itself.
+  pct: (n: number) => `${(n * 100).toFixed(1)}%`,
 };
