@@ -184,7 +184,7 @@ export async function benchApi(): Promise<string> {
       row('baseline: bare Fastify GET (PostgreSQL phase)', pg.baseGet),
       row('PostgreSQL: GET /v3/payments/{id}', pg.get, { yardstick: pg.baseGet }),
       '',
-      "Each scenario is compared with the yardstick of its own kind: a read with the bare GET, a create with the bare POST that validates the same JSON body against a schema, a create on PostgreSQL with payment-sized rows inserted straight through `pg` (in the bench process, with as many clients as the server's pool).",
+      "Each scenario is compared with the yardstick of its own kind: a read with the bare GET, a create with the bare POST that validates the same JSON body against a schema, a create on PostgreSQL with payment-sized rows inserted straight through `pg` (in the bench process, with as many clients as the server's pool). A GET on SQLite can outrun the bare GET: its answers leave together at the end of each turn of the event loop, after one look at whether any process has committed (`turnMark`, docs/architecture.md), where the bare handler answers each request as it reads it.",
       '',
       `Peak resident memory of a Quipu server under load: **${Math.round(peak)} MB** (target < 300 MB: ${peak < 300 ? 'met' : '**missed**'}).`,
       '',

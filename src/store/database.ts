@@ -163,6 +163,28 @@ export function changeMark(db: Kysely<DB>): number | undefined {
   return connections.get(db)?.changeMark();
 }
 
+const turnMarks = new WeakMap<Kysely<DB>, Promise<number | undefined>>();
+
+/**
+ * `changeMark`, taken once at the end of the current turn of the event loop (its check phase) and
+ * shared by every caller of the turn: by then every request that asks in this turn has been
+ * received, so a commit that finished before any of them was sent is in it. A look at the
+ * WAL-index header is a system call; a turn answers a score of requests under load.
+ */
+export function turnMark(db: Kysely<DB>): Promise<number | undefined> {
+  let mark = turnMarks.get(db);
+  if (!mark) {
+    mark = new Promise((resolve) =>
+      setImmediate(() => {
+        turnMarks.delete(db);
+        resolve(changeMark(db));
+      }),
+    );
+    turnMarks.set(db, mark);
+  }
+  return mark;
+}
+
 /**
  * Undefined when every commit made so far is durable; otherwise a promise that resolves once it is
  * (SQLite in a long-running process with SQLITE_SYNCHRONOUS=full: see wal-sync.ts). Whatever is

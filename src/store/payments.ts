@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Payment } from '../domain/payment.js';
 import type { PaymentStatus, StatusDetail } from '../domain/payment-status.js';
-import { changeMark, dialectOf } from './database.js';
+import { changeMark, dialectOf, turnMark } from './database.js';
 import { GroupCommit } from './group-commit.js';
 import { prepare } from './prepared.js';
 import type { DB, PaymentRow, PaymentUpdate } from './schema.js';
@@ -166,23 +166,25 @@ const readCaches = new WeakMap<Kysely<DB>, LRUCache<string, ReadPayment>>();
 
 /**
  * findPayment's answer for callers that only read it: the payment is frozen and may be shared.
- * On SQLite, a payment already read is answered from memory while the database's change mark
- * (`changeMark`) is the one taken before that read, that is while no commit of this process or
- * any other has happened since: a GET sees every committed change, as if it had read the row.
- * Otherwise (PostgreSQL, inside a transaction) it is findPayment.
+ * On SQLite, a payment already read is answered from memory if the database's change mark
+ * (`changeMark`) is still the one taken before that read, that is if no commit of this process or
+ * any other has happened since: a GET sees every committed change, as if it had read the row. The
+ * mark it is compared with is taken at the end of the turn (`turnMark`), after the request was
+ * received. Otherwise (PostgreSQL, inside a transaction, a payment not held) it is findPayment.
  */
 export async function findPaymentToRead(db: Kysely<DB>, receiverId: number, paymentId: string): Promise<Readonly<Payment> | undefined> {
-  const mark = changeMark(db);
-  if (mark === undefined) return findPayment(db, receiverId, paymentId);
   let cache = readCaches.get(db);
   if (!cache) {
+    if (changeMark(db) === undefined) return findPayment(db, receiverId, paymentId);
     cache = new LRUCache({ max: READ_CACHE_SIZE });
     readCaches.set(db, cache);
   }
-  const read = cache.get(paymentId);
-  if (read?.mark === mark && read.payment.receiverId === receiverId) return read.payment;
+  const held = cache.get(paymentId);
+  if (held && held.payment.receiverId === receiverId && held.mark === (await turnMark(db))) return held.payment;
   // Taken before reading, the mark can only be older than the row: a commit in between makes the
   // next request read again, never serve an older row.
+  const mark = changeMark(db);
+  if (mark === undefined) return findPayment(db, receiverId, paymentId);
   const payment = await findPayment(db, receiverId, paymentId);
   if (payment) cache.set(paymentId, { mark, payment: Object.freeze(payment) });
   return payment;

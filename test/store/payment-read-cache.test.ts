@@ -69,6 +69,20 @@ describe('findPaymentToRead', () => {
     expect((await read(id))?.subject).toBe('From another process');
   });
 
+  it.runIf(testDatabaseKind() === 'sqlite')('compares with the mark taken at the end of the turn, after every read of the turn was asked', async () => {
+    const id = await newPayment();
+    expect((await read(id))?.subject).toBe('Read cache');
+    const other = openDatabase(server.database.url);
+    try {
+      const reads = [read(id), read(id)];
+      // Committed elsewhere after both reads were asked, before the turn ends.
+      await other.db.updateTable('payments').set({ subject: 'Later in the turn' }).where('payment_id', '=', id).execute();
+      expect((await Promise.all(reads)).map((p) => p?.subject)).toEqual(['Later in the turn', 'Later in the turn']);
+    } finally {
+      await other.close();
+    }
+  });
+
   // SQLite has one connection per process: a read meanwhile would see the transaction's work.
   it.runIf(testDatabaseKind() === 'sqlite')('waits for a transaction open on the connection and answers with what it committed', async () => {
     const id = await newPayment();
