@@ -1,21 +1,14 @@
 // Load on the v3 API: POST /v3/payments and GET /v3/payments/{id} against real server processes on
 // SQLite and on PostgreSQL, next to a bare Fastify baseline and a bare `pg` insert loop, all in the
-// same run on the same machine.
-//
-// The speed of a shared 2-core machine drifts by a fifth within minutes (seen here: the same
-// scenario at 72 and at 91 µs of server CPU a request, a few minutes apart), so a figure is only
-// compared with yardsticks measured in the same round: the servers of a phase stay up, and the
-// scenarios run in rounds, each round measuring every yardstick and every scenario once. A ratio
-// is taken within a round; the table gives every round's and their median.
+// same run on the same machine, in paired rounds (rounds.ts).
 import { createTestDatabase } from '../test/helpers/database.js';
 import { freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/process.js';
 import { fmt, load, type LoadOptions, type LoadResult } from './load.js';
 import { pgInsertRate } from './pg-insert.js';
+import { inRounds, mean, median, ratios as roundRatios, ROUND_SECONDS as SECONDS, ROUNDS, type Rounds } from './rounds.js';
 import { spawn } from 'node:child_process';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const PG_CLIENTS = 10;
 const PG_ADMIN = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const PAYMENT = JSON.stringify({ amount: 1000, currency: 'CLP', subject: 'Bench order', transaction_id: 'INV-1', return_url: 'https://shop.example/return', notify_url: 'https://shop.example/notify' });
@@ -72,28 +65,6 @@ async function startQuipu(kind: 'sqlite' | 'postgres', settings: Record<string, 
 
 const run = (options: LoadOptions, seconds = SECONDS) => load({ connections: CONNECTIONS, seconds, ...options });
 
-/** A scenario's results, one per round. */
-type Rounds = LoadResult[];
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function mean(rounds: Rounds): LoadResult {
-  const avg = (pick: (r: LoadResult) => number) => rounds.reduce((sum, r) => sum + pick(r), 0) / rounds.length;
-  const peak = Math.max(...rounds.map((r) => r.maxRssMb ?? 0));
-  return {
-    rps: avg((r) => r.rps),
-    p50: avg((r) => r.p50),
-    p99: avg((r) => r.p99),
-    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
-    non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
-    maxRssMb: peak || undefined,
-  };
-}
-
 interface Target {
   yardstick: Rounds;
   least: number;
@@ -102,7 +73,7 @@ interface Target {
 
 function row(name: string, rounds: Rounds, target?: Target | { yardstick: Rounds }): string {
   const r = mean(rounds);
-  const ratios = target ? rounds.map((x, i) => x.rps / target.yardstick[i]!.rps) : [];
+  const ratios = target ? roundRatios(rounds, target.yardstick) : [];
   const ratio = target ? median(ratios) : undefined;
   const goal = target && 'least' in target ? `${target.label} ${ratio! >= target.least ? 'met' : '**missed**'}` : '';
   const cells = [
@@ -118,15 +89,6 @@ function row(name: string, rounds: Rounds, target?: Target | { yardstick: Rounds
     r.maxRssMb ? `${Math.round(r.maxRssMb)} MB` : '',
   ];
   return `| ${cells.join(' | ')} |`;
-}
-
-/** Runs ROUNDS rounds of the scenarios in order; each scenario's results, one per round. */
-async function inRounds<K extends string>(scenarios: Record<K, () => Promise<LoadResult>>): Promise<Record<K, Rounds>> {
-  const results = Object.fromEntries(Object.keys(scenarios).map((k) => [k, []])) as unknown as Record<K, Rounds>;
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, scenario] of Object.entries(scenarios) as [K, () => Promise<LoadResult>][]) results[name].push(await scenario());
-  }
-  return results;
 }
 
 const pgInserts = (url: string) => async (): Promise<LoadResult> => ({ rps: await pgInsertRate(url, PG_CLIENTS, SECONDS), p50: Number.NaN, p99: Number.NaN, errors: 0, non2xx: 0 });
@@ -170,7 +132,7 @@ export async function benchApi(): Promise<string> {
     const lines = [
       '## v3 API under load',
       '',
-      `autocannon from a separate process, ${CONNECTIONS} keep-alive connections, against the bare Fastify baseline and \`quipu serve\` processes (LOG_LEVEL=warn) on fresh databases, with their defaults: on SQLite every answer waits until its commits are on disk (\`SQLITE_SYNCHRONOUS=full\`); the row with \`normal\` shows what that durability costs creates. The servers of a phase (SQLite, then PostgreSQL) stay up through it; after a warm-up of each, the scenarios run in ${ROUNDS} rounds of ${SECONDS} s each, in the table's order. A ratio compares a scenario with its yardstick in the same round, because the speed of this shared machine drifts by a fifth within minutes; the target applies to the median of the rounds. req/s, latencies and memory are means (peaks) over the rounds.`,
+      `autocannon from a separate process, ${CONNECTIONS} keep-alive connections, against the bare Fastify baseline and \`quipu serve\` processes (LOG_LEVEL=warn) on fresh databases, with their defaults: on SQLite every answer waits until its commits are on disk (\`SQLITE_SYNCHRONOUS=full\`); the row with \`normal\` shows what that durability costs creates. The servers of a phase (SQLite, then PostgreSQL) stay up through it; after a warm-up of each, the scenarios run in ${ROUNDS} rounds of ${SECONDS} s each, in the table's order and in reverse on alternate rounds. A ratio compares a scenario with its yardstick in the same round, because the speed of this shared machine drifts by a fifth within minutes; the target applies to the median of the rounds. req/s, latencies and memory are means (peaks) over the rounds.`,
       '',
       '| scenario | req/s | p50 | p99 | errors | ratio per round | ratio (median) | target | peak RSS |',
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |',

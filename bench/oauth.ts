@@ -1,18 +1,15 @@
 // Load on the authorization server and on bearer authentication: client_credentials issuance per
 // second, and GET /v3/payments/{id} with a bearer token next to the same request with an API key,
 // against one `quipu serve` process on SQLite, autocannon running in its own process. The two GET
-// scenarios are interleaved (key, bearer, bearer, key) so drift on a shared machine hits both.
+// scenarios run in paired rounds (rounds.ts), so drift on a shared machine hits both.
 import { createTestDatabase } from '../test/helpers/database.js';
 import { freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/process.js';
 import { fmt, load, type LoadResult } from './load.js';
+import { inRounds, mean, median, ratios, ROUND_SECONDS, ROUNDS } from './rounds.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const TARGET = 0.9;
-
-function mean(a: LoadResult, b: LoadResult): LoadResult {
-  return { rps: (a.rps + b.rps) / 2, p50: (a.p50 + b.p50) / 2, p99: Math.max(a.p99, b.p99), errors: a.errors + b.errors, non2xx: a.non2xx + b.non2xx };
-}
 
 function row(name: string, r: LoadResult, extra = ''): string {
   return `| ${name} | ${fmt.rps(r.rps)} | ${fmt.ms(r.p50)} | ${fmt.ms(r.p99)} | ${r.errors + r.non2xx} | ${extra} |`;
@@ -43,28 +40,24 @@ export async function benchOAuth(): Promise<string> {
     const paymentUrl = `${url}/v3/payments/${created.payment_id}`;
     const bearerHeaders = { authorization: `Bearer ${token.access_token}` };
     const pid = server.child.pid!;
-    const run = (headers: Record<string, string>) => load({ url: paymentUrl, headers, seconds: SECONDS, connections: CONNECTIONS, pid });
+    const run = (headers: Record<string, string>) => load({ url: paymentUrl, headers, seconds: ROUND_SECONDS, connections: CONNECTIONS, pid });
 
     await load({ url: paymentUrl, headers: keyHeaders, seconds: 2, connections: CONNECTIONS });
     await load({ url: paymentUrl, headers: bearerHeaders, seconds: 2, connections: CONNECTIONS });
     const issuance = await load({ ...tokenRequest, seconds: SECONDS, connections: CONNECTIONS, pid });
-    const key1 = await run(keyHeaders);
-    const bearer1 = await run(bearerHeaders);
-    const bearer2 = await run(bearerHeaders);
-    const key2 = await run(keyHeaders);
-    const key = mean(key1, key2);
-    const bearer = mean(bearer1, bearer2);
-    const ratio = bearer.rps / key.rps;
+    const gets = await inRounds({ key: () => run(keyHeaders), bearer: () => run(bearerHeaders) });
+    const perRound = ratios(gets.bearer, gets.key);
+    const ratio = median(perRound);
     return [
       '## OAuth: token issuance and bearer authentication',
       '',
-      `autocannon from a separate process, ${CONNECTIONS} keep-alive connections, ${SECONDS} s per scenario after a warm-up; one \`quipu serve\` process on SQLite. Tokens are ES256 JWTs; a bearer request is verified in full once, then served from the verified-token and revocation caches. The GET figures are the mean of two interleaved runs each.`,
+      `autocannon from a separate process, ${CONNECTIONS} keep-alive connections, after a warm-up; one \`quipu serve\` process on SQLite. Issuance runs for ${SECONDS} s. Tokens are ES256 JWTs; a bearer request is verified in full once, then served from the verified-token and revocation caches. The two GETs run in ${ROUNDS} rounds of ${ROUND_SECONDS} s (API key then bearer, then the other way round); their figures are means over the rounds, and the ratio is the median of the rounds' (${perRound.map(fmt.pct).join(' · ')}).`,
       '',
       '| scenario | req/s | p50 | p99 | errors | note |',
       '| --- | ---: | ---: | ---: | ---: | --- |',
       row('POST /oauth2/token (client_credentials)', issuance, 'one signed JWT and one stored jti per request'),
-      row('GET /v3/payments/{id} with x-api-key', key),
-      row('GET /v3/payments/{id} with Bearer', bearer, `${fmt.pct(ratio)} of the API-key rate; target ≥ ${fmt.pct(TARGET)} ${ratio >= TARGET ? 'met' : '**missed**'}`),
+      row('GET /v3/payments/{id} with x-api-key', mean(gets.key)),
+      row('GET /v3/payments/{id} with Bearer', mean(gets.bearer), `${fmt.pct(ratio)} of the API-key rate; target ≥ ${fmt.pct(TARGET)} ${ratio >= TARGET ? 'met' : '**missed**'}`),
       '',
     ].join('\n');
   } finally {
