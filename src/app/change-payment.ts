@@ -1,14 +1,18 @@
 // The one place a stored payment changes. A use case decides what to change from the current
 // payment (under a row lock), status moves go through the transition table, and the change, its
-// version bump and any extra writes (refund rows, notifications) commit together.
+// version bump, its extra writes (refund rows) and the messages it sends (domain/payment-messages.ts)
+// commit together.
 import type { Kysely } from 'kysely';
 import { notFound } from '../domain/errors.js';
+import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
+import { PAYMENT_EVENT_MESSAGES } from '../domain/payment-messages.js';
 import { applyEvent, type PaymentEvent } from '../domain/payment-status.js';
 import type { DB, PaymentUpdate } from '../store/schema.js';
 import { findPayment, updatePayment } from '../store/payments.js';
 import { inTransaction } from '../store/transaction.js';
-import type { AppContext } from './context.js';
+import { type AppContext, withDb } from './context.js';
+import { merchantOf } from './merchant-of.js';
 
 export interface PaymentChange {
   /** A status move, looked up in the transition table. */
@@ -17,6 +21,8 @@ export interface PaymentChange {
   fields?: Omit<PaymentUpdate, 'status' | 'status_detail' | 'version' | 'updated_at'>;
   /** Writes that belong to the same change, run after the payment row is updated. */
   also?: (trx: Kysely<DB>, changed: Payment) => Promise<void>;
+  /** The account, when the use case has it at hand; otherwise it is read when a message needs it. */
+  merchant?: Merchant;
 }
 
 export async function changePayment(
@@ -36,6 +42,11 @@ export async function changePayment(
     if (!(await updatePayment(trx, paymentId, payment.version, update))) throw new Error(`payment ${paymentId} changed during its own transaction`);
     const changed = (await findPayment(trx, receiverId, paymentId, { includeDeleted: true }))!;
     if (change.also) await change.also(trx, changed);
+    const messages = change.event && PAYMENT_EVENT_MESSAGES[change.event];
+    if (messages) {
+      const draft = messages(changed, change.merchant ?? (await merchantOf(withDb(ctx, trx), receiverId)));
+      if (draft) await ctx.outbox.write(trx, draft);
+    }
     return changed;
   });
 }

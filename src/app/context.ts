@@ -1,8 +1,9 @@
 // What every use case receives: the database (or the request's transaction), the clock,
-// randomness, configuration and the shared caches. Nothing here knows about HTTP.
+// randomness, configuration, the shared caches and the outbox. Nothing here knows about HTTP.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { Outbox } from '../delivery/outbox.js';
 import type { RandomBytes } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Dialect } from '../store/database.js';
@@ -22,6 +23,8 @@ export interface AppContext {
   secrets: SecretBox;
   feed: InvalidationFeed;
   merchants: MerchantDirectory;
+  /** Where every message Quipu sends is written, in the transaction of the change that causes it. */
+  outbox: Outbox;
   /** OAuth access tokens: the account a token acts for (set up by the authorization server). */
   bearer?: BearerAuthentication;
 }

@@ -1,11 +1,9 @@
 // A credit to the collection account matched a payment: the payment is done. This is the only way
 // a payment becomes paid by transfer; the bank details of the credit fill the payment's payer fields.
-import type { Kysely } from 'kysely';
 import { findBank } from '../domain/banks.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import { deliveryAfterReconciliation } from '../domain/settlement.js';
-import type { DB } from '../store/schema.js';
 import type { AppContext } from './context.js';
 import { changePayment } from './change-payment.js';
 
@@ -22,10 +20,8 @@ export interface MatchedCredit {
   creditedAt: Date;
 }
 
-/** Writes that must commit with the reconciliation (the merchant's notification). */
-export type OnReconciled = (trx: Kysely<DB>, payment: Payment) => Promise<void>;
-
-export async function reconcilePayment(ctx: AppContext, merchant: Merchant, paymentId: string, credit: MatchedCredit, onReconciled?: OnReconciled): Promise<Payment> {
+/** The merchant's notification is written by the change itself, in its transaction (change-payment.ts). */
+export async function reconcilePayment(ctx: AppContext, merchant: Merchant, paymentId: string, credit: MatchedCredit): Promise<Payment> {
   return changePayment(ctx, merchant.receiverId, paymentId, (payment, now) => ({
     event: 'reconciled',
     fields: {
@@ -42,6 +38,6 @@ export async function reconcilePayment(ctx: AppContext, merchant: Merchant, paym
       receipt_url: `${ctx.config.publicBaseUrl}/payment/receipt/${payment.paymentId}`,
       funds_delivery_at: deliveryAfterReconciliation(now, payment.confirmTimeoutAt, merchant.features.confirm)?.getTime() ?? null,
     },
-    also: onReconciled,
+    merchant,
   }));
 }

@@ -6,7 +6,6 @@ import type { BankCredit } from '../domain/bank-credit.js';
 import { matchCredit } from '../domain/credit-matching.js';
 import { newUuid } from '../domain/ids.js';
 import type { Payment } from '../domain/payment.js';
-import { enqueuePaymentNotification } from '../delivery/enqueue.js';
 import { insertCreditOnce, settleCredit } from '../store/credits.js';
 import { findPaymentById } from '../store/payment-lookup.js';
 import { inTransaction } from '../store/transaction.js';
@@ -45,7 +44,7 @@ async function recordOne(ctx: AppContext, credit: BankCredit, source: string): P
     return { bankReference: credit.bankReference, status: 'unmatched', reason: match.reason };
   }
   const merchant = await merchantOf(ctx, payment!.receiverId);
-  await reconcilePayment(ctx, merchant, payment!.paymentId, matchedCredit(credit, payment!), (trx, paid) => enqueuePaymentNotification(ctx, trx, paid, merchant));
+  await reconcilePayment(ctx, merchant, payment!.paymentId, matchedCredit(credit, payment!));
   await settleCredit(ctx.db, creditId, { status: 'matched', reason: null, payment_id: payment!.paymentId, receiver_id: payment!.receiverId });
   return { bankReference: credit.bankReference, status: 'matched', paymentId: payment!.paymentId };
 }

@@ -1,10 +1,11 @@
 // `quipu notifications list|show|resend`: the operator's view of notification delivery, across
 // accounts or for one (--receiver).
 import { Command, InvalidArgumentError } from 'commander';
-import { getNotification, listNotifications } from '../app/notification-queries.js';
-import { resendNotification } from '../app/resend-notification.js';
+import { getMessage, listMessages } from '../app/message-queries.js';
+import { resendMessage } from '../app/resend-message.js';
 import { notificationDetailView, notificationView } from '../delivery/notification-view.js';
-import { NOTIFICATION_STATUSES, type NotificationStatus } from '../store/notifications.js';
+import { PAYMENT_NOTIFICATION_KINDS } from '../domain/message-kinds.js';
+import { MESSAGE_STATUSES as NOTIFICATION_STATUSES, type MessageStatus as NotificationStatus } from '../store/messages.js';
 import { printHuman } from './merchant-view.js';
 import { withRuntime } from './runtime.js';
 
@@ -17,6 +18,8 @@ function status(value: string): NotificationStatus {
   if (!(NOTIFICATION_STATUSES as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${NOTIFICATION_STATUSES.join(', ')}`);
   return value as NotificationStatus;
 }
+
+const NOTIFICATIONS = { kinds: PAYMENT_NOTIFICATION_KINDS, noun: 'Notification' };
 
 export function notificationsCommand(): Command {
   const notifications = new Command('notifications').description('payment notifications and their delivery attempts');
@@ -31,7 +34,7 @@ export function notificationsCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (options) =>
       withRuntime(async (ctx) => {
-        const rows = await listNotifications(ctx, { receiverId: options.receiver, paymentId: options.payment, status: options.status, limit: options.limit, offset: 0 });
+        const rows = await listMessages(ctx, { receiverId: options.receiver, kinds: PAYMENT_NOTIFICATION_KINDS, subjectId: options.payment, status: options.status, limit: options.limit });
         const views = rows.map(notificationView);
         if (options.json) console.log(JSON.stringify(views));
         else for (const v of views) console.log(`${v.notification_id}  ${v.status.padEnd(9)}  ${String(v.attempts).padStart(2)} attempts  ${v.receiver_id}  ${v.payment_id}  ${v.api_version}  ${v.url}`);
@@ -44,8 +47,8 @@ export function notificationsCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (id: string, options) =>
       withRuntime(async (ctx) => {
-        const { notification, attempts } = await getNotification(ctx, id);
-        const view = notificationDetailView(notification, attempts);
+        const { message, attempts } = await getMessage(ctx, id, NOTIFICATIONS);
+        const view = notificationDetailView(message, attempts);
         if (options.json) return console.log(JSON.stringify(view));
         const { attempt_log: log, ...rest } = view;
         printHuman(rest);
@@ -61,7 +64,7 @@ export function notificationsCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (id: string, options) =>
       withRuntime(async (ctx) => {
-        const view = notificationView(await resendNotification(ctx, id));
+        const view = notificationView(await resendMessage(ctx, id, NOTIFICATIONS));
         if (options.json) console.log(JSON.stringify(view));
         else console.log(`${view.notification_id} queued for delivery at ${view.next_attempt_at}`);
       }),

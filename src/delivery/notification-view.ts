@@ -1,15 +1,20 @@
-// A notification and its attempts as the merchant API and the CLI show them.
+// A payment notification and its attempts as the notifications API and the CLI show them: the
+// outbox's messages of the payment notification kinds, in the shape they had before the outbox
+// held other kinds.
 import { formatDateTime } from '../domain/dates.js';
-import type { NotificationAttemptRow, NotificationRow } from '../store/schema.js';
+import type { MessageAttemptRow, MessageRow } from '../store/schema.js';
 
 const instant = (ms: number | null) => (ms === null ? null : formatDateTime(ms));
 
-export function notificationView(row: NotificationRow) {
+/** '1.3' or '3.0', from the kind (payment.notification.<version>). */
+const apiVersionOf = (kind: string) => kind.slice('payment.notification.'.length);
+
+export function notificationView(row: MessageRow) {
   return {
-    notification_id: row.notification_id,
-    payment_id: row.payment_id,
+    notification_id: row.message_id,
+    payment_id: row.subject_id,
     receiver_id: row.receiver_id,
-    api_version: row.api_version,
+    api_version: apiVersionOf(row.kind),
     url: row.url,
     status: row.status,
     attempts: row.attempts,
@@ -20,7 +25,8 @@ export function notificationView(row: NotificationRow) {
   };
 }
 
-export function attemptView(row: NotificationAttemptRow) {
+/** An attempt of any message, as logged. */
+export function attemptView(row: MessageAttemptRow) {
   return {
     number: row.number,
     trigger: row.trigger,
@@ -28,15 +34,21 @@ export function attemptView(row: NotificationAttemptRow) {
     started_at: formatDateTime(row.started_at),
     latency_ms: row.latency_ms,
     outcome: row.outcome,
-    http_status: row.http_status,
+    status_code: row.status_code,
     error: row.error,
     response_excerpt: row.response_excerpt,
   };
 }
 
+/** A notification's attempt: its status code is an HTTP status, named so. */
+function notificationAttemptView(row: MessageAttemptRow) {
+  const { status_code, error, response_excerpt, ...attempt } = attemptView(row);
+  return { ...attempt, http_status: status_code, error, response_excerpt };
+}
+
 /** One notification in full: what is sent on every attempt, and every attempt so far. */
-export function notificationDetailView(row: NotificationRow, attempts: NotificationAttemptRow[]) {
-  return { ...notificationView(row), content_type: row.content_type, body: row.body, attempt_log: attempts.map(attemptView) };
+export function notificationDetailView(row: MessageRow, attempts: MessageAttemptRow[]) {
+  return { ...notificationView(row), content_type: row.content_type, body: row.body, attempt_log: attempts.map(notificationAttemptView) };
 }
 
 export type NotificationView = ReturnType<typeof notificationView>;

@@ -1,4 +1,4 @@
-// Sends one notification over HTTP (undici, keep-alive) and reports what happened: only a 200 is
+// Sends one message over HTTP (undici, keep-alive) and reports what happened: only a 200 is
 // a delivery; redirects are not followed; every request has a timeout (deadlines.ts). Accounts
 // that may not notify private addresses (production accounts; every account when SANDBOX=false)
 // go through a guarded connector that refuses non-public addresses, judged on the address the
@@ -6,7 +6,7 @@
 // delivery time (DNS rebinding) cannot reach the internal network.
 //
 // Requests go through undici's dispatch interface rather than request(): no response stream and
-// no abort signal per request, which measured at half the client-side cost per notification.
+// no abort signal per request, which measured at half the client-side cost per message.
 import dns from 'node:dns';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
@@ -15,16 +15,18 @@ import { Agent, buildConnector, type Dispatcher, errors } from 'undici';
 import { addressScope, nonPublicHostReason, PUBLIC_ONLY } from '../domain/network-address.js';
 import { DeadlineExceeded, Deadlines, type Expirable } from './deadlines.js';
 
-export interface OutgoingNotification {
+export interface OutgoingRequest {
   url: string;
   contentType: string;
   body: string;
   headers: Record<string, string>;
 }
 
+/** What an attempt came to, whatever the channel. */
 export interface SendResult {
   delivered: boolean;
-  httpStatus: number | null;
+  /** The HTTP status, or the SMTP server's reply code. */
+  statusCode: number | null;
   error: string | null;
   responseExcerpt: string | null;
   latencyMs: number;
@@ -145,7 +147,7 @@ class Exchange implements Dispatcher.DispatchHandler, Expirable {
   }
 }
 
-export class NotificationSender {
+export class HttpSender {
   readonly #open: Agent;
   readonly #guarded: Agent;
   readonly #deadlines: Deadlines;
@@ -159,20 +161,20 @@ export class NotificationSender {
   }
 
   /** `publicOnly` for accounts that may not notify private addresses. Never throws: a failure is a result. */
-  async send(notification: OutgoingNotification, publicOnly: boolean): Promise<SendResult> {
+  async send(outgoing: OutgoingRequest, publicOnly: boolean): Promise<SendResult> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     const exchange = new Exchange();
     this.#deadlines.track(exchange);
     try {
-      const url = new URL(notification.url);
+      const url = new URL(outgoing.url);
       (publicOnly ? this.#guarded : this.#open).dispatch(
         {
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
           method: 'POST',
-          headers: { 'content-type': notification.contentType, 'user-agent': 'Quipu-Notifications/1.0', ...notification.headers },
-          body: notification.body,
+          headers: { 'content-type': outgoing.contentType, 'user-agent': 'Quipu-Notifications/1.0', ...outgoing.headers },
+          body: outgoing.body,
         },
         exchange,
       );
@@ -180,14 +182,14 @@ export class NotificationSender {
       const retryAfter = headers['retry-after'];
       return {
         delivered: status === 200,
-        httpStatus: status,
+        statusCode: status,
         error: status === 200 ? null : `HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`,
         responseExcerpt: excerpt,
         latencyMs: latency(),
         retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
       };
     } catch (error) {
-      return { delivered: false, httpStatus: null, error: describeError(error), responseExcerpt: null, latencyMs: latency(), retryAfter: undefined };
+      return { delivered: false, statusCode: null, error: describeError(error), responseExcerpt: null, latencyMs: latency(), retryAfter: undefined };
     } finally {
       this.#deadlines.release(exchange);
     }

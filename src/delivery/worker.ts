@@ -1,5 +1,6 @@
-// The delivery worker: claims due notifications in batches (with a lease), sends them with bounded
-// concurrency, overall and per destination (receiver origin), and records the attempts in batches.
+// The delivery worker: claims due messages of every kind in batches (with a lease), sends each
+// through its channel's transport with bounded concurrency, overall and per destination (receiver
+// origin, or the mail server), and records the attempts in batches.
 // A slow or dead receiver only ever holds its own requests (each has a timeout, and at most
 // `perDestination` are in flight), never the loop nor the other receivers' share. Delivery is at
 // least once: a worker that dies mid-attempt leaves its claims leased, and they are claimed again
@@ -8,14 +9,16 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../app/context.js';
 import type { Merchant } from '../domain/merchant.js';
+import { type Channel, kindRule } from '../domain/message-kinds.js';
 import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
-import { SIGNATURE_HEADER, notificationSignature } from '../domain/notification-signature.js';
 import { nextAttemptAt, parseRetryAfter } from '../domain/retry-schedule.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
-import { claimDueNotifications, type FinishedAttempt, type RecordedAttempt, recordAttempts, releaseClaims } from '../store/notifications.js';
-import type { NotificationRow } from '../store/schema.js';
+import { claimDueMessages, type FinishedAttempt, type RecordedAttempt, recordAttempts, releaseClaims } from '../store/messages.js';
+import type { MessageRow } from '../store/schema.js';
 import { DestinationLoad } from './destinations.js';
-import { NotificationSender, type SendResult } from './sender.js';
+import { HttpTransport } from './http-transport.js';
+import type { SendResult } from './sender.js';
+import type { Transport } from './transport.js';
 
 export interface WorkerOptions {
   concurrency: number;
@@ -28,7 +31,7 @@ export interface WorkerOptions {
 }
 
 interface Claimed {
-  row: NotificationRow;
+  row: MessageRow;
   leaseId: string;
   /** Wall-clock milliseconds. */
   leaseUntil: number;
@@ -49,7 +52,12 @@ const FLUSH_DELAY_MS = 10;
 /** A request ends within its timeout plus the deadline sweep's lateness (a twentieth of it at most), so this much lease must be left to start one. */
 const LEASE_PER_TIMEOUT = 1.1;
 
-function triggerOf(row: NotificationRow): string {
+/** An attempt that could not be made, recorded as failed. */
+function failure(error: string): SendResult {
+  return { delivered: false, statusCode: null, error, responseExcerpt: null, latencyMs: 0, retryAfter: undefined };
+}
+
+function triggerOf(row: MessageRow): string {
   if (row.round_step > 0) return 'retry';
   return row.attempts === 0 ? 'first' : 'resend';
 }
@@ -57,7 +65,7 @@ function triggerOf(row: NotificationRow): string {
 export class DeliveryWorker {
   readonly #ctx: AppContext;
   readonly #options: WorkerOptions;
-  readonly #sender: NotificationSender;
+  readonly #transports: Partial<Record<Channel, Transport>>;
   readonly #destinations: DestinationLoad;
   #ready: Claimed[] = [];
   readonly #finished: Finished[] = [];
@@ -75,7 +83,7 @@ export class DeliveryWorker {
   constructor(ctx: AppContext, options: WorkerOptions = workerOptions(ctx)) {
     this.#ctx = ctx;
     this.#options = options;
-    this.#sender = new NotificationSender(options.timeoutMs, options.perDestination);
+    this.#transports = { http: new HttpTransport(options.timeoutMs, options.perDestination) };
     this.#destinations = new DestinationLoad(options.perDestination);
   }
 
@@ -94,7 +102,7 @@ export class DeliveryWorker {
     await this.#release(this.#ready.splice(0));
     await Promise.all(this.#sends);
     while (this.#flushing || this.#finished.length > 0) await this.#flush();
-    await this.#sender.close();
+    await Promise.all(Object.values(this.#transports).map((t) => t.close()));
   }
 
   async #loop(): Promise<void> {
@@ -102,7 +110,7 @@ export class DeliveryWorker {
     const wanted = Math.min(batchSize, concurrency);
     while (!this.#stopping) {
       // Claim a round of requests whenever fewer than half a round are waiting for a slot: each
-      // claim query then serves many notifications, and requests start as soon as a slot frees.
+      // claim query then serves many messages, and requests start as soon as a slot frees.
       if (this.#destinations.waitingForSlots() > concurrency / 2) {
         await this.#pause();
         continue;
@@ -117,7 +125,7 @@ export class DeliveryWorker {
       try {
         claimed = await this.#claim(wanted, skip);
       } catch (error) {
-        this.#ctx.log.error({ err: error }, 'claiming notifications failed');
+        this.#ctx.log.error({ err: error }, 'claiming messages failed');
       }
       // Nothing more is due beyond the destinations skipped: look again after a while, or as soon as one of those has room.
       if (claimed < wanted) {
@@ -159,7 +167,7 @@ export class DeliveryWorker {
     const leaseId = randomUUID();
     const wallNow = wallClockMs(this.#ctx.clock);
     const leaseUntil = wallNow + this.#options.leaseMs;
-    const rows = await claimDueNotifications(this.#ctx.db, {
+    const rows = await claimDueMessages(this.#ctx.db, {
       now: this.#ctx.clock.now().getTime(),
       wallNow,
       leaseId,
@@ -177,13 +185,13 @@ export class DeliveryWorker {
     return rows.length;
   }
 
-  /** A request must end (timeout included) while the lease holds, or another worker could send the same notification meanwhile. */
+  /** A request must end (timeout included) while the lease holds, or another worker could send the same message meanwhile. */
   #leaseOutlastsRequest(claimed: Claimed, wallNow: number): boolean {
     return claimed.leaseUntil - wallNow > this.#options.timeoutMs * LEASE_PER_TIMEOUT;
   }
 
   /**
-   * Starts claimed notifications, oldest first, while the worker has free slots and their
+   * Starts claimed messages, oldest first, while the worker has free slots and their
    * destinations have room; hands back those whose lease has become too short to send them.
    */
   #startReady(): void {
@@ -216,7 +224,7 @@ export class DeliveryWorker {
 
   #start(claimed: Claimed): void {
     const send = this.#send(claimed)
-      .catch((error) => this.#ctx.log.error({ err: error, notification: claimed.row.notification_id }, 'sending a notification failed'))
+      .catch((error) => this.#ctx.log.error({ err: error, message: claimed.row.message_id }, 'sending a message failed'))
       .finally(() => {
         this.#sends.delete(send);
         this.#destinations.finish(claimed.row.destination);
@@ -226,18 +234,18 @@ export class DeliveryWorker {
     this.#sends.add(send);
   }
 
-  /** Hands claimed notifications back unsent, for any worker to claim again now. */
+  /** Hands claimed messages back unsent, for any worker to claim again now. */
   async #release(claims: Claimed[]): Promise<void> {
     if (claims.length === 0) return;
     try {
       await releaseClaims(
         this.#ctx.db,
-        claims.map((c) => c.row.notification_id),
+        claims.map((c) => c.row.message_id),
         [...new Set(claims.map((c) => c.leaseId))],
       );
     } catch (error) {
       // Their leases end on their own: they are only claimed again later.
-      this.#ctx.log.error({ err: error }, 'releasing claimed notifications failed');
+      this.#ctx.log.error({ err: error }, 'releasing claimed messages failed');
     }
   }
 
@@ -250,17 +258,12 @@ export class DeliveryWorker {
       return;
     }
     const startedAt = this.#ctx.clock.now().getTime();
-    const result = merchant
-      ? await this.#sender.send(
-          {
-            url: row.url,
-            contentType: row.content_type,
-            body: row.body,
-            headers: row.api_version === '3.0' ? { [SIGNATURE_HEADER]: notificationSignature(merchant.secret, startedAt, row.body) } : {},
-          },
-          !mayNotifyPrivateAddresses(merchant.developer, this.#ctx.config.sandbox),
-        )
-      : { delivered: false, httpStatus: null, error: 'the account could not be read', responseExcerpt: null, latencyMs: 0, retryAfter: undefined };
+    const rule = kindRule(row.kind);
+    const transport = rule && this.#transports[rule.channel];
+    const result: SendResult =
+      merchant && transport
+        ? await transport.send(row, { account: merchant, startedAt, publicOnly: !mayNotifyPrivateAddresses(merchant.developer, this.#ctx.config.sandbox) })
+        : failure(merchant ? `this process cannot send messages of kind ${row.kind}` : 'the account could not be read');
     this.#finished.push({ claimed, startedAt, result });
     if (this.#finished.length >= this.#options.batchSize) void this.#flush();
     else this.#flushTimer ??= setTimeout(() => void this.#flush(), FLUSH_DELAY_MS);
@@ -271,7 +274,7 @@ export class DeliveryWorker {
     clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     this.#flushing ??= this.#writeFinished()
-      .catch((error) => this.#ctx.log.error({ err: error }, 'recording notification attempts failed'))
+      .catch((error) => this.#ctx.log.error({ err: error }, 'recording message attempts failed'))
       .finally(() => {
         this.#flushing = undefined;
         // An attempt that finished after the last write looked, but before this ran, would wait for the next one.
@@ -280,13 +283,13 @@ export class DeliveryWorker {
     return this.#flushing;
   }
 
-  /** The finished attempts to record in one write: one per notification, the oldest first (a lease that lapsed can leave two). */
+  /** The finished attempts to record in one write: one per message, the oldest first (a lease that lapsed can leave two). */
   #nextBatch(): Finished[] {
     const seen = new Set<string>();
     const batch: Finished[] = [];
     const later: Finished[] = [];
     for (const f of this.#finished.splice(0)) {
-      const id = f.claimed.row.notification_id;
+      const id = f.claimed.row.message_id;
       (seen.has(id) ? later : batch).push(f);
       seen.add(id);
     }
@@ -301,14 +304,14 @@ export class DeliveryWorker {
       const wallNow = wallClockMs(this.#ctx.clock);
       const attempts: FinishedAttempt[] = batch.map(({ claimed: { row, leaseId }, startedAt, result }) => ({
         attempt: {
-          notification_id: row.notification_id,
+          message_id: row.message_id,
           receiver_id: row.receiver_id,
           trigger: triggerOf(row),
           due_at: row.next_attempt_at!,
           started_at: startedAt,
           latency_ms: result.latencyMs,
           outcome: result.delivered ? 'delivered' : 'failed',
-          http_status: result.httpStatus,
+          status_code: result.statusCode,
           error: result.error,
           response_excerpt: result.responseExcerpt,
         },
@@ -329,16 +332,16 @@ export class DeliveryWorker {
         recorded = await recordAttempts(this.#ctx.db, attempts, now);
       } catch (error) {
         // The rows stay leased: when the leases end they are sent again, so nothing is lost, only these log lines.
-        this.#ctx.log.error({ err: error, attempts: batch.length }, 'recording notification attempts failed');
+        this.#ctx.log.error({ err: error, attempts: batch.length }, 'recording message attempts failed');
         if (this.#stopping) return;
         this.#finished.unshift(...batch);
         await new Promise((resolve) => setTimeout(resolve, this.#options.pollMs));
         continue;
       }
       batch.forEach(({ claimed: { row }, result }, i) => {
-        const done = recorded.get(row.notification_id);
+        const done = recorded.get(row.message_id);
         if (!result.delivered && attempts[i]!.nextAttemptAt === null && done?.applied) {
-          this.#ctx.log.warn({ notification: row.notification_id, payment: row.payment_id, receiver: row.receiver_id, attempts: done.number }, 'notification attempts exhausted');
+          this.#ctx.log.warn({ message: row.message_id, kind: row.kind, subject: row.subject_id, receiver: row.receiver_id, attempts: done.number }, 'notification attempts exhausted');
         }
       });
     }

@@ -3,6 +3,8 @@
 // itself as JSON, amounts as four-decimal text. The body is built once, when the payment is
 // reconciled, and every attempt sends the same bytes.
 import { formatDateTime } from './dates.js';
+import type { Merchant } from './merchant.js';
+import { type MessageDraft, PAYMENT_NOTIFICATION_KIND } from './message-kinds.js';
 import { formatAmountFixed } from './money.js';
 import { type Payment, settlementFields } from './payment.js';
 
@@ -21,6 +23,17 @@ export function notificationBody(version: NotifyApiVersion, payment: Payment): N
     return { contentType: FORM, body: new URLSearchParams({ api_version: '1.3', notification_token: payment.notificationToken }).toString() };
   }
   return { contentType: JSON_TYPE, body: providerJson(paymentNotification(payment)) };
+}
+
+/**
+ * The notification of a reconciled payment: its own URL and version, else the account's. Neither
+ * URL set: there is nobody to tell, and no message is written.
+ */
+export function paymentNotificationMessage(payment: Payment, merchant: Pick<Merchant, 'notifyUrl' | 'notifyApiVersion'>): MessageDraft | undefined {
+  const url = payment.notifyUrl ?? merchant.notifyUrl;
+  if (!url) return undefined;
+  const version = (payment.notifyApiVersion ?? merchant.notifyApiVersion) as NotifyApiVersion;
+  return { kind: PAYMENT_NOTIFICATION_KIND[version], receiverId: payment.receiverId, subjectId: payment.paymentId, url, ...notificationBody(version, payment) };
 }
 
 /** The 3.0 payment, in the provider's field order; custom and body only when the payment has them. */

@@ -9,3 +9,8 @@ export function notificationSignature(secret: string, timestampMs: number, rawBo
   const s = createHmac('sha256', secret).update(`${timestampMs}.${rawBody}`).digest('base64');
   return `t=${timestampMs},s=${s}`;
 }
+
+/** The headers that sign one attempt of a message, by the message's signing (domain/message-kinds.ts). */
+export function signingHeaders(signing: string, secret: string, timestampMs: number, rawBody: string): Record<string, string> {
+  return signing === 'khipu-signature' ? { [SIGNATURE_HEADER]: notificationSignature(secret, timestampMs, rawBody) } : {};
+}

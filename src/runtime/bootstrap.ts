@@ -5,6 +5,7 @@ import { bearerAuthentication } from '../app/bearer-verifier.js';
 import type { AppContext } from '../app/context.js';
 import { MerchantDirectory } from '../app/merchant-directory.js';
 import type { Config } from '../config.js';
+import { Outbox } from '../delivery/outbox.js';
 import { openDatabase } from '../store/database.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { ShiftableClock } from './clock.js';
@@ -40,16 +41,18 @@ export async function startRuntime(config: Config, log: Logger = createLogger(co
     const feed = new InvalidationFeed(database.db, clock, config.invalidationPollMs, log);
     await feed.poll();
     feed.start();
+    const random = pooledRandom();
     const ctx: AppContext = {
       config,
       db: database.db,
       dialect: database.dialect,
       clock,
-      random: pooledRandom(),
+      random,
       log,
       secrets,
       feed,
       merchants: new MerchantDirectory(database.db, secrets, feed, config.credentialCacheSize),
+      outbox: new Outbox(clock, random),
     };
     ctx.bearer = bearerAuthentication(ctx);
     return {

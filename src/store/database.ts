@@ -87,6 +87,8 @@ class CachedStatement implements SqliteStatement {
   }
 }
 
+const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
+
 /**
  * Prepared statements are reused: Kysely prepares on every query, which costs more than the query.
  * It also keeps the connection's change mark (see `changeMark`) and counts its commits for the
@@ -108,6 +110,12 @@ class StatementCache implements SqliteDatabase {
   ) {}
 
   prepare(sql: string): SqliteStatement {
+    // A schema change can reorder the columns of `select *` (a table rebuilt, a view in place of a
+    // table), which the cached statements' row builders were compiled for: they are prepared again.
+    if (SCHEMA_CHANGE.test(sql)) {
+      this.#statements.clear();
+      return new CachedStatement(this.raw.prepare(sql), this);
+    }
     let stmt = this.#statements.get(sql);
     if (!stmt) {
       if (this.#statements.size >= 1000) this.#statements.clear();

@@ -10,8 +10,10 @@ import * as staleAuthorizations from './migrations/006-stale-authorizations.js';
 import * as oauthBrowserBinding from './migrations/007-oauth-browser-binding.js';
 import * as bankPolling from './migrations/008-bank-polling.js';
 import * as notificationDestinations from './migrations/009-notification-destinations.js';
+import * as outbox from './migrations/010-outbox.js';
 
-const MIGRATIONS: Record<string, Migration> = {
+/** Every migration by name, in order (tests start a database at an earlier one). */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '001-core': core,
   '002-notifications': notifications,
   '003-oauth': oauth,
@@ -21,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007-oauth-browser-binding': oauthBrowserBinding,
   '008-bank-polling': bankPolling,
   '009-notification-destinations': notificationDestinations,
+  '010-outbox': outbox,
 };
 
 export interface MigrationReport {

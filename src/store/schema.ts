@@ -108,18 +108,23 @@ export interface SettingsTable {
   value: string;
 }
 
-/** The notification outbox: one row per notification, its exact body and its delivery state. */
-export interface NotificationsTable {
-  notification_id: string;
+/** The outbox: one row per message Quipu sends (domain/message-kinds.ts), its exact body and its delivery state. */
+export interface MessagesTable {
+  message_id: string;
   receiver_id: number;
-  payment_id: string;
-  /** '1.3' or '3.0' */
-  api_version: string;
+  /** A kind of domain/message-kinds.ts */
+  kind: string;
+  /** 'payment', ...: what subject_id names */
+  subject_type: string;
+  subject_id: string;
+  /** An http(s) URL, or mailto:<address> */
   url: string;
-  /** The origin of `url`: requests in flight are capped per destination. */
+  /** Requests in flight are capped per destination: the origin of an http URL, 'smtp' for emails. */
   destination: string;
   content_type: string;
   body: string;
+  /** 'none' or 'khipu-signature' (computed per attempt, under the receiver secret) */
+  signing: string;
   /** 'pending', 'delivered' or 'exhausted' */
   status: string;
   attempts: number;
@@ -134,9 +139,9 @@ export interface NotificationsTable {
   updated_at: number;
 }
 
-export interface NotificationAttemptsTable {
+export interface MessageAttemptsTable {
   attempt_id: Generated<number>;
-  notification_id: string;
+  message_id: string;
   receiver_id: number;
   number: number;
   /** 'first', 'retry' or 'resend' */
@@ -146,6 +151,45 @@ export interface NotificationAttemptsTable {
   started_at: number;
   latency_ms: number;
   /** 'delivered' or 'failed' */
+  outcome: string;
+  /** The HTTP status, or the SMTP server's reply code. */
+  status_code: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+/** A view: the payment notifications among the messages, with the columns of the table they were before the outbox held every kind. */
+export interface NotificationsView {
+  notification_id: string;
+  receiver_id: number;
+  payment_id: string;
+  api_version: string;
+  url: string;
+  destination: string;
+  content_type: string;
+  body: string;
+  status: string;
+  attempts: number;
+  round_step: number;
+  round_started_at: number;
+  next_attempt_at: number | null;
+  lease_id: string | null;
+  locked_until: number | null;
+  delivered_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A view: the attempts of the payment notifications. */
+export interface NotificationAttemptsView {
+  attempt_id: number;
+  notification_id: string;
+  receiver_id: number;
+  number: number;
+  trigger: string;
+  due_at: number;
+  started_at: number;
+  latency_ms: number;
   outcome: string;
   http_status: number | null;
   error: string | null;
@@ -274,8 +318,10 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   invalidations: InvalidationsTable;
   settings: SettingsTable;
-  notifications: NotificationsTable;
-  notification_attempts: NotificationAttemptsTable;
+  messages: MessagesTable;
+  message_attempts: MessageAttemptsTable;
+  notifications: NotificationsView;
+  notification_attempts: NotificationAttemptsView;
   payment_attempts: PaymentAttemptsTable;
   bank_credits: BankCreditsTable;
   oauth_keys: OAuthKeysTable;
@@ -290,8 +336,8 @@ export type NewMerchantRow = Insertable<MerchantsTable>;
 export type PaymentRow = Selectable<PaymentsTable>;
 export type NewPaymentRow = Insertable<PaymentsTable>;
 export type PaymentUpdate = Updateable<PaymentsTable>;
-export type NotificationRow = Selectable<NotificationsTable>;
-export type NotificationAttemptRow = Selectable<NotificationAttemptsTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type MessageAttemptRow = Selectable<MessageAttemptsTable>;
 export type PaymentAttemptRow = Selectable<PaymentAttemptsTable>;
 export type BankCreditRow = Selectable<BankCreditsTable>;
 export type OAuthKeyRow = Selectable<OAuthKeysTable>;

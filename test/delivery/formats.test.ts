@@ -1,14 +1,15 @@
 // A reconciled payment's notification reaches the merchant's receiver in the provider's formats.
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withDb } from '../../src/app/context.js';
 import { reconcilePayment } from '../../src/app/reconcile-payment.js';
-import { enqueuePaymentNotification } from '../../src/delivery/enqueue.js';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
 import { reconciledPayment, testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { eventually, startReceiver, type Receiver } from '../helpers/notification-receiver.js';
 import { countRows, DEMO_CREDIT } from '../helpers/payments.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { inTransaction } from '../../src/store/transaction.js';
 import { v2Client } from '../helpers/v2-clients.js';
 
 let server: TestServer;
@@ -129,8 +130,8 @@ describe('notification formats', () => {
     const created = await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Rolled back', notify_url: receiver.url });
     const before = await countRows(server.ctx.db, 'notifications');
     await expect(
-      reconcilePayment(server.ctx, account.merchant, created.body.payment_id, { ...DEMO_CREDIT, creditedAt: server.ctx.clock.now() }, async (trx, p) => {
-        await enqueuePaymentNotification(server.ctx, trx, p, account.merchant);
+      inTransaction(server.ctx.db, async (trx) => {
+        await reconcilePayment(withDb(server.ctx, trx), account.merchant, created.body.payment_id, { ...DEMO_CREDIT, creditedAt: server.ctx.clock.now() });
         throw new Error('a later write of the same change failed');
       }),
     ).rejects.toThrow('a later write');

@@ -11,7 +11,7 @@ import { DeliveryWorker, type WorkerOptions } from '../../src/delivery/worker.js
 import { startRuntime, type Runtime } from '../../src/runtime/bootstrap.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { wallClockMs } from '../../src/runtime/wall-clock.js';
-import { claimDueNotifications, listAttemptRows, recordAttempts } from '../../src/store/notifications.js';
+import { claimDueMessages, listAttemptRows, recordAttempts } from '../../src/store/messages.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { reconciledPayment } from '../helpers/delivery.js';
 import { eventually } from '../helpers/notification-receiver.js';
@@ -82,19 +82,19 @@ describe('leases of claimed notifications', () => {
     const now = server.ctx.clock.now().getTime();
     const wallNow = wallClockMs(server.ctx.clock);
     const claim = async (leaseId: string, at: number) =>
-      (await claimDueNotifications(server.ctx.db, { now, wallNow: at, leaseId, leaseUntil: at + 1_000, limit: 500, skipDestinations: [] })).map((r) => r.notification_id);
+      (await claimDueMessages(server.ctx.db, { now, wallNow: at, leaseId, leaseUntil: at + 1_000, limit: 500, skipDestinations: [] })).map((r) => r.message_id);
     expect(await claim('lease-a', wallNow)).toContain(row.notification_id);
     // A's lease ends before A records its attempt: B claims the row.
     expect(await claim('lease-b', wallNow + 2_000)).toContain(row.notification_id);
     const attempt = (outcome: 'delivered' | 'failed') => ({
-      notification_id: row.notification_id,
+      message_id: row.notification_id,
       receiver_id: row.receiver_id,
       trigger: 'first',
       due_at: now,
       started_at: now,
       latency_ms: 3,
       outcome,
-      http_status: outcome === 'delivered' ? 200 : 500,
+      status_code: outcome === 'delivered' ? 200 : 500,
       error: outcome === 'delivered' ? null : 'HTTP 500',
       response_excerpt: null,
     });

@@ -1,10 +1,11 @@
 // The account's payment notifications: list them, read one with every attempt, send one again.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { getNotification, listNotifications } from '../../app/notification-queries.js';
-import { resendNotification } from '../../app/resend-notification.js';
+import { getMessage, listMessages } from '../../app/message-queries.js';
+import { resendMessage } from '../../app/resend-message.js';
 import { notificationDetailView, notificationView } from '../../delivery/notification-view.js';
-import { NOTIFICATION_STATUSES } from '../../store/notifications.js';
+import { PAYMENT_NOTIFICATION_KINDS } from '../../domain/message-kinds.js';
+import { MESSAGE_STATUSES as NOTIFICATION_STATUSES } from '../../store/messages.js';
 
 const nullableInstant = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
 
@@ -51,6 +52,9 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** One account's payment notifications. */
+const ofAccount = (receiverId: number) => ({ receiverId, kinds: PAYMENT_NOTIFICATION_KINDS, noun: 'Notification' });
+
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'Notification identifier' }) });
 const tags = ['Quipu: notifications'];
 
@@ -60,9 +64,10 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags, summary: 'List notifications, newest first', querystring: ListQuery, response: { 200: Type.Object({ notifications: Type.Array(Notification), has_more: Type.Boolean() }) } } },
     async (request) => {
       const { payment_id, status, limit, offset } = request.query;
-      const rows = await listNotifications(request.ctx, {
+      const rows = await listMessages(request.ctx, {
         receiverId: request.merchant!.receiverId,
-        paymentId: payment_id,
+        kinds: PAYMENT_NOTIFICATION_KINDS,
+        subjectId: payment_id,
         status: status as (typeof NOTIFICATION_STATUSES)[number] | undefined,
         limit: limit + 1,
         offset,
@@ -75,14 +80,14 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/quipu/v1/notifications/:id',
     { schema: { tags, summary: 'Get a notification and its attempts', params: IdParams, response: { 200: NotificationDetail } } },
     async (request) => {
-      const { notification, attempts } = await getNotification(request.ctx, request.params.id, request.merchant!.receiverId);
-      return notificationDetailView(notification, attempts);
+      const { message, attempts } = await getMessage(request.ctx, request.params.id, ofAccount(request.merchant!.receiverId));
+      return notificationDetailView(message, attempts);
     },
   );
 
   app.post(
     '/quipu/v1/notifications/:id/resend',
     { schema: { tags, summary: 'Send a notification again now (same body and ids)', params: IdParams, response: { 200: Notification } } },
-    async (request) => notificationView(await resendNotification(request.ctx, request.params.id, request.merchant!.receiverId)),
+    async (request) => notificationView(await resendMessage(request.ctx, request.params.id, ofAccount(request.merchant!.receiverId))),
   );
 };

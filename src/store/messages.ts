@@ -1,33 +1,33 @@
-// Notification rows (the outbox) and their attempts. Claims and results are written in batches:
-// one statement claims many due rows, one transaction records many attempts.
+// The outbox's rows (messages of every kind) and their attempts. Claims and results are written in
+// batches: one statement claims many due rows, one transaction records many attempts.
 import { type Insertable, type Kysely, type SqlBool, sql } from 'kysely';
 import { dialectOf } from './database.js';
 import { prepare } from './prepared.js';
-import type { DB, NotificationAttemptRow, NotificationAttemptsTable, NotificationRow } from './schema.js';
+import type { DB, MessageAttemptRow, MessageAttemptsTable, MessageRow } from './schema.js';
 import { inTransaction } from './transaction.js';
 
-export type NotificationStatus = 'pending' | 'delivered' | 'exhausted';
-export const NOTIFICATION_STATUSES: readonly NotificationStatus[] = ['pending', 'delivered', 'exhausted'];
+export type MessageStatus = 'pending' | 'delivered' | 'exhausted';
+export const MESSAGE_STATUSES: readonly MessageStatus[] = ['pending', 'delivered', 'exhausted'];
 
-export type NewAttemptRow = Insertable<NotificationAttemptsTable>;
+export type NewAttemptRow = Insertable<MessageAttemptsTable>;
 
-// A literal, not a parameter: the partial index `notifications_due` only serves queries whose
+// A literal, not a parameter: the partial index `messages_due` only serves queries whose
 // condition the planner can match to the index's own.
 const PENDING = sql<SqlBool>`status = 'pending'`;
 
-const NOTIFICATION_COLUMNS = Object.keys({
-  notification_id: 0, receiver_id: 0, payment_id: 0, api_version: 0, url: 0, destination: 0, content_type: 0, body: 0, status: 0,
-  attempts: 0, round_step: 0, round_started_at: 0, next_attempt_at: 0, lease_id: 0, locked_until: 0, delivered_at: 0,
+const MESSAGE_COLUMNS = Object.keys({
+  message_id: 0, receiver_id: 0, kind: 0, subject_type: 0, subject_id: 0, url: 0, destination: 0, content_type: 0, body: 0, signing: 0,
+  status: 0, attempts: 0, round_step: 0, round_started_at: 0, next_attempt_at: 0, lease_id: 0, locked_until: 0, delivered_at: 0,
   created_at: 0, updated_at: 0,
-} satisfies Record<keyof NotificationRow, 0>) as (keyof NotificationRow)[];
+} satisfies Record<keyof MessageRow, 0>) as (keyof MessageRow)[];
 
 // Written in every reconciliation's transaction: compiled once (prepared.ts).
 const insertRow = prepare(
-  (db, row: NotificationRow) => db.insertInto('notifications').values(Object.fromEntries(NOTIFICATION_COLUMNS.map((c) => [c, row[c]])) as NotificationRow),
-  (row) => NOTIFICATION_COLUMNS.map((c) => row[c]),
+  (db, row: MessageRow) => db.insertInto('messages').values(Object.fromEntries(MESSAGE_COLUMNS.map((c) => [c, row[c]])) as MessageRow),
+  (row) => MESSAGE_COLUMNS.map((c) => row[c]),
 );
 
-export async function insertNotification(db: Kysely<DB>, row: NotificationRow): Promise<void> {
+export async function insertMessage(db: Kysely<DB>, row: MessageRow): Promise<void> {
   await insertRow.run(db, row);
 }
 
@@ -51,10 +51,10 @@ export interface Claim {
  * attempt is recorded, and frees them if this worker dies first. Rows of skipped destinations are
  * passed over, not locked, so a backlog to one receiver never hides the other receivers' rows.
  */
-export async function claimDueNotifications(db: Kysely<DB>, claim: Claim): Promise<NotificationRow[]> {
+export async function claimDueMessages(db: Kysely<DB>, claim: Claim): Promise<MessageRow[]> {
   const due = db
-    .selectFrom('notifications')
-    .select('notification_id')
+    .selectFrom('messages')
+    .select('message_id')
     .where(PENDING)
     .where('next_attempt_at', '<=', claim.now)
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', claim.wallNow)]))
@@ -63,9 +63,9 @@ export async function claimDueNotifications(db: Kysely<DB>, claim: Claim): Promi
     .limit(claim.limit)
     .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked());
   return db
-    .updateTable('notifications')
+    .updateTable('messages')
     .set({ lease_id: claim.leaseId, locked_until: claim.leaseUntil })
-    .where('notification_id', 'in', due)
+    .where('message_id', 'in', due)
     .returningAll()
     .execute();
 }
@@ -80,7 +80,7 @@ export interface FinishedAttempt {
 
 export interface RecordedAttempt {
   number: number;
-  /** The attempt moved its notification on: the worker still held the lease. */
+  /** The attempt moved its message on: the worker still held the lease. */
   applied: boolean;
 }
 
@@ -93,12 +93,12 @@ function chunks<T>(items: T[]): T[][] {
 }
 
 /**
- * Records finished attempts (at most one per notification) in one transaction. Every attempt is
- * logged, numbered from its notification's own counter, which the same statement increments: the
+ * Records finished attempts (at most one per message) in one transaction. Every attempt is
+ * logged, numbered from its message's own counter, which the same statement increments: the
  * row lock (PostgreSQL) or the single writer (SQLite) then keeps numbers from repeating, whichever
- * worker records. An attempt moves its notification on (delivered, next attempt, exhausted) only
+ * worker records. An attempt moves its message on (delivered, next attempt, exhausted) only
  * if the lease is still this worker's; if it ended and another worker took the row, the attempt
- * is logged all the same, because it happened, and the notification is left to that worker.
+ * is logged all the same, because it happened, and the message is left to that worker.
  */
 export async function recordAttempts(db: Kysely<DB>, finished: FinishedAttempt[], now: number): Promise<Map<string, RecordedAttempt>> {
   return inTransaction(db, async (trx) => {
@@ -107,98 +107,108 @@ export async function recordAttempts(db: Kysely<DB>, finished: FinishedAttempt[]
     // Lease ids are unique per claim, so "one of this batch's leases" is "still this worker's lease".
     for (const part of chunks(finished.filter((f) => f.attempt.outcome === 'delivered'))) {
       const rows = await trx
-        .updateTable('notifications')
+        .updateTable('messages')
         .set({ ...moveOn, status: 'delivered', delivered_at: now, next_attempt_at: null })
-        .where('notification_id', 'in', part.map((f) => f.attempt.notification_id))
+        .where('message_id', 'in', part.map((f) => f.attempt.message_id))
         .where('lease_id', 'in', [...new Set(part.map((f) => f.leaseId))])
-        .returning(['notification_id', 'attempts'])
+        .returning(['message_id', 'attempts'])
         .execute();
-      for (const row of rows) recorded.set(row.notification_id, { number: row.attempts, applied: true });
+      for (const row of rows) recorded.set(row.message_id, { number: row.attempts, applied: true });
     }
     for (const f of finished) {
       if (f.attempt.outcome === 'delivered') continue;
       const row = await trx
-        .updateTable('notifications')
+        .updateTable('messages')
         .set({ ...moveOn, status: f.nextAttemptAt === null ? 'exhausted' : 'pending', next_attempt_at: f.nextAttemptAt })
-        .where('notification_id', '=', f.attempt.notification_id)
+        .where('message_id', '=', f.attempt.message_id)
         .where('lease_id', '=', f.leaseId)
         .returning('attempts')
         .executeTakeFirst();
-      if (row) recorded.set(f.attempt.notification_id, { number: row.attempts, applied: true });
+      if (row) recorded.set(f.attempt.message_id, { number: row.attempts, applied: true });
     }
     for (const f of finished) {
-      if (recorded.has(f.attempt.notification_id)) continue;
+      if (recorded.has(f.attempt.message_id)) continue;
       const row = await trx
-        .updateTable('notifications')
+        .updateTable('messages')
         .set({ attempts: sql<number>`attempts + 1`, updated_at: now })
-        .where('notification_id', '=', f.attempt.notification_id)
+        .where('message_id', '=', f.attempt.message_id)
         .returning('attempts')
         .executeTakeFirst();
-      if (row) recorded.set(f.attempt.notification_id, { number: row.attempts, applied: false });
+      if (row) recorded.set(f.attempt.message_id, { number: row.attempts, applied: false });
     }
     const rows = finished.flatMap((f) => {
-      const r = recorded.get(f.attempt.notification_id);
+      const r = recorded.get(f.attempt.message_id);
       return r ? [{ ...f.attempt, number: r.number }] : [];
     });
-    for (const part of chunks(rows)) await trx.insertInto('notification_attempts').values(part).execute();
+    for (const part of chunks(rows)) await trx.insertInto('message_attempts').values(part).execute();
     return recorded;
   });
 }
 
 /** Gives claimed rows back (to be claimed again now) if their leases are still these. */
-export async function releaseClaims(db: Kysely<DB>, notificationIds: string[], leaseIds: string[]): Promise<void> {
-  for (const part of chunks(notificationIds)) {
-    await db.updateTable('notifications').set({ lease_id: null, locked_until: null }).where('notification_id', 'in', part).where('lease_id', 'in', leaseIds).execute();
+export async function releaseClaims(db: Kysely<DB>, messageIds: string[], leaseIds: string[]): Promise<void> {
+  for (const part of chunks(messageIds)) {
+    await db.updateTable('messages').set({ lease_id: null, locked_until: null }).where('message_id', 'in', part).where('lease_id', 'in', leaseIds).execute();
   }
 }
 
-export interface NotificationFilter {
+export interface MessageFilter {
   receiverId?: number;
-  paymentId?: string;
-  status?: NotificationStatus;
+  /** Any of these kinds. */
+  kinds?: readonly string[];
+  subjectId?: string;
+  status?: MessageStatus;
+  /** Only messages older than this one (created_at, then message_id): the previous page's last. */
+  before?: { createdAt: number; messageId: string };
   limit: number;
-  offset: number;
+  offset?: number;
 }
 
 /** Newest first. */
-export async function listNotificationRows(db: Kysely<DB>, filter: NotificationFilter): Promise<NotificationRow[]> {
+export async function listMessageRows(db: Kysely<DB>, filter: MessageFilter): Promise<MessageRow[]> {
+  const { before } = filter;
   return db
-    .selectFrom('notifications')
+    .selectFrom('messages')
     .selectAll()
     .$if(filter.receiverId !== undefined, (q) => q.where('receiver_id', '=', filter.receiverId!))
-    .$if(filter.paymentId !== undefined, (q) => q.where('payment_id', '=', filter.paymentId!))
+    .$if(filter.kinds !== undefined, (q) => q.where('kind', 'in', filter.kinds!))
+    .$if(filter.subjectId !== undefined, (q) => q.where('subject_id', '=', filter.subjectId!))
     .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status!))
+    .$if(before !== undefined, (q) =>
+      q.where((eb) => eb.or([eb('created_at', '<', before!.createdAt), eb.and([eb('created_at', '=', before!.createdAt), eb('message_id', '<', before!.messageId)])])),
+    )
     .orderBy('created_at', 'desc')
-    .orderBy('notification_id', 'desc')
+    .orderBy('message_id', 'desc')
     .limit(filter.limit)
-    .offset(filter.offset)
+    .$if(filter.offset !== undefined, (q) => q.offset(filter.offset!))
     .execute();
 }
 
-/** One notification; with `receiverId`, only that account's. */
-export async function findNotificationRow(db: Kysely<DB>, notificationId: string, receiverId?: number): Promise<NotificationRow | undefined> {
+/** One message; with `receiverId`, only that account's; with `kinds`, only of those kinds. */
+export async function findMessageRow(db: Kysely<DB>, messageId: string, receiverId?: number, kinds?: readonly string[]): Promise<MessageRow | undefined> {
   return db
-    .selectFrom('notifications')
+    .selectFrom('messages')
     .selectAll()
-    .where('notification_id', '=', notificationId)
+    .where('message_id', '=', messageId)
     .$if(receiverId !== undefined, (q) => q.where('receiver_id', '=', receiverId!))
+    .$if(kinds !== undefined, (q) => q.where('kind', 'in', kinds!))
     .executeTakeFirst();
 }
 
-export async function listAttemptRows(db: Kysely<DB>, notificationId: string): Promise<NotificationAttemptRow[]> {
-  return db.selectFrom('notification_attempts').selectAll().where('notification_id', '=', notificationId).orderBy('attempt_id').execute();
+export async function listAttemptRows(db: Kysely<DB>, messageId: string): Promise<MessageAttemptRow[]> {
+  return db.selectFrom('message_attempts').selectAll().where('message_id', '=', messageId).orderBy('attempt_id').execute();
 }
 
 /**
  * Starts a new round of delivery now (same body, same ids), unless a worker holds the row: an
- * attempt in flight finishes first. False means the row is leased. The notification is pending
- * again, so it no longer reads as delivered until a receiver answers 200 again.
+ * attempt in flight finishes first. False means the row is leased. The message is pending
+ * again, so it no longer reads as delivered until its destination accepts it again.
  */
-export async function restartDelivery(db: Kysely<DB>, notificationId: string, now: number, wallNow: number): Promise<boolean> {
+export async function restartDelivery(db: Kysely<DB>, messageId: string, now: number, wallNow: number): Promise<boolean> {
   const result = await db
-    .updateTable('notifications')
+    .updateTable('messages')
     .set({ status: 'pending', round_step: 0, round_started_at: now, next_attempt_at: now, delivered_at: null, lease_id: null, locked_until: null, updated_at: now })
-    .where('notification_id', '=', notificationId)
+    .where('message_id', '=', messageId)
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', wallNow)]))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;

@@ -1,0 +1,19 @@
+// Sends a message again, now: the same body and ids, as a new round of delivery (if it fails, the
+// retry schedule starts over from this moment). An attempt already in flight finishes first.
+import { DomainError, notFound } from '../domain/errors.js';
+import { wallClockMs } from '../runtime/wall-clock.js';
+import { findMessageRow, restartDelivery } from '../store/messages.js';
+import type { MessageRow } from '../store/schema.js';
+import { inTransaction } from '../store/transaction.js';
+import type { AppContext } from './context.js';
+
+/** Only the account's own (`receiverId`) and only of `kinds`, when given; `noun` names it in the 404. */
+export async function resendMessage(ctx: AppContext, messageId: string, options: { receiverId?: number; kinds?: readonly string[]; noun: string }): Promise<MessageRow> {
+  return inTransaction(ctx.db, async (trx) => {
+    if (!(await findMessageRow(trx, messageId, options.receiverId, options.kinds))) throw notFound(options.noun);
+    if (!(await restartDelivery(trx, messageId, ctx.clock.now().getTime(), wallClockMs(ctx.clock)))) {
+      throw new DomainError('conflict', `A delivery attempt of this ${options.noun.toLowerCase()} is in progress; try again shortly`);
+    }
+    return (await findMessageRow(trx, messageId))!;
+  });
+}

@@ -1,0 +1,50 @@
+// The transactional outbox. Every message Quipu sends, of every kind, is written here, in the
+// transaction of the state change that causes it: a committed change always has its messages and
+// a rolled-back one never does. The delivery worker picks them up from there. Use cases reach it
+// through their context (`ctx.outbox`), and the changes that cause messages write them themselves
+// (app/payment-messages.ts), so no caller has to remember to.
+import type { Kysely } from 'kysely';
+import { newUuid, type RandomBytes } from '../domain/ids.js';
+import { MESSAGE_KINDS, type MessageDraft } from '../domain/message-kinds.js';
+import type { Clock } from '../runtime/clock.js';
+import { insertMessage } from '../store/messages.js';
+import type { DB, MessageRow } from '../store/schema.js';
+import { destinationOf } from './destinations.js';
+
+export class Outbox {
+  constructor(
+    private readonly clock: Clock,
+    private readonly random: RandomBytes,
+  ) {}
+
+  /** Writes a message through `db`, which is the transaction of the change that causes it. */
+  async write(db: Kysely<DB>, draft: MessageDraft): Promise<MessageRow> {
+    const rule = MESSAGE_KINDS[draft.kind];
+    const now = this.clock.now().getTime();
+    const due = draft.dueAt ?? now;
+    const row: MessageRow = {
+      message_id: newUuid(this.random),
+      receiver_id: draft.receiverId,
+      kind: draft.kind,
+      subject_type: rule.subject,
+      subject_id: draft.subjectId,
+      url: draft.url,
+      destination: destinationOf(draft.url),
+      content_type: draft.contentType,
+      body: draft.body,
+      signing: rule.signing,
+      status: 'pending',
+      attempts: 0,
+      round_step: 0,
+      round_started_at: due,
+      next_attempt_at: due,
+      lease_id: null,
+      locked_until: null,
+      delivered_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await insertMessage(db, row);
+    return row;
+  }
+}

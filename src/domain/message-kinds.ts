@@ -1,0 +1,63 @@
+// Every kind of message Quipu sends: what it is about, how it travels and how it is signed. The
+// outbox writes messages of these kinds, the delivery worker sends them by their channel, and the
+// events API filters on them. A new kind of message is a new row here.
+
+/** How a message travels: an HTTP POST to a URL, or an email. */
+export type Channel = 'http' | 'email';
+
+/** How a message is signed, per attempt: `khipu-signature` is the 3.0 notification's x-khipu-signature under the receiver secret. */
+export type Signing = 'none' | 'khipu-signature';
+
+/** What a message is about: its `subject_id` is a payment id, a receiver id, ... */
+export type SubjectType = 'payment';
+
+export interface KindRule {
+  channel: Channel;
+  subject: SubjectType;
+  signing: Signing;
+  description: string;
+}
+
+export const MESSAGE_KINDS = {
+  'payment.notification.1.3': {
+    channel: 'http',
+    subject: 'payment',
+    signing: 'none',
+    description: 'Payment reconciled, notification API 1.3: a form with the notification_token',
+  },
+  'payment.notification.3.0': {
+    channel: 'http',
+    subject: 'payment',
+    signing: 'khipu-signature',
+    description: 'Payment reconciled, notification API 3.0: the payment as JSON, signed',
+  },
+} as const satisfies Record<string, KindRule>;
+
+export type MessageKind = keyof typeof MESSAGE_KINDS;
+export const MESSAGE_KIND_NAMES = Object.keys(MESSAGE_KINDS) as MessageKind[];
+
+export function isMessageKind(value: string): value is MessageKind {
+  return Object.hasOwn(MESSAGE_KINDS, value);
+}
+
+export function kindRule(kind: string): KindRule | undefined {
+  return isMessageKind(kind) ? MESSAGE_KINDS[kind] : undefined;
+}
+
+/** The payment notification of each notification API version. */
+export const PAYMENT_NOTIFICATION_KIND = { '1.3': 'payment.notification.1.3', '3.0': 'payment.notification.3.0' } as const satisfies Record<string, MessageKind>;
+export const PAYMENT_NOTIFICATION_KINDS: readonly MessageKind[] = Object.values(PAYMENT_NOTIFICATION_KIND);
+
+/** A message to write: the outbox fills in its id, schedule and delivery state. */
+export interface MessageDraft {
+  kind: MessageKind;
+  receiverId: number;
+  subjectId: string;
+  /** An http(s) URL, or `mailto:<address>` for an email. */
+  url: string;
+  contentType: string;
+  /** The exact bytes sent on every attempt. */
+  body: string;
+  /** When the first attempt is due (developer clock); now when absent. */
+  dueAt?: number;
+}
