@@ -69,3 +69,25 @@ export function settlementFields(payment: Payment) {
     transaction_id: payment.transactionId ?? '',
   };
 }
+
+/** The payment-create answer: where the payer pays (the provider's URL formats). */
+export interface PaymentUrls {
+  payment_id: string;
+  payment_url: string;
+  simplified_transfer_url: string;
+  transfer_url: string;
+  app_url: string;
+  ready_for_terminal: boolean;
+}
+
+export function paymentUrls(baseUrl: string, payment: Payment): PaymentUrls {
+  const id = payment.paymentId;
+  return {
+    payment_id: id,
+    payment_url: `${baseUrl}/payment/info/${id}`,
+    simplified_transfer_url: `${baseUrl}/payment/simplified/${id}`,
+    transfer_url: `${baseUrl}/payment/manual/${id}`,
+    app_url: `khipu:///pos/${id}`,
+    ready_for_terminal: readyForTerminal(payment),
+  };
+}

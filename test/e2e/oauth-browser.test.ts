@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.js';
 import { call, client } from '../helpers/http.js';
-import { html } from '../../src/http/html.js';
+import { html } from '../../src/render/html.js';
 import { type Receiver, startReceiver } from '../helpers/notification-receiver.js';
 import { registerRedirectUris } from '../helpers/oauth.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';

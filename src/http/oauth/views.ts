@@ -4,7 +4,8 @@
 import type { FlowPage } from '../../app/authorization-steps.js';
 import { DEMO_BANK_ID, findBank } from '../../domain/banks.js';
 import { FLOW_SCOPES } from '../../domain/oauth-request.js';
-import { type Html, html, pageDocument } from '../html.js';
+import { type Html, html } from '../../render/html.js';
+import { pageDocument } from '../html.js';
 
 function layout(title: string, content: Html, nonce?: string): string {
   return pageDocument({ lang: 'es', title, content, script: nonce ? { nonce, source: 'document.forms[0].submit();' } : undefined });

@@ -5,8 +5,9 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import { DomainError } from '../../domain/errors.js';
 import { cycleApiRoutes } from '../operator/index.js';
-import { html } from '../html.js';
-import { languageOf, messages } from './i18n.js';
+import { html } from '../../render/html.js';
+import { messages } from '../../render/words.js';
+import { languageOf } from './i18n.js';
 import { sendPage, payerRoutes } from './routes.js';
 import { payerSecurity } from './security.js';
 

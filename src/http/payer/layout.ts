@@ -1,7 +1,8 @@
 // The frame of every payer page: language, title, the language switch and the stylesheet. No
 // script runs on these pages; everything works with plain links and forms.
-import { type Html, html, pageDocument } from '../html.js';
-import { type Lang, type Messages } from './i18n.js';
+import { type Html, html } from '../../render/html.js';
+import { pageDocument } from '../html.js';
+import { type Lang, type Messages } from '../../render/words.js';
 
 export interface PageFrame {
   lang: Lang;

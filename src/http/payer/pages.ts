@@ -6,9 +6,9 @@ import type { Payment } from '../../domain/payment.js';
 import type { PaymentAttempt } from '../../domain/payment-attempt.js';
 import type { BankOption } from '../../domain/payer-options.js';
 import type { PaymentMethodInfo } from '../../domain/payment-methods.js';
-import { formatInstant, formatMoney } from './format.js';
-import { type Html, html } from '../html.js';
-import type { Messages } from './i18n.js';
+import { formatInstant, formatMoney } from '../../render/format.js';
+import { type Html, html } from '../../render/html.js';
+import type { Messages } from '../../render/words.js';
 
 export interface PaymentView {
   m: Messages;

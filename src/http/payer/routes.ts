@@ -14,8 +14,9 @@ import { DomainError, notFound } from '../../domain/errors.js';
 import { PAYMENT_ID_PATTERN } from '../../domain/ids.js';
 import { allowsMethod, payerBanks, payerMethods } from '../../domain/payer-options.js';
 import { isAttemptOpen, payerBlock } from '../../domain/payment-attempt.js';
-import type { Html } from '../html.js';
-import { languageOf, messages } from './i18n.js';
+import type { Html } from '../../render/html.js';
+import { messages } from '../../render/words.js';
+import { languageOf } from './i18n.js';
 import { layout, type PageFrame } from './layout.js';
 import { STYLESHEET_PATH } from '../html.js';
 import {

@@ -7,12 +7,13 @@ import { deletePayment } from '../../app/delete-payment.js';
 import { getPayment } from '../../app/payment-queries.js';
 import { refundPayment } from '../../app/refund-payment.js';
 import type { RawValue } from '../../domain/field-rules.js';
+import { paymentUrls } from '../../domain/payment.js';
 import { PAYMENT_REQUEST_FIELDS } from '../../domain/payment-request.js';
 import { schemaFromFields } from '../field-schema.js';
 import { OPTIONAL_BODY } from '../openapi-optional-body.js';
 import { schemaFindings } from '../validation.js';
 import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
-import { paymentResource, paymentUrls } from '../payment-resource.js';
+import { paymentResource } from '../payment-resource.js';
 import { representationCache } from '../representation-cache.js';
 import { Message, NoFields, PaymentCreated, PaymentIdParams, PaymentV3, v3Responses } from '../schemas.js';
 

@@ -1,8 +1,8 @@
-// Amounts and dates as a payer reads them, in the page's language. Amounts are formatted from
-// their exact decimal text (Intl formats decimal strings without going through a float).
-import { findCurrency } from '../../domain/currency.js';
-import { formatAmount } from '../../domain/money.js';
-import type { Messages } from './i18n.js';
+// Amounts and dates as a payer reads them, in the language of the page or email. Amounts are
+// formatted from their exact decimal text (Intl formats decimal strings without going through a float).
+import { findCurrency } from '../domain/currency.js';
+import { formatAmount } from '../domain/money.js';
+import type { Messages } from './words.js';
 
 /** Banks and payers in Chile read times in Santiago's zone. */
 const ZONE = 'America/Santiago';
