@@ -18,14 +18,14 @@ import { startRuntime } from '../src/runtime/bootstrap.js';
 import { durable } from '../src/store/database.js';
 import { createLogger } from '../src/runtime/logger.js';
 import { createTestDatabase } from '../test/helpers/database.js';
+import { untilDelivered } from './delivery-wait.js';
+import { benchEmailDelivery } from './email-delivery.js';
 import { fmt } from './load.js';
 
 const N = Number(process.env.BENCH_NOTIFICATIONS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_DELIVERY_CONCURRENCY ?? 64);
 /** What the worker may have in flight to one receiver, and so what the direct loops use. */
 const PER_RECEIVER = defaultConcurrencyPerDestination(CONCURRENCY);
-/** No scenario may run longer than this. */
-const LIMIT_MS = 120_000;
 
 interface Receiver {
   url: string;
@@ -166,17 +166,9 @@ async function deliveryRun(kind: 'sqlite' | 'postgres', receiver: Receiver, admi
     const started = performance.now();
     worker = new DeliveryWorker(ctx);
     worker.start();
-    // Watch the receiver (another process) rather than count rows, which would load the database
-    // being measured; then wait for the last attempts to be recorded: that is the end of the run.
     const deliveredRows = async () =>
       Number((await ctx.db.selectFrom('notifications').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'delivered').executeTakeFirstOrThrow()).n);
-    const within = () => performance.now() - started < LIMIT_MS;
-    while ((await receiver.stats()).distinct < N && within()) await new Promise((r) => setTimeout(r, 20));
-    let delivered = await deliveredRows();
-    while (delivered < N && within()) {
-      await new Promise((r) => setTimeout(r, 5));
-      delivered = await deliveredRows();
-    }
+    const delivered = await untilDelivered(N, started, async () => (await receiver.stats()).distinct, deliveredRows);
     const seconds = (performance.now() - started) / 1000;
     await worker.stop();
     worker = undefined;
@@ -223,6 +215,7 @@ export async function benchDelivery(): Promise<string> {
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
       ...rows,
       '',
+      ...(await benchEmailDelivery()),
     ].join('\n');
   } finally {
     receiver.stop();

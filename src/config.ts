@@ -40,7 +40,7 @@ export interface Config {
   paymentDefaultTtlHours: number;
   /** DEMO_ACCOUNT: create a developer-mode demo account on first start with an empty database (default: the SANDBOX value). */
   demoAccount: boolean;
-  /** RUN_WORKER: run the notification delivery worker inside `quipu serve` (turn off when workers run as `quipu worker`). */
+  /** RUN_WORKER: run the notification delivery worker and the background jobs inside `quipu serve` (turn off when workers run as `quipu worker`). */
   runWorker: boolean;
   /** DELIVERY_CONCURRENCY: notification requests in flight at once per worker process. */
   deliveryConcurrency: number;
@@ -54,6 +54,10 @@ export interface Config {
   deliveryPollMs: number;
   /** DELIVERY_BATCH_SIZE: most notifications claimed by one query (and attempts that trigger an immediate write of the attempt log). */
   deliveryBatchSize: number;
+  /** JOBS_POLL_MS: how often a process that runs background jobs looks for due ones. */
+  jobsPollMs: number;
+  /** JOB_LEASE_MS: how long a run holds its job (renewed every third of it while it runs); a dead process's job is taken over after it. */
+  jobLeaseMs: number;
   /** SANDBOX: developer-mode extras (the movable clock at /sandbox/clock); turn off on a production installation. */
   sandbox: boolean;
   /** OPERATOR_TOKEN: bearer token of the operator API (/operator/v1: bank credits); unset, that API refuses every request. */
@@ -64,6 +68,10 @@ export interface Config {
   payerFormTtlSeconds: number;
   /** API_KEYS_RETIRED: the contract's announced retirement of API keys: x-api-key is refused everywhere (401) and only OAuth bearer tokens authenticate. */
   apiKeysRetired: boolean;
+  /** SMTP_URL: `smtp://` or `smtps://` mail server (user and password in the URL) that payer emails are handed to; unset, they stay in the local inbox. */
+  smtpUrl: string | undefined;
+  /** SMTP_FROM: the sender of payer emails (`Name <address>` or an address; default `Quipu <no-reply@host of PUBLIC_BASE_URL>`). */
+  smtpFrom: string;
   /** COLLECTION_BANK_ID, COLLECTION_ACCOUNT_TYPE, COLLECTION_ACCOUNT_NUMBER, COLLECTION_HOLDER_NAME, COLLECTION_HOLDER_RUT: the bank account payers transfer to (all five, or none for DemoBank's). */
   collectionAccount: CollectionAccount;
 }
@@ -120,10 +128,11 @@ export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const sandbox = flag(env, 'SANDBOX', true);
+  const publicBaseUrl = baseUrl(env.PUBLIC_BASE_URL || `http://localhost:${port}`);
   return {
     port,
     host,
-    publicBaseUrl: baseUrl(env.PUBLIC_BASE_URL || `http://localhost:${port}`),
+    publicBaseUrl,
     databaseUrl: databaseUrl(env.DATABASE_URL || `sqlite:${path.join(dataDir, 'quipu.db')}`),
     dataDir,
     logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -141,13 +150,25 @@ export function loadConfig(env: Env = process.env): Config {
     // A production installation (SANDBOX=false) gets no demo account unless asked for one.
     demoAccount: flag(env, 'DEMO_ACCOUNT', sandbox),
     ...delivery(env),
+    jobsPollMs: integer(env, 'JOBS_POLL_MS', 1_000, 10, 60_000),
+    jobLeaseMs: integer(env, 'JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     sandbox,
     operatorToken: env.OPERATOR_TOKEN || undefined,
     bankTimeoutMs: integer(env, 'BANK_TIMEOUT_MS', 30_000, 100, 300_000),
     payerFormTtlSeconds: integer(env, 'PAYER_FORM_TTL_SECONDS', 3 * 3600, 1, 7 * 24 * 3600),
     apiKeysRetired: flag(env, 'API_KEYS_RETIRED', false),
     collectionAccount: collectionAccount(env),
+    ...mail(env, publicBaseUrl),
   };
+}
+
+function mail(env: Env, publicBaseUrl: string) {
+  const smtpUrl = env.SMTP_URL || undefined;
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/i.test(smtpUrl)) throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
+  const smtpFrom = env.SMTP_FROM || `Quipu <no-reply@${new URL(publicBaseUrl).hostname}>`;
+  // It becomes the From header of every email: one line, one address.
+  if (!/^(?:[^<>@\r\n]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/.test(smtpFrom)) throw new ConfigError(`SMTP_FROM must be "Name <address>" or an address, got "${smtpFrom}"`);
+  return { smtpUrl, smtpFrom };
 }
 
 /** One slow receiver may hold at most a quarter of a worker's requests: the rest keep serving the others. */

@@ -1,17 +1,18 @@
 // The payer authorises the transfer at their bank. The attempt is claimed first (authenticated →
 // authorizing) so a double submit reaches the bank once, and only while no other attempt of the
 // payment waits for its bank, so two tabs cannot pay twice. The bank is asked outside any
-// transaction, since a real bank answers over the network; its answer is then applied.
+// transaction, since a real bank answers over the network, and only once the claim is on disk
+// (ask-bank.ts); its answer is then applied.
 import { DomainError, fieldError, notFound, stateError } from '../domain/errors.js';
 import type { Payment } from '../domain/payment.js';
 import { AWAITING_BANK_STATES, isAttemptOpen, payerBlock, type PaymentAttempt } from '../domain/payment-attempt.js';
-import type { BankConnector, TransferOrder, TransferResult } from '../bank/connector.js';
-import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
+import type { TransferResult } from '../bank/connector.js';
 import { connectorFor } from '../bank/registry.js';
 import { findAttempt, latestAttemptIn, moveAttempt } from '../store/attempts.js';
 import { findPaymentById } from '../store/payment-lookup.js';
 import { inTransaction } from '../store/transaction.js';
-import { applyTransferResult, bankCall, transferOrder } from './apply-transfer.js';
+import { applyTransferResult, transferOrder } from './apply-transfer.js';
+import { askBankToMoveMoney } from './ask-bank.js';
 import type { AppContext } from './context.js';
 import { getPayerAttempt } from './payer-payment.js';
 
@@ -20,9 +21,6 @@ export interface AuthorizationOutcome {
   attempt: PaymentAttempt;
   payment: Payment;
 }
-
-/** What a bank that could not be reached (or broke off) answered: it may have moved the money all the same, only the bank can say. */
-export const NO_ANSWER: TransferResult = { status: 'uncertain' };
 
 export async function authorizeTransfer(ctx: AppContext, attemptId: string, answers: readonly string[]): Promise<AuthorizationOutcome> {
   const { attempt, payment } = await getPayerAttempt(ctx, attemptId);
@@ -35,7 +33,8 @@ export async function authorizeTransfer(ctx: AppContext, attemptId: string, answ
   if (!connector) throw new DomainError('forbidden', 'Quipu has no connection to this bank');
   if (!connector.acceptsAnswers(answers)) throw fieldError('coordinates', 'must be the two digits of each coordinate asked');
   await claimAttempt(ctx, attempt, now);
-  const result = await askBank(ctx, connector, transferOrder(attempt, payment, ctx.config.collectionAccount), answers);
+  const order = transferOrder(attempt, payment, ctx.config.collectionAccount);
+  const result = await askBankToMoveMoney(ctx, { orderId: order.orderId, bankId: connector.bankId }, (call) => connector.transfer(order, answers, call));
   await applyTransferResult(ctx, attempt, 'authorizing', result);
   return {
     result: result.status,
@@ -61,22 +60,4 @@ async function claimAttempt(ctx: AppContext, attempt: PaymentAttempt, now: Date)
       throw stateError('This transfer was already submitted');
     }
   });
-}
-
-/**
- * The bank's answer. A failed or unanswered call must not leave the attempt authorizing (nor the
- * payer waiting) for good: it becomes uncertain, and the bank's later answer (housekeeping asks
- * it) or its credit on the collection account decides it; an answer arriving after the timeout is
- * not waited for.
- */
-async function askBank(ctx: AppContext, connector: BankConnector, order: TransferOrder, answers: readonly string[]): Promise<TransferResult> {
-  const context = { attemptId: order.orderId, bankId: connector.bankId };
-  try {
-    const answer = await answerWithin(connector.transfer(order, answers, bankCall(ctx)), ctx.config.bankTimeoutMs);
-    if (answer !== NO_ANSWER_IN_TIME) return answer;
-    ctx.log.error({ ...context, timeoutMs: ctx.config.bankTimeoutMs }, 'the bank did not answer a transfer in time; it is uncertain until the bank confirms or fails it');
-  } catch (error) {
-    ctx.log.error({ err: error, ...context }, 'the bank did not answer a transfer; it is uncertain until the bank confirms or fails it');
-  }
-  return NO_ANSWER;
 }

@@ -1,13 +1,15 @@
 // The one place a stored payment changes. A use case decides what to change from the current
 // payment (under a row lock), status moves go through the transition table, and the change, its
-// version bump, its extra writes (refund rows) and the messages it sends (domain/payment-messages.ts)
-// commit together.
+// version bump, its extra writes (refund rows) and the messages it sends or withdraws
+// (domain/payment-messages.ts) commit together.
 import type { Kysely } from 'kysely';
 import { notFound } from '../domain/errors.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
-import { PAYMENT_EVENT_MESSAGES } from '../domain/payment-messages.js';
+import { PAYER_EMAIL_KINDS } from '../domain/message-kinds.js';
+import { PAYMENT_EVENT_MESSAGES, payerEmailChange } from '../domain/payment-messages.js';
 import { applyEvent, type PaymentEvent } from '../domain/payment-status.js';
+import { withdrawMessages } from '../store/messages.js';
 import type { DB, PaymentUpdate } from '../store/schema.js';
 import { findPayment, updatePayment } from '../store/payments.js';
 import { inTransaction } from '../store/transaction.js';
@@ -37,11 +39,19 @@ export async function changePayment(
     const now = ctx.clock.now();
     const change = decide(payment, now);
     const next = change.event ? applyEvent(payment, change.event) : payment;
-    const update: PaymentUpdate = { ...change.fields, status: next.status, status_detail: next.statusDetail, updated_at: now.getTime() };
+    const emails = payerEmailChange(payment, next, change.fields?.deleted_at != null, now);
+    const update: PaymentUpdate = {
+      ...change.fields,
+      ...(emails && { next_reminder_at: emails.nextReminderAt?.getTime() ?? null }),
+      status: next.status,
+      status_detail: next.statusDetail,
+      updated_at: now.getTime(),
+    };
     // The row is locked, so the version always matches; the check guards against a caller that forgot the lock.
     if (!(await updatePayment(trx, paymentId, payment.version, update))) throw new Error(`payment ${paymentId} changed during its own transaction`);
     const changed = (await findPayment(trx, receiverId, paymentId, { includeDeleted: true }))!;
     if (change.also) await change.also(trx, changed);
+    if (emails?.withdraw) await withdrawMessages(trx, paymentId, PAYER_EMAIL_KINDS, now.getTime());
     const messages = change.event && PAYMENT_EVENT_MESSAGES[change.event];
     if (messages) {
       const draft = messages(changed, change.merchant ?? (await merchantOf(withDb(ctx, trx), receiverId)));

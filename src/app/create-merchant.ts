@@ -2,7 +2,7 @@
 // receivers. Returns the credentials once; afterwards only hashes and sealed secrets are kept.
 import type { Kysely } from 'kysely';
 import { hashApiKey } from '../domain/credentials.js';
-import { fieldError } from '../domain/errors.js';
+import { FieldErrors } from '../domain/errors.js';
 import { isWebUrl } from '../domain/formats.js';
 import { newReceiverId, newReceiverSecret, newUuid } from '../domain/ids.js';
 import { DEFAULT_NOTIFY_API_VERSION, type Merchant, type MerchantFeatures } from '../domain/merchant.js';
@@ -19,6 +19,7 @@ export interface NewMerchant {
   features?: Partial<MerchantFeatures>;
   notifyUrl?: string | null;
   notifyApiVersion?: string;
+  renditionUrl?: string | null;
   parentReceiverId?: number | null;
   paymentMethods?: string[];
   users?: string[];
@@ -34,7 +35,7 @@ export interface MerchantCredentials {
 }
 
 export async function createMerchant(ctx: AppContext, input: NewMerchant, db: Kysely<DB> = ctx.db): Promise<{ merchant: Merchant; credentials: MerchantCredentials }> {
-  checkDefaultNotifyUrl(ctx, input.notifyUrl, input.developer);
+  checkAccountUrls(ctx, { notify_url: input.notifyUrl, rendition_url: input.renditionUrl }, input.developer);
   const secret = newReceiverSecret(ctx.random);
   const apiKey = newUuid(ctx.random);
   const now = ctx.clock.now().getTime();
@@ -51,6 +52,7 @@ export async function createMerchant(ctx: AppContext, input: NewMerchant, db: Ky
       developer: flag(input.developer),
       notify_url: input.notifyUrl ?? null,
       notify_api_version: input.notifyApiVersion ?? DEFAULT_NOTIFY_API_VERSION,
+      rendition_url: input.renditionUrl ?? null,
       feature_confirm: flag(features.confirm),
       feature_integrator: flag(features.integrator),
       feature_refunds: flag(features.refunds),
@@ -76,9 +78,20 @@ export async function createMerchant(ctx: AppContext, input: NewMerchant, db: Ky
   }
 }
 
-/** An account's default notify_url follows the rules of a payment's: a web URL, public unless the account may notify private addresses. */
-export function checkDefaultNotifyUrl(ctx: AppContext, url: string | null | undefined, developer: boolean): void {
-  if (url === null || url === undefined) return;
-  const problem = isWebUrl(url) ? notifyUrlProblem(url, mayNotifyPrivateAddresses(developer, ctx.config.sandbox)) : 'must be an absolute http or https URL';
-  if (problem) throw fieldError('notify_url', problem);
+/** The URLs an account is sent messages at, by field name; null or absent ones are not set. */
+export type AccountUrls = Partial<Record<'notify_url' | 'rendition_url', string | null>>;
+
+/**
+ * An account's default notify_url and its rendition_url follow the rules of a payment's
+ * notify_url: a web URL, public unless the account may notify private addresses. Every offending
+ * field is named.
+ */
+export function checkAccountUrls(ctx: AppContext, urls: AccountUrls, developer: boolean): void {
+  const errors = new FieldErrors();
+  for (const [field, url] of Object.entries(urls)) {
+    if (url === null || url === undefined) continue;
+    const problem = isWebUrl(url) ? notifyUrlProblem(url, mayNotifyPrivateAddresses(developer, ctx.config.sandbox)) : 'must be an absolute http or https URL';
+    if (problem) errors.add(field, problem);
+  }
+  errors.throwIfAny();
 }

@@ -1,16 +1,19 @@
-// Creates a payment from a v3 or v2 request. A single insert: nothing else is written, so nothing
-// can be left half-done.
+// Creates a payment from a v3 or v2 request. Usually a single insert (through group commit):
+// nothing else is written, so nothing can be left half-done. A payment emailed to its payer
+// (send_email) commits in one transaction with its collection email, or neither is written.
 import { findBank } from '../domain/banks.js';
 import type { FieldError } from '../domain/errors.js';
 import { newNotificationToken, newPaymentId } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
 import type { Payment } from '../domain/payment.js';
+import { paymentEmail } from '../render/payment-emails.js';
 import { type ApiSurface, parsePaymentRequest } from '../domain/payment-request.js';
+import { nextReminderAt } from '../domain/reminder-schedule.js';
 import type { RawValue } from '../domain/field-rules.js';
 import { insertPayment, toPayment } from '../store/payments.js';
 import type { PaymentRow } from '../store/schema.js';
-import { isUniqueViolation } from '../store/transaction.js';
+import { inTransaction, isUniqueViolation } from '../store/transaction.js';
 import type { AppContext } from './context.js';
 
 /** `found`: field errors the transport's schema already found, reported with the rules' own. */
@@ -63,13 +66,24 @@ export async function createPayment(ctx: AppContext, merchant: Merchant, surface
       conciliation_at: null,
       confirmed_at: null,
       funds_delivery_at: null,
+      next_reminder_at: nextReminderAt({ sendReminders: req.sendReminders, createdAt: now, expiresAt: req.expiresAt }, now)?.getTime() ?? null,
+      fund_delivery_id: null,
       created_at: at,
       updated_at: at,
       deleted_at: null,
     };
     try {
-      await insertPayment(ctx.db, row);
-      return toPayment(row);
+      const payment = toPayment(row);
+      const email = req.sendEmail ? paymentEmail('payment.email.collection', payment, merchant, ctx.config) : undefined;
+      if (email) {
+        await inTransaction(ctx.db, async (trx) => {
+          await insertPayment(trx, row);
+          await ctx.outbox.write(trx, email);
+        });
+      } else {
+        await insertPayment(ctx.db, row);
+      }
+      return payment;
     } catch (error) {
       // 36^12 ids and 2^256 tokens: a collision is astronomically rare, but never a 500.
       if (isUniqueViolation(error) && attempt < 5) continue;

@@ -16,6 +16,7 @@ export async function createReceiver(ctx: AppContext, integrator: Merchant, raw:
     name: req.businessName,
     developer: integrator.developer,
     notifyUrl: req.notifyUrl ?? null,
+    renditionUrl: req.renditionUrl ?? null,
     parentReceiverId: integrator.receiverId,
     users: [req.adminEmail],
     countryCode: req.countryCode,

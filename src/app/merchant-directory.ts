@@ -27,6 +27,7 @@ export function toMerchant(row: MerchantRow, secrets: SecretBox): Merchant {
     secret: secrets.open(row.secret_enc),
     notifyUrl: row.notify_url,
     notifyApiVersion: row.notify_api_version,
+    renditionUrl: row.rendition_url,
     features,
     parentReceiverId: row.parent_receiver_id,
     paymentMethods: JSON.parse(row.payment_methods) as string[],

@@ -8,7 +8,7 @@ import { DomainError } from '../domain/errors.js';
 import { staleAuthorizationCutoff } from '../domain/payment-attempt.js';
 import { attemptsUnchangedSince } from '../store/attempts.js';
 import { applyTransferResult } from './apply-transfer.js';
-import { NO_ANSWER } from './authorize-transfer.js';
+import { NO_ANSWER } from './ask-bank.js';
 import type { AppContext } from './context.js';
 
 const BATCH = 100;

@@ -1,6 +1,7 @@
 // Sends a message again, now: the same body and ids, as a new round of delivery (if it fails, the
-// retry schedule starts over from this moment). An attempt already in flight finishes first.
-import { DomainError, notFound } from '../domain/errors.js';
+// retry schedule starts over from this moment). An attempt already in flight finishes first. A
+// message withdrawn unsent (an email asking to pay a payment that was paid since) stays so.
+import { DomainError, notFound, stateError } from '../domain/errors.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { findMessageRow, restartDelivery } from '../store/messages.js';
 import type { MessageRow } from '../store/schema.js';
@@ -10,7 +11,9 @@ import type { AppContext } from './context.js';
 /** Only the account's own (`receiverId`) and only of `kinds`, when given; `noun` names it in the 404. */
 export async function resendMessage(ctx: AppContext, messageId: string, options: { receiverId?: number; kinds?: readonly string[]; noun: string }): Promise<MessageRow> {
   return inTransaction(ctx.db, async (trx) => {
-    if (!(await findMessageRow(trx, messageId, options.receiverId, options.kinds))) throw notFound(options.noun);
+    const message = await findMessageRow(trx, messageId, options.receiverId, options.kinds);
+    if (!message) throw notFound(options.noun);
+    if (message.status === 'cancelled') throw stateError(`This ${options.noun.toLowerCase()} was withdrawn unsent, because what it was about has changed; it cannot be sent again`);
     if (!(await restartDelivery(trx, messageId, ctx.clock.now().getTime(), wallClockMs(ctx.clock)))) {
       throw new DomainError('conflict', `A delivery attempt of this ${options.noun.toLowerCase()} is in progress; try again shortly`);
     }

@@ -9,7 +9,7 @@ import { findMerchantRow, updateMerchantRow } from '../store/merchants.js';
 import { replaceRedirectUris } from '../store/oauth-redirect-uris.js';
 import type { MerchantsTable } from '../store/schema.js';
 import type { AppContext } from './context.js';
-import { checkDefaultNotifyUrl } from './create-merchant.js';
+import { checkAccountUrls } from './create-merchant.js';
 import { API_KEY_TOPIC, MERCHANT_TOPIC, toMerchant } from './merchant-directory.js';
 
 export interface MerchantChanges {
@@ -18,6 +18,7 @@ export interface MerchantChanges {
   features?: Partial<MerchantFeatures>;
   notifyUrl?: string | null;
   notifyApiVersion?: string;
+  renditionUrl?: string | null;
   paymentMethods?: string[];
   users?: string[];
   /** Replace the API key; the new one is returned once. */
@@ -43,14 +44,22 @@ export async function updateMerchant(ctx: AppContext, receiverId: number, change
   return ctx.feed.transaction(ctx.db, async (trx, publish) => {
     const before = await findMerchantRow(trx, receiverId);
     if (!before) throw notFound('Merchant');
-    if (changes.notifyUrl !== undefined || changes.developer !== undefined) {
-      checkDefaultNotifyUrl(ctx, changes.notifyUrl === undefined ? before.notify_url : changes.notifyUrl, changes.developer ?? before.developer === 1);
-    }
+    // A URL is checked when it changes, and both when the account changes mode.
+    const recheck = changes.developer !== undefined;
+    checkAccountUrls(
+      ctx,
+      {
+        notify_url: changes.notifyUrl !== undefined ? changes.notifyUrl : recheck ? before.notify_url : null,
+        rendition_url: changes.renditionUrl !== undefined ? changes.renditionUrl : recheck ? before.rendition_url : null,
+      },
+      changes.developer ?? before.developer === 1,
+    );
     const set: Partial<MerchantsTable> = { updated_at: ctx.clock.now().getTime() };
     if (changes.name !== undefined) set.name = changes.name;
     if (changes.developer !== undefined) set.developer = changes.developer ? 1 : 0;
     if (changes.notifyUrl !== undefined) set.notify_url = changes.notifyUrl;
     if (changes.notifyApiVersion !== undefined) set.notify_api_version = changes.notifyApiVersion;
+    if (changes.renditionUrl !== undefined) set.rendition_url = changes.renditionUrl;
     if (changes.paymentMethods !== undefined) set.payment_methods = JSON.stringify(changes.paymentMethods);
     if (changes.users !== undefined) set.users = JSON.stringify(changes.users);
     for (const [feature, on] of Object.entries(changes.features ?? {})) {

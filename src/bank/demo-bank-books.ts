@@ -1,9 +1,10 @@
 // DemoBank's books: every transfer it was asked for and what became of it, and the credits it
-// booked on the collection account, numbered in booking order. A simulated bank has no servers of
-// its own, so its books live in Quipu's database, where the server, the workers and the CLI of an
-// installation all see them (table demobank_transfers, migration 008). Quipu's own tables know
-// nothing of them.
-import type { Kysely } from 'kysely';
+// booked on the collection account, numbered in booking order; and a journal of the requests it
+// answered, for developers to see what Quipu asked their bank and when (`quipu demobank requests`).
+// A simulated bank has no servers of its own, so its books live in Quipu's database, where the
+// server, the workers and the CLI of an installation all see them (tables demobank_transfers,
+// migration 008, and demobank_requests, migration 011). Quipu's own tables know nothing of them.
+import type { Generated, Kysely } from 'kysely';
 import type { BankCredit } from '../domain/bank-credit.js';
 import type { DB } from '../store/schema.js';
 import { lockSetting } from '../store/setting-lock.js';
@@ -22,8 +23,25 @@ interface DemoBankTransfersTable {
   updated_at: number;
 }
 
-type BooksDb = Kysely<DB & { demobank_transfers: DemoBankTransfersTable }>;
-const books = (db: Kysely<DB>): BooksDb => db.withTables<{ demobank_transfers: DemoBankTransfersTable }>();
+interface DemoBankRequestsTable {
+  request_id: Generated<number>;
+  /** Developer-clock milliseconds. */
+  asked_at: number;
+  operation: DemoBankOperation;
+  order_id: string | null;
+  payment_id: string | null;
+  /** The cursor credits were asked after. */
+  cursor: string | null;
+  answer: string;
+}
+
+type BooksTables = {
+  demobank_transfers: DemoBankTransfersTable;
+  demobank_requests: DemoBankRequestsTable;
+};
+
+type BooksDb = Kysely<DB & BooksTables>;
+const books = (db: Kysely<DB>): BooksDb => db.withTables<BooksTables>();
 
 /** The number of the last credit booked; held locked while booking, so credits commit in the order of their numbers. */
 const LAST_CREDIT = 'demobank:last-credit';
@@ -70,4 +88,56 @@ export async function creditsAfter(db: Kysely<DB>, after: number, limit: number)
     .limit(limit)
     .execute();
   return rows.map((row) => ({ seq: Number(row.credit_seq), credit: creditOf(row.credit!) }));
+}
+
+export type DemoBankOperation = 'transfer' | 'transfer-status' | 'credits';
+
+export interface DemoBankRequest {
+  requestId: number;
+  askedAt: Date;
+  operation: DemoBankOperation;
+  orderId: string | null;
+  paymentId: string | null;
+  cursor: string | null;
+  /** What DemoBank answered: executed, failed or uncertain; for credits, how many it reported. */
+  answer: string;
+}
+
+/** The journal keeps this many of the latest requests: bank polling asks every minute, for good. */
+const JOURNAL_LENGTH = 10_000;
+
+export async function journalRequest(db: Kysely<DB>, request: Omit<DemoBankRequest, 'requestId'>): Promise<void> {
+  const { request_id } = await books(db)
+    .insertInto('demobank_requests')
+    .values({
+      asked_at: request.askedAt.getTime(),
+      operation: request.operation,
+      order_id: request.orderId,
+      payment_id: request.paymentId,
+      cursor: request.cursor,
+      answer: request.answer,
+    })
+    .returning('request_id')
+    .executeTakeFirstOrThrow();
+  await books(db).deleteFrom('demobank_requests').where('request_id', '<=', Number(request_id) - JOURNAL_LENGTH).execute();
+}
+
+/** The latest `limit` requests (about one payment, if given), oldest first. */
+export async function journaledRequests(db: Kysely<DB>, filter: { paymentId?: string; limit: number }): Promise<DemoBankRequest[]> {
+  const rows = await books(db)
+    .selectFrom('demobank_requests')
+    .selectAll()
+    .$if(filter.paymentId !== undefined, (q) => q.where('payment_id', '=', filter.paymentId!))
+    .orderBy('request_id', 'desc')
+    .limit(filter.limit)
+    .execute();
+  return rows.reverse().map((row) => ({
+    requestId: Number(row.request_id),
+    askedAt: new Date(Number(row.asked_at)),
+    operation: row.operation,
+    orderId: row.order_id,
+    paymentId: row.payment_id,
+    cursor: row.cursor,
+    answer: row.answer,
+  }));
 }

@@ -2,11 +2,12 @@
 // valid Chilean RUT with password 1234 logs in; the card coordinates 11 22 33 transfer, 99 99 99
 // fail with a bank error, and any other answer leaves the result uncertain until the bank (a
 // developer, through the sandbox or the CLI) confirms or fails it. What it did is kept in its
-// books (demo-bank-books.ts), which it answers from when asked about a transfer or its credits.
+// books (demo-bank-books.ts), which it answers from when asked about a transfer or its credits;
+// every transfer, question about one and report of credits is journaled there too.
 import { DEMO_BANK_ID } from '../domain/banks.js';
 import { formatRut, parseRut } from '../domain/rut.js';
 import type { BankCall, BankConnector, CreditReport, LoginResult, PayerCredentials, TransferOrder, TransferResult } from './connector.js';
-import { type BookEntry, bookTransfer, creditsAfter, findEntry } from './demo-bank-books.js';
+import { type BookEntry, bookTransfer, creditsAfter, type DemoBankOperation, findEntry, journalRequest } from './demo-bank-books.js';
 
 export const DEMO_BANK_PASSWORD = '1234';
 export const DEMO_BANK_ERROR = 'Error ejecutando transferencia';
@@ -50,6 +51,12 @@ function resultOf(entry: BookEntry): TransferResult {
   return entry.state === 'failed' ? { status: 'failed', message: DEMO_BANK_ERROR } : { status: 'uncertain' };
 }
 
+/** Journals a request about a transfer with DemoBank's answer, and returns the answer. */
+async function answered(call: BankCall, operation: DemoBankOperation, order: TransferOrder, result: TransferResult): Promise<TransferResult> {
+  await journalRequest(call.db, { askedAt: call.now, operation, orderId: order.orderId, paymentId: order.reference, cursor: null, answer: result.status });
+  return result;
+}
+
 export type DemoBankDecision = 'confirm' | 'fail';
 
 export interface DemoBank extends BankConnector {
@@ -86,17 +93,19 @@ export const demoBank: DemoBank = {
   },
 
   async transfer(order: TransferOrder, answers: readonly string[], call: BankCall): Promise<TransferResult> {
-    return resultOf(await bookTransfer(call.db, order.orderId, entryFor(order, demoBankOutcome(answers), call.now), call.now));
+    const entry = await bookTransfer(call.db, order.orderId, entryFor(order, demoBankOutcome(answers), call.now), call.now);
+    return answered(call, 'transfer', order, resultOf(entry));
   },
 
   async transferStatus(order: TransferOrder, call: BankCall): Promise<TransferResult> {
     const entry = await findEntry(call.db, order.orderId);
-    return entry ? resultOf(entry) : { status: 'uncertain' };
+    return answered(call, 'transfer-status', order, entry ? resultOf(entry) : { status: 'uncertain' });
   },
 
   async credits(cursor: string | null, call: BankCall): Promise<CreditReport> {
     if (cursor !== null && !/^\d+$/.test(cursor)) throw new Error(`not a DemoBank cursor: ${cursor}`);
     const booked = await creditsAfter(call.db, cursor === null ? 0 : Number(cursor), CREDITS_PER_REPORT);
+    await journalRequest(call.db, { askedAt: call.now, operation: 'credits', orderId: null, paymentId: null, cursor, answer: `${booked.length} credits` });
     return { credits: booked.map((b) => b.credit), cursor: booked.length > 0 ? String(booked.at(-1)!.seq) : cursor };
   },
 

@@ -4,7 +4,11 @@ import { loadConfig } from '../config.js';
 import { startRuntime } from '../runtime/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
 import { clockCommand } from './clock.js';
+import { emailsCommand } from './emails.js';
+import { eventsCommand } from './events.js';
+import { jobsCommand } from './jobs.js';
 import { keysCommand } from './keys.js';
+import { listenCommand } from './listen.js';
 import { merchantsCommand } from './merchants.js';
 import { notificationsCommand } from './notifications.js';
 import { demoBankCommand, paymentsCommand } from './payments.js';
@@ -34,15 +38,19 @@ export async function main(argv: string[]): Promise<void> {
     });
   program
     .command('worker')
-    .description('run a notification delivery worker (several may share one PostgreSQL database)')
+    .description('run a notification delivery worker and the background jobs (several may share one PostgreSQL database)')
     .action(async () => (await import('./worker.js')).worker());
   program.addCommand(merchantsCommand());
   program.addCommand(notificationsCommand());
+  program.addCommand(emailsCommand());
+  program.addCommand(eventsCommand());
+  program.addCommand(listenCommand());
   program.addCommand(clockCommand());
   program.addCommand(keysCommand());
   program.addCommand(reconcileCommand());
   program.addCommand(creditsCommand());
   program.addCommand(paymentsCommand());
   program.addCommand(demoBankCommand());
+  program.addCommand(jobsCommand());
   await program.parseAsync(argv);
 }

@@ -9,6 +9,7 @@ export function merchantView(merchant: Merchant, showSecret: boolean) {
     features: merchant.features,
     notify_url: merchant.notifyUrl,
     notify_api_version: merchant.notifyApiVersion,
+    rendition_url: merchant.renditionUrl,
     parent_receiver_id: merchant.parentReceiverId,
     payment_methods: merchant.paymentMethods,
     users: merchant.users,

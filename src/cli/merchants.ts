@@ -11,6 +11,7 @@ import { redirectUrisOf } from '../store/oauth-redirect-uris.js';
 import { toMerchant } from '../app/merchant-directory.js';
 import { notFound } from '../domain/errors.js';
 import { merchantView, printHuman } from './merchant-view.js';
+import { oneOf } from './options.js';
 import { withRuntime } from './runtime.js';
 
 // Commander turns --contract-url into options.contractUrl: the flags map onto feature names.
@@ -46,11 +47,6 @@ function redirectUri(value: string, previous: string[] = []): string[] {
   return collect(value, previous);
 }
 
-function version(value: string): string {
-  if (!(NOTIFY_API_VERSIONS as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${NOTIFY_API_VERSIONS.join(', ')}`);
-  return value;
-}
-
 function receiverId(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a receiver id (a number)');
   return Number(value);
@@ -79,7 +75,8 @@ export function merchantsCommand(): Command {
     .requiredOption('--name <name>', 'account name')
     .option('--production', 'a regular account: real banks, no test bank')
     .option('--notify-url <url>', 'default notification URL', url)
-    .option('--notify-api-version <version>', 'default notification API version', version)
+    .option('--notify-api-version <version>', 'default notification API version', oneOf(NOTIFY_API_VERSIONS))
+    .option('--rendition-url <url>', 'where accountability reports are sent when funds are delivered', url)
     .option('--user <email>', 'a user allowed to be responsible for collections (repeatable)', email)
     .option('--payment-method <id>', 'a payment method the account offers (repeatable; default all)', method)
     .option('--json', 'print one JSON object');
@@ -92,6 +89,7 @@ export function merchantsCommand(): Command {
         features: features(options),
         notifyUrl: options.notifyUrl,
         notifyApiVersion: options.notifyApiVersion,
+        renditionUrl: options.renditionUrl,
         users: options.user,
         paymentMethods: options.paymentMethod,
       });
@@ -132,7 +130,9 @@ export function merchantsCommand(): Command {
     .option('--production', 'switch to production mode')
     .option('--notify-url <url>', 'default notification URL', url)
     .option('--no-notify-url', 'remove the default notification URL')
-    .option('--notify-api-version <version>', 'default notification API version', version)
+    .option('--notify-api-version <version>', 'default notification API version', oneOf(NOTIFY_API_VERSIONS))
+    .option('--rendition-url <url>', 'where accountability reports are sent when funds are delivered', url)
+    .option('--no-rendition-url', 'send no accountability reports')
     .option('--user <email>', 'replace the users allowed to be responsible for collections (repeatable)', email)
     .option('--payment-method <id>', 'replace the payment methods offered (repeatable)', method)
     .option('--rotate-api-key', 'issue a new API key; the old one stops working at once')
@@ -152,6 +152,7 @@ export function merchantsCommand(): Command {
         features: features(options),
         notifyUrl: options.notifyUrl === false ? null : options.notifyUrl,
         notifyApiVersion: options.notifyApiVersion,
+        renditionUrl: options.renditionUrl === false ? null : options.renditionUrl,
         users: options.user,
         paymentMethods: options.paymentMethod,
         rotateApiKey: options.rotateApiKey === true,

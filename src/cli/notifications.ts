@@ -1,23 +1,14 @@
 // `quipu notifications list|show|resend`: the operator's view of notification delivery, across
 // accounts or for one (--receiver).
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { getMessage, listMessages } from '../app/message-queries.js';
 import { resendMessage } from '../app/resend-message.js';
 import { notificationDetailView, notificationView } from '../delivery/notification-view.js';
 import { PAYMENT_NOTIFICATION_KINDS } from '../domain/message-kinds.js';
-import { MESSAGE_STATUSES as NOTIFICATION_STATUSES, type MessageStatus as NotificationStatus } from '../store/messages.js';
+import { NOTIFICATION_STATUSES } from '../store/messages.js';
 import { printHuman } from './merchant-view.js';
+import { oneOf, wholeNumber } from './options.js';
 import { withRuntime } from './runtime.js';
-
-function wholeNumber(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
-  return Number(value);
-}
-
-function status(value: string): NotificationStatus {
-  if (!(NOTIFICATION_STATUSES as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${NOTIFICATION_STATUSES.join(', ')}`);
-  return value as NotificationStatus;
-}
 
 const NOTIFICATIONS = { kinds: PAYMENT_NOTIFICATION_KINDS, noun: 'Notification' };
 
@@ -29,7 +20,7 @@ export function notificationsCommand(): Command {
     .description('list notifications, newest first')
     .option('--receiver <id>', 'only this account', wholeNumber)
     .option('--payment <id>', 'only this payment')
-    .option('--status <status>', `only this status (${NOTIFICATION_STATUSES.join(', ')})`, status)
+    .option('--status <status>', `only this status (${NOTIFICATION_STATUSES.join(', ')})`, oneOf(NOTIFICATION_STATUSES))
     .option('--limit <n>', 'at most this many', wholeNumber, 100)
     .option('--json', 'print JSON')
     .action(async (options) =>

@@ -1,12 +1,12 @@
-// `quipu serve`: the HTTP server, hourly housekeeping and, unless RUN_WORKER is off, the
-// notification delivery worker.
+// `quipu serve`: the HTTP server and, unless RUN_WORKER is off, the notification delivery worker
+// and the background jobs.
 import { ensureDemoAccount } from '../app/demo-account.js';
 import { loadConfig } from '../config.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { buildServer } from '../http/server.js';
+import { JobRunner } from '../jobs/runner.js';
 import { startRuntime } from '../runtime/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
-import { startMaintenance } from '../runtime/maintenance.js';
 import { closeOnSignals } from './shutdown.js';
 
 export async function serve(): Promise<void> {
@@ -32,14 +32,15 @@ export async function serve(): Promise<void> {
       ].join('\n'),
     );
   }
-  const stopMaintenance = startMaintenance(runtime.ctx);
   const worker = config.runWorker ? new DeliveryWorker(runtime.ctx) : undefined;
+  const jobs = config.runWorker ? new JobRunner(runtime.ctx) : undefined;
   worker?.start();
+  jobs?.start();
   if (worker) log.info({ concurrency: config.deliveryConcurrency }, 'notification delivery worker started');
+  if (jobs) log.info({ pollMs: config.jobsPollMs }, 'background jobs started');
   closeOnSignals(log, async () => {
     await app.close();
-    await worker?.stop();
-    await stopMaintenance();
+    await Promise.all([worker?.stop(), jobs?.stop()]);
     await runtime.close();
   });
 }

@@ -1,8 +1,9 @@
-// `quipu worker`: a notification delivery worker on its own, for installations that run delivery
-// apart from the API servers (set RUN_WORKER=false on those). Any number may run against one
-// PostgreSQL database.
+// `quipu worker`: the notification delivery worker and the background jobs on their own, for
+// installations that run them apart from the API servers (set RUN_WORKER=false on those). Any
+// number may run against one PostgreSQL database.
 import { loadConfig } from '../config.js';
 import { DeliveryWorker } from '../delivery/worker.js';
+import { JobRunner } from '../jobs/runner.js';
 import { startRuntime } from '../runtime/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
 import { closeOnSignals } from './shutdown.js';
@@ -12,10 +13,13 @@ export async function worker(): Promise<void> {
   const log = createLogger(config.logLevel);
   const runtime = await startRuntime(config, log, { longRunning: true });
   const delivery = new DeliveryWorker(runtime.ctx);
+  const jobs = new JobRunner(runtime.ctx);
   delivery.start();
+  jobs.start();
   log.info({ concurrency: config.deliveryConcurrency, database: config.databaseUrl.split(':')[0] }, 'notification delivery worker started');
+  log.info({ pollMs: config.jobsPollMs }, 'background jobs started');
   closeOnSignals(log, async () => {
-    await delivery.stop();
+    await Promise.all([delivery.stop(), jobs.stop()]);
     await runtime.close();
   });
 }

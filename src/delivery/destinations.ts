@@ -3,8 +3,12 @@
 // round of its own (`limit` rows) waiting gets no more claimed: a receiver that hangs then holds
 // only its share of the worker, and claims pass over its notifications to reach the others'.
 
-/** The origin a notification is sent to; undici pools connections by the same key. */
+/** Every email goes through the one mail server: one destination, whoever it is addressed to. */
+const EMAIL_DESTINATION = 'smtp';
+
+/** The origin a notification is sent to (undici pools connections by the same key), or the mail server. */
 export function destinationOf(url: string): string {
+  if (url.startsWith('mailto:')) return EMAIL_DESTINATION;
   // A URL stored before URLs were checked is its own destination: its attempts fail with the parser's error.
   return URL.canParse(url) ? new URL(url).origin : url;
 }

@@ -1,10 +1,8 @@
 // A payment notification and its attempts as the notifications API and the CLI show them: the
 // outbox's messages of the payment notification kinds, in the shape they had before the outbox
 // held other kinds.
-import { formatDateTime } from '../domain/dates.js';
 import type { MessageAttemptRow, MessageRow } from '../store/schema.js';
-
-const instant = (ms: number | null) => (ms === null ? null : formatDateTime(ms));
+import { attemptView, deliveryStateView } from './message-view.js';
 
 /** '1.3' or '3.0', from the kind (payment.notification.<version>). */
 const apiVersionOf = (kind: string) => kind.slice('payment.notification.'.length);
@@ -16,27 +14,7 @@ export function notificationView(row: MessageRow) {
     receiver_id: row.receiver_id,
     api_version: apiVersionOf(row.kind),
     url: row.url,
-    status: row.status,
-    attempts: row.attempts,
-    next_attempt_at: row.status === 'pending' ? instant(row.next_attempt_at) : null,
-    delivered_at: instant(row.delivered_at),
-    created_at: formatDateTime(row.created_at),
-    updated_at: formatDateTime(row.updated_at),
-  };
-}
-
-/** An attempt of any message, as logged. */
-export function attemptView(row: MessageAttemptRow) {
-  return {
-    number: row.number,
-    trigger: row.trigger,
-    due_at: formatDateTime(row.due_at),
-    started_at: formatDateTime(row.started_at),
-    latency_ms: row.latency_ms,
-    outcome: row.outcome,
-    status_code: row.status_code,
-    error: row.error,
-    response_excerpt: row.response_excerpt,
+    ...deliveryStateView(row),
   };
 }
 

@@ -43,6 +43,7 @@ export class Outbox {
       delivered_at: null,
       created_at: now,
       updated_at: now,
+      valid_until: draft.validUntil ?? null,
     };
     await insertMessage(db, row);
     return row;

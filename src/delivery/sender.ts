@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent, buildConnector, type Dispatcher, errors } from 'undici';
 import { addressScope, nonPublicHostReason, PUBLIC_ONLY } from '../domain/network-address.js';
 import { DeadlineExceeded, Deadlines, type Expirable } from './deadlines.js';
+import { requestHeaders } from './request-headers.js';
 
 export interface OutgoingRequest {
   url: string;
@@ -173,7 +174,7 @@ export class HttpSender {
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
           method: 'POST',
-          headers: { 'content-type': outgoing.contentType, 'user-agent': 'Quipu-Notifications/1.0', ...outgoing.headers },
+          headers: requestHeaders(outgoing.contentType, outgoing.headers),
           body: outgoing.body,
         },
         exchange,

@@ -13,9 +13,10 @@ import { type Channel, kindRule } from '../domain/message-kinds.js';
 import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
 import { nextAttemptAt, parseRetryAfter } from '../domain/retry-schedule.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
-import { claimDueMessages, type FinishedAttempt, type RecordedAttempt, recordAttempts, releaseClaims } from '../store/messages.js';
+import { claimDueMessages, type FinishedAttempt, type RecordedAttempt, recordAttempts, releaseClaims, stillToSend } from '../store/messages.js';
 import type { MessageRow } from '../store/schema.js';
 import { DestinationLoad } from './destinations.js';
+import { emailTransport } from './email-transport.js';
 import { HttpTransport } from './http-transport.js';
 import type { SendResult } from './sender.js';
 import type { Transport } from './transport.js';
@@ -83,7 +84,7 @@ export class DeliveryWorker {
   constructor(ctx: AppContext, options: WorkerOptions = workerOptions(ctx)) {
     this.#ctx = ctx;
     this.#options = options;
-    this.#transports = { http: new HttpTransport(options.timeoutMs, options.perDestination) };
+    this.#transports = { http: new HttpTransport(options.timeoutMs, options.perDestination), email: emailTransport(ctx, options.timeoutMs, options.perDestination) };
     this.#destinations = new DestinationLoad(options.perDestination);
   }
 
@@ -252,7 +253,9 @@ export class DeliveryWorker {
   async #send(claimed: Claimed): Promise<void> {
     const { row } = claimed;
     const merchant: Merchant | undefined = await this.#ctx.merchants.byReceiverId(row.receiver_id).catch(() => undefined);
-    // The account lookup may have taken a while: the request must still fit in the lease.
+    // A message with a validity may have been withdrawn since it was claimed, or its time may have passed.
+    if (row.valid_until !== null && !(await stillToSend(this.#ctx.db, row.message_id, claimed.leaseId, this.#ctx.clock.now().getTime()))) return;
+    // The lookups may have taken a while: the request must still fit in the lease.
     if (!this.#leaseOutlastsRequest(claimed, wallClockMs(this.#ctx.clock))) {
       await this.#release([claimed]);
       return;

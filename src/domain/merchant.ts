@@ -23,6 +23,8 @@ export interface Merchant {
   secret: string;
   notifyUrl: string | null;
   notifyApiVersion: string;
+  /** Where accountability reports are sent when the account's funds are delivered. */
+  renditionUrl: string | null;
   features: MerchantFeatures;
   /** The integrator that created this account, if any. */
   parentReceiverId: number | null;

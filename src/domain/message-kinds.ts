@@ -9,7 +9,7 @@ export type Channel = 'http' | 'email';
 export type Signing = 'none' | 'khipu-signature';
 
 /** What a message is about: its `subject_id` is a payment id, a receiver id, ... */
-export type SubjectType = 'payment';
+export type SubjectType = 'payment' | 'receiver';
 
 export interface KindRule {
   channel: Channel;
@@ -31,6 +31,24 @@ export const MESSAGE_KINDS = {
     signing: 'khipu-signature',
     description: 'Payment reconciled, notification API 3.0: the payment as JSON, signed',
   },
+  'receiver.accountability': {
+    channel: 'http',
+    subject: 'receiver',
+    signing: 'khipu-signature',
+    description: "Funds delivered: the delivery's payments and total as JSON, signed, to the receiver's rendition_url",
+  },
+  'payment.email.collection': {
+    channel: 'email',
+    subject: 'payment',
+    signing: 'none',
+    description: 'A collection request emailed to the payer (send_email), written with the payment',
+  },
+  'payment.email.reminder': {
+    channel: 'email',
+    subject: 'payment',
+    signing: 'none',
+    description: 'A reminder emailed to the payer before expiry while the payment is unpaid (send_reminders)',
+  },
 } as const satisfies Record<string, KindRule>;
 
 export type MessageKind = keyof typeof MESSAGE_KINDS;
@@ -48,6 +66,13 @@ export function kindRule(kind: string): KindRule | undefined {
 export const PAYMENT_NOTIFICATION_KIND = { '1.3': 'payment.notification.1.3', '3.0': 'payment.notification.3.0' } as const satisfies Record<string, MessageKind>;
 export const PAYMENT_NOTIFICATION_KINDS: readonly MessageKind[] = Object.values(PAYMENT_NOTIFICATION_KIND);
 
+/** The emails that ask a payer to pay: withdrawn unsent once the payment can no longer be paid (domain/payment-messages.ts). */
+export const PAYER_EMAIL_KINDS = ['payment.email.collection', 'payment.email.reminder'] as const satisfies readonly MessageKind[];
+export type PayerEmailKind = (typeof PAYER_EMAIL_KINDS)[number];
+
+/** Every kind sent by email: the emails API and `quipu emails` list these. */
+export const EMAIL_KINDS: readonly MessageKind[] = MESSAGE_KIND_NAMES.filter((kind) => MESSAGE_KINDS[kind].channel === 'email');
+
 /** A message to write: the outbox fills in its id, schedule and delivery state. */
 export interface MessageDraft {
   kind: MessageKind;
@@ -60,4 +85,6 @@ export interface MessageDraft {
   body: string;
   /** When the first attempt is due (developer clock); now when absent. */
   dueAt?: number;
+  /** Not sent from this instant on (developer clock): the worker withdraws it instead (status `cancelled`). Absent: sent however late. */
+  validUntil?: number;
 }

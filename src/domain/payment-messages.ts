@@ -4,7 +4,8 @@ import type { Merchant } from './merchant.js';
 import type { MessageDraft } from './message-kinds.js';
 import { paymentNotificationMessage } from './notification-body.js';
 import type { Payment } from './payment.js';
-import type { PaymentEvent } from './payment-status.js';
+import { isPayable, type PaymentEvent, type PaymentState } from './payment-status.js';
+import { nextReminderAt } from './reminder-schedule.js';
 
 type MessagesOf = (payment: Payment, merchant: Merchant) => MessageDraft | undefined;
 
@@ -12,3 +13,23 @@ type MessagesOf = (payment: Payment, merchant: Merchant) => MessageDraft | undef
 export const PAYMENT_EVENT_MESSAGES: Partial<Record<PaymentEvent, MessagesOf>> = {
   reconciled: paymentNotificationMessage,
 };
+
+/** What a change does to the payer's emails: withdraw those not sent yet, and when to remind next. */
+export interface PayerEmailChange {
+  withdraw: boolean;
+  nextReminderAt: Date | null;
+}
+
+/**
+ * The payer of an emailed collection is asked to pay only while the payment can be paid. A change
+ * that takes it out of that state (paid, a transfer authorised, declined, reported, deleted)
+ * withdraws the emails not sent yet and stops the reminders; one that brings it back (a transfer
+ * that failed) resumes the reminders from now. Expiry is not a change: every payer email is valid
+ * until the payment expires, and no reminder falls after that.
+ */
+export function payerEmailChange(before: Payment, after: PaymentState, deleted: boolean, now: Date): PayerEmailChange | undefined {
+  if (!before.sendEmail) return undefined;
+  const payable = isPayable(after) && !deleted;
+  if (payable === isPayable(before)) return undefined;
+  return payable ? { withdraw: false, nextReminderAt: nextReminderAt(before, now) } : { withdraw: true, nextReminderAt: null };
+}

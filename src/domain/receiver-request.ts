@@ -38,6 +38,7 @@ export interface ReceiverRequest {
   adminEmail: string;
   businessName: string;
   notifyUrl?: string;
+  renditionUrl?: string;
   /** Every field as sent, kept as the account's profile. */
   profile: Record<string, string>;
 }
@@ -48,10 +49,12 @@ export function parseReceiverRequest(raw: Readonly<Record<string, RawValue>>, de
   const f = decodeFields(RECEIVER_REQUEST_FIELDS, raw, errors);
   const country = text(f, 'country_code');
   if (country !== undefined && !isCountryCode(country)) errors.add('country_code', 'must be an ISO 3166-1 two-letter country code');
-  // The account's default notify_url follows the rule of a payment's.
-  const notifyUrl = text(f, 'notify_url');
-  const notifyHostProblem = notifyUrl !== undefined ? notifyUrlProblem(notifyUrl, privateNotifyAllowed) : undefined;
-  if (notifyHostProblem) errors.add('notify_url', notifyHostProblem);
+  // The account's default notify_url and its rendition_url follow the rule of a payment's notify_url.
+  for (const field of ['notify_url', 'rendition_url']) {
+    const url = text(f, field);
+    const hostProblem = url !== undefined ? notifyUrlProblem(url, privateNotifyAllowed) : undefined;
+    if (hostProblem) errors.add(field, hostProblem);
+  }
   const bankId = text(f, 'bank_account_bank_id');
   if (bankId !== undefined && !findBank(bankId, developer)) errors.add('bank_account_bank_id', 'is not a known bank');
   // An account to pay into is described completely or not at all.
@@ -67,7 +70,8 @@ export function parseReceiverRequest(raw: Readonly<Record<string, RawValue>>, de
     countryCode: country!,
     adminEmail: text(f, 'admin_email')!,
     businessName: text(f, 'business_name')!,
-    notifyUrl,
+    notifyUrl: text(f, 'notify_url'),
+    renditionUrl: text(f, 'rendition_url'),
     profile,
   };
 }

@@ -6,8 +6,15 @@ import { prepare } from './prepared.js';
 import type { DB, MessageAttemptRow, MessageAttemptsTable, MessageRow } from './schema.js';
 import { inTransaction } from './transaction.js';
 
-export type MessageStatus = 'pending' | 'delivered' | 'exhausted';
-export const MESSAGE_STATUSES: readonly MessageStatus[] = ['pending', 'delivered', 'exhausted'];
+/**
+ * Where a message's delivery stands. `cancelled`: withdrawn unsent, a message with a validity
+ * (valid_until) whose time passed, or whose cause went away (withdrawMessages).
+ */
+export const MESSAGE_STATUSES = ['pending', 'delivered', 'exhausted', 'cancelled'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+/** Payment notifications are never withdrawn: they are only ever in these. */
+export const NOTIFICATION_STATUSES: readonly MessageStatus[] = ['pending', 'delivered', 'exhausted'];
+const CANCELLED: MessageStatus = 'cancelled';
 
 export type NewAttemptRow = Insertable<MessageAttemptsTable>;
 
@@ -18,7 +25,7 @@ const PENDING = sql<SqlBool>`status = 'pending'`;
 const MESSAGE_COLUMNS = Object.keys({
   message_id: 0, receiver_id: 0, kind: 0, subject_type: 0, subject_id: 0, url: 0, destination: 0, content_type: 0, body: 0, signing: 0,
   status: 0, attempts: 0, round_step: 0, round_started_at: 0, next_attempt_at: 0, lease_id: 0, locked_until: 0, delivered_at: 0,
-  created_at: 0, updated_at: 0,
+  created_at: 0, updated_at: 0, valid_until: 0,
 } satisfies Record<keyof MessageRow, 0>) as (keyof MessageRow)[];
 
 // Written in every reconciliation's transaction: compiled once (prepared.ts).
@@ -145,6 +152,29 @@ export async function recordAttempts(db: Kysely<DB>, finished: FinishedAttempt[]
   });
 }
 
+const withdrawn = (now: number) => ({ status: CANCELLED, next_attempt_at: null, lease_id: null, locked_until: null, updated_at: now });
+
+/**
+ * Withdraws the pending messages of `kinds` about `subjectId`: they are never sent. One claimed by a
+ * worker loses its lease, so the attempt it may have in flight cannot put it back in the schedule.
+ */
+export async function withdrawMessages(db: Kysely<DB>, subjectId: string, kinds: readonly string[], now: number): Promise<void> {
+  await db.updateTable('messages').set(withdrawn(now)).where('subject_id', '=', subjectId).where('kind', 'in', kinds).where(PENDING).execute();
+}
+
+/**
+ * Right before an attempt of a message that has a validity: true when it is still this lease's to
+ * send. One withdrawn since it was claimed, or taken over, is not; one whose validity has passed
+ * is withdrawn now instead.
+ */
+export async function stillToSend(db: Kysely<DB>, messageId: string, leaseId: string, now: number): Promise<boolean> {
+  const row = await db.selectFrom('messages').select('valid_until').where('message_id', '=', messageId).where('lease_id', '=', leaseId).where(PENDING).executeTakeFirst();
+  if (!row) return false;
+  if (row.valid_until === null || now < row.valid_until) return true;
+  await db.updateTable('messages').set(withdrawn(now)).where('message_id', '=', messageId).where('lease_id', '=', leaseId).execute();
+  return false;
+}
+
 /** Gives claimed rows back (to be claimed again now) if their leases are still these. */
 export async function releaseClaims(db: Kysely<DB>, messageIds: string[], leaseIds: string[]): Promise<void> {
   for (const part of chunks(messageIds)) {
@@ -197,6 +227,48 @@ export async function findMessageRow(db: Kysely<DB>, messageId: string, receiver
 
 export async function listAttemptRows(db: Kysely<DB>, messageId: string): Promise<MessageAttemptRow[]> {
   return db.selectFrom('message_attempts').selectAll().where('message_id', '=', messageId).orderBy('attempt_id').execute();
+}
+
+/** The messages created at or after `since` (of `receiverId` and `kinds`, when given): ids and creation times only. */
+export async function listMessageStamps(
+  db: Kysely<DB>,
+  since: number,
+  filter: { receiverId?: number; kinds?: readonly string[] },
+): Promise<{ message_id: string; created_at: number }[]> {
+  return db
+    .selectFrom('messages')
+    .select(['message_id', 'created_at'])
+    .where('created_at', '>=', since)
+    .$if(filter.receiverId !== undefined, (q) => q.where('receiver_id', '=', filter.receiverId!))
+    .$if(filter.kinds !== undefined, (q) => q.where('kind', 'in', filter.kinds!))
+    .execute();
+}
+
+export async function findMessageRows(db: Kysely<DB>, messageIds: readonly string[]): Promise<MessageRow[]> {
+  const rows: MessageRow[] = [];
+  for (const part of chunks([...messageIds])) rows.push(...(await db.selectFrom('messages').selectAll().where('message_id', 'in', part).execute()));
+  return rows;
+}
+
+/** An attempt with what its message is. */
+export type AttemptOfMessage = MessageAttemptRow & Pick<MessageRow, 'kind' | 'subject_type' | 'subject_id' | 'url'>;
+
+export async function lastAttemptId(db: Kysely<DB>): Promise<number> {
+  const row = await db.selectFrom('message_attempts').select((eb) => eb.fn.max('attempt_id').as('last')).executeTakeFirst();
+  return Number(row?.last ?? 0);
+}
+
+/** In id order, at most `limit`: the attempts logged after `afterId`, and those of `ids` (ids passed over before, which may have been logged late). */
+export async function listAttemptsAfter(db: Kysely<DB>, afterId: number, ids: readonly number[], limit: number): Promise<AttemptOfMessage[]> {
+  return db
+    .selectFrom('message_attempts as a')
+    .innerJoin('messages as m', 'm.message_id', 'a.message_id')
+    .selectAll('a')
+    .select(['m.kind', 'm.subject_type', 'm.subject_id', 'm.url'])
+    .where((eb) => eb.or([eb('a.attempt_id', '>', afterId), ...(ids.length > 0 ? [eb('a.attempt_id', 'in', ids)] : [])]))
+    .orderBy('a.attempt_id')
+    .limit(limit)
+    .execute();
 }
 
 /**

@@ -11,6 +11,9 @@ import * as oauthBrowserBinding from './migrations/007-oauth-browser-binding.js'
 import * as bankPolling from './migrations/008-bank-polling.js';
 import * as notificationDestinations from './migrations/009-notification-destinations.js';
 import * as outbox from './migrations/010-outbox.js';
+import * as jobs from './migrations/011-jobs.js';
+import * as emails from './migrations/012-emails.js';
+import * as fundDeliveries from './migrations/013-fund-deliveries.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -24,6 +27,9 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '008-bank-polling': bankPolling,
   '009-notification-destinations': notificationDestinations,
   '010-outbox': outbox,
+  '011-jobs': jobs,
+  '012-emails': emails,
+  '013-fund-deliveries': fundDeliveries,
 };
 
 export interface MigrationReport {

@@ -67,7 +67,7 @@ const PAYMENT_COLUMNS = Object.keys({
   payer_name: 0, payer_email: 0, responsible_user_email: 0, fixed_payer_personal_identifier: 0, integrator_fee: 0,
   collect_account_uuid: 0, confirm_timeout_at: 0, mandatory_payment_method: 0, psp_client_merchant_name: 0,
   personal_identifier: 0, bank_account_number: 0, payment_method: 0, funds_source: 0, receipt_url: 0,
-  out_of_date_conciliation: 0, conciliation_at: 0, confirmed_at: 0, funds_delivery_at: 0, created_at: 0, updated_at: 0,
+  out_of_date_conciliation: 0, conciliation_at: 0, confirmed_at: 0, funds_delivery_at: 0, next_reminder_at: 0, fund_delivery_id: 0, created_at: 0, updated_at: 0,
   deleted_at: 0,
 } satisfies Record<keyof PaymentRow, 0>) as (keyof PaymentRow)[];
 
@@ -209,6 +209,31 @@ export async function updatePayment(db: Kysely<DB>, paymentId: string, version: 
     .where('payment_id', '=', paymentId)
     .where('version', '=', version)
     .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export interface DueReminder {
+  paymentId: string;
+  receiverId: number;
+  /** When it fell due (developer clock). */
+  at: number;
+}
+
+/** Payments whose next reminder is due at `now`, the longest due first. */
+export async function listDueReminders(db: Kysely<DB>, now: number, limit: number): Promise<DueReminder[]> {
+  const rows = await db
+    .selectFrom('payments')
+    .select(['payment_id', 'receiver_id', 'next_reminder_at'])
+    .where('next_reminder_at', '<=', now)
+    .orderBy('next_reminder_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ paymentId: r.payment_id, receiverId: r.receiver_id, at: r.next_reminder_at! }));
+}
+
+/** Moves a payment's next reminder from `from` to `to` (null: none to come); false when it is no longer `from`. */
+export async function moveNextReminder(db: Kysely<DB>, paymentId: string, from: number, to: number | null): Promise<boolean> {
+  const result = await db.updateTable('payments').set({ next_reminder_at: to }).where('payment_id', '=', paymentId).where('next_reminder_at', '=', from).executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 

@@ -10,6 +10,8 @@ export interface MerchantsTable {
   developer: number;
   notify_url: string | null;
   notify_api_version: string;
+  /** Where accountability reports are sent (funds deliveries). */
+  rendition_url: string | null;
   feature_confirm: number;
   feature_integrator: number;
   feature_refunds: number;
@@ -72,9 +74,26 @@ export interface PaymentsTable {
   conciliation_at: number | null;
   confirmed_at: number | null;
   funds_delivery_at: number | null;
+  /** When the payer is reminded next (send_reminders, developer clock); null when no reminder is to come. */
+  next_reminder_at: number | null;
+  /** The fund delivery that paid this payment's funds out to the merchant. */
+  fund_delivery_id: string | null;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+}
+
+/** Funds paid out to a merchant together: its paid payments of one currency whose funds were due at one instant. */
+export interface FundDeliveriesTable {
+  delivery_id: string;
+  receiver_id: number;
+  currency: string;
+  /** When the funds were due to the merchant (developer clock): the payments' funds_delivery_at. */
+  delivered_at: number;
+  /** The sum of the payments' net amounts (amount less refunded). */
+  total: number;
+  payment_count: number;
+  created_at: number;
 }
 
 export interface RefundsTable {
@@ -108,6 +127,25 @@ export interface SettingsTable {
   value: string;
 }
 
+/** One row per recurring background job (src/jobs/jobs.ts): when it is next due and which process holds it. */
+export interface JobsTable {
+  name: string;
+  /** Developer-clock milliseconds: due at or after this. */
+  run_at: number;
+  lease_id: string | null;
+  /** Wall-clock milliseconds: leases measure real time, not the developer clock. */
+  locked_until: number | null;
+  /** The process (host:pid) that holds the lease, or held it last. */
+  runner: string | null;
+  /** Runs started, those cut short by a dying process included. */
+  runs: number;
+  last_started_at: number | null;
+  last_finished_at: number | null;
+  /** The error of the latest run that failed, kept after later runs succeed; last_error_at says when. */
+  last_error: string | null;
+  last_error_at: number | null;
+}
+
 /** The outbox: one row per message Quipu sends (domain/message-kinds.ts), its exact body and its delivery state. */
 export interface MessagesTable {
   message_id: string;
@@ -125,7 +163,7 @@ export interface MessagesTable {
   body: string;
   /** 'none' or 'khipu-signature' (computed per attempt, under the receiver secret) */
   signing: string;
-  /** 'pending', 'delivered' or 'exhausted' */
+  /** 'pending', 'delivered', 'exhausted' or 'cancelled' (withdrawn unsent) */
   status: string;
   attempts: number;
   round_step: number;
@@ -137,6 +175,8 @@ export interface MessagesTable {
   delivered_at: number | null;
   created_at: number;
   updated_at: number;
+  /** Not sent from this instant on (developer clock), but withdrawn; null: sent however late. */
+  valid_until: number | null;
 }
 
 export interface MessageAttemptsTable {
@@ -315,9 +355,11 @@ export interface DB {
   merchants: MerchantsTable;
   payments: PaymentsTable;
   refunds: RefundsTable;
+  fund_deliveries: FundDeliveriesTable;
   idempotency_keys: IdempotencyKeysTable;
   invalidations: InvalidationsTable;
   settings: SettingsTable;
+  jobs: JobsTable;
   messages: MessagesTable;
   message_attempts: MessageAttemptsTable;
   notifications: NotificationsView;
@@ -336,7 +378,9 @@ export type NewMerchantRow = Insertable<MerchantsTable>;
 export type PaymentRow = Selectable<PaymentsTable>;
 export type NewPaymentRow = Insertable<PaymentsTable>;
 export type PaymentUpdate = Updateable<PaymentsTable>;
+export type FundDeliveryRow = Selectable<FundDeliveriesTable>;
 export type MessageRow = Selectable<MessagesTable>;
+export type JobRow = Selectable<JobsTable>;
 export type MessageAttemptRow = Selectable<MessageAttemptsTable>;
 export type PaymentAttemptRow = Selectable<PaymentAttemptsTable>;
 export type BankCreditRow = Selectable<BankCreditsTable>;

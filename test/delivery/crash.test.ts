@@ -8,7 +8,7 @@ import { createLogger } from '../../src/runtime/logger.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { reconciledPaymentIn } from '../helpers/delivery.js';
 import { eventually, startReceiver, type Receiver } from '../helpers/notification-receiver.js';
-import { freePort, startServerProcess, waitForHttp, type ServerProcess } from '../helpers/process.js';
+import { serveOnFreePort, type ServerProcess } from '../helpers/process.js';
 
 const N = 40;
 const CONCURRENCY = 8;
@@ -32,14 +32,6 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function serve(env: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
-  const server = startServerProcess({ ...env, PORT: String(port) });
-  servers.push(server);
-  await waitForHttp(`http://127.0.0.1:${port}/healthz`);
-  return server;
-}
-
 describe('SIGKILL in the middle of delivering', () => {
   it('delivers every pending notification after a restart', async () => {
     const env = {
@@ -60,7 +52,7 @@ describe('SIGKILL in the middle of delivering', () => {
     const ids: string[] = [];
     for (let i = 0; i < N; i++) ids.push((await reconciledPaymentIn(ctx, merchant, { subject: `Order ${i}` })).paymentId);
 
-    const first = await serve(env);
+    const first = await serveOnFreePort(env, servers);
     await receiver.waitFor((requests) => requests.length === CONCURRENCY);
     await first.stop('SIGKILL');
     const inFlightAtKill = new Set(receiver.requests.map((r) => JSON.parse(r.body).payment_id as string));
@@ -68,7 +60,7 @@ describe('SIGKILL in the middle of delivering', () => {
 
     receiver.answer(() => ({ status: 200 }));
     releaseHung();
-    await serve(env);
+    await serveOnFreePort(env, servers);
     const delivered = await eventually(
       () => ctx.db.selectFrom('notifications').select(['payment_id', 'status']).execute(),
       (rows) => rows.length === N && rows.every((r) => r.status === 'delivered'),

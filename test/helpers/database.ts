@@ -5,7 +5,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { type Kysely, Migrator } from 'kysely';
 import pg from 'pg';
+import { openDatabase, type Database } from '../../src/store/database.js';
+import { MIGRATIONS } from '../../src/store/migrate.js';
 
 export interface TestDatabase {
   url: string;
@@ -46,5 +49,41 @@ export async function createTestDatabase(kind = testDatabaseKind(), adminUrl = p
       await client.end();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+export interface EarlierDatabase {
+  database: TestDatabase;
+  opened: Database;
+  // The schema of an earlier migration, which the current types do not describe.
+  db: Kysely<any>;
+  close(): Promise<void>;
+}
+
+/** A fresh database migrated up to, not including, the migration whose name starts with `migration`: to test how it upgrades existing rows. */
+export async function databaseBefore(migration: string): Promise<EarlierDatabase> {
+  const database = await createTestDatabase();
+  const opened = openDatabase(database.url);
+  const db = opened.db as Kysely<any>;
+  const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < migration));
+  const { error } = await new Migrator({ db, provider: { getMigrations: async () => before } }).migrateToLatest();
+  if (error) throw error;
+  return {
+    database,
+    opened,
+    db,
+    close: async () => {
+      await opened.close();
+      await database.drop();
+    },
+  };
+}
+
+/** A merchants row as migration 001 made the table, for the databases of databaseBefore. */
+export function earlyMerchantRow(receiverId: number, at: number, profile: Record<string, string> = {}) {
+  return {
+    receiver_id: receiverId, name: 'Shop', secret_enc: 'x', api_key_hash: `h${receiverId}`, developer: 1, notify_url: null, notify_api_version: '3.0',
+    feature_confirm: 0, feature_integrator: 0, feature_refunds: 0, feature_contract_url: 0, feature_psp: 0, parent_receiver_id: null,
+    payment_methods: '[]', users: '[]', collect_accounts: '[]', country_code: 'CL', profile: JSON.stringify(profile), created_at: at, updated_at: at,
   };
 }

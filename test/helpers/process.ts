@@ -55,8 +55,9 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export function startServerProcess(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `quipu serve`, or another long-running command (`['worker']`). */
+export function startServerProcess(env: Record<string, string>, args: string[] = ['serve']): ServerProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -89,4 +90,14 @@ export function startServerProcess(env: Record<string, string>): ServerProcess {
         child.kill(signal);
       }),
   };
+}
+
+/** `quipu serve` on a free port, once it answers; it joins `started`, for the test to stop at the end. */
+export async function serveOnFreePort(env: Record<string, string>, started: ServerProcess[]): Promise<ServerProcess & { baseUrl: string }> {
+  const port = await freePort();
+  const server = startServerProcess({ ...env, PORT: String(port) });
+  started.push(server);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${baseUrl}/healthz`);
+  return Object.assign(server, { baseUrl });
 }

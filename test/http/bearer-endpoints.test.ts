@@ -51,6 +51,14 @@ const notificationOf = async (on: TestServer, account: TestAccount) => {
   const row = await on.ctx.db.selectFrom('notifications').select('notification_id').where('payment_id', '=', payment.paymentId).executeTakeFirstOrThrow();
   return row.notification_id;
 };
+/** A payment whose collection request was emailed to its payer. */
+const emailed = async (on: TestServer, account: TestAccount) =>
+  (await createPayment(on.ctx, account.merchant, 'v3', { ...NEW_PAYMENT, send_email: true, payer_name: 'Ana', payer_email: 'ana@example.com' })).paymentId;
+const emailOf = async (on: TestServer, account: TestAccount) => {
+  const paymentId = await emailed(on, account);
+  const row = await on.ctx.db.selectFrom('messages').select('message_id').where('subject_id', '=', paymentId).executeTakeFirstOrThrow();
+  return row.message_id;
+};
 /** A payment whose DemoBank transfer the bank left uncertain, through the payer's pages. */
 const uncertain = async (on: TestServer, account: TestAccount) => {
   const id = await pending(on, account);
@@ -128,6 +136,25 @@ const ENDPOINTS: Record<string, Endpoint> = {
     owned: true,
   },
   'POST /quipu/v1/notifications/:id/resend': { prepare: async (on, account) => ({ method: 'POST', path: `/quipu/v1/notifications/${await notificationOf(on, account)}/resend` }), owned: true },
+  'GET /quipu/v1/events': {
+    prepare: async (on, account) => ({ method: 'GET', path: `/quipu/v1/events?subject_id=${(await notified(on, account)).paymentId}` }),
+    check: (res, account) => expect(res.body.events).toEqual([expect.objectContaining({ receiver_id: account.receiver_id })]),
+  },
+  'GET /quipu/v1/events/:id': {
+    prepare: async (on, account) => ({ method: 'GET', path: `/quipu/v1/events/${await notificationOf(on, account)}` }),
+    check: (res, account) => expect(res.body.receiver_id).toBe(account.receiver_id),
+    owned: true,
+  },
+  'POST /quipu/v1/events/:id/resend': { prepare: async (on, account) => ({ method: 'POST', path: `/quipu/v1/events/${await notificationOf(on, account)}/resend` }), owned: true },
+  'GET /quipu/v1/emails': {
+    prepare: async (on, account) => ({ method: 'GET', path: `/quipu/v1/emails?payment_id=${await emailed(on, account)}` }),
+    check: (res, account) => expect(res.body.emails).toEqual([expect.objectContaining({ receiver_id: account.receiver_id })]),
+  },
+  'GET /quipu/v1/emails/:id': {
+    prepare: async (on, account) => ({ method: 'GET', path: `/quipu/v1/emails/${await emailOf(on, account)}` }),
+    check: (res, account) => expect(res.body.receiver_id).toBe(account.receiver_id),
+    owned: true,
+  },
   'POST /quipu/v1/payments/:id/mark-paid': { prepare: async (on, account) => ({ method: 'POST', path: `/quipu/v1/payments/${await pending(on, account)}/mark-paid` }), owned: true },
   'GET /sandbox/clock': { prepare: async () => ({ method: 'GET', path: '/sandbox/clock' }) },
   'POST /sandbox/clock': { prepare: async () => ({ method: 'POST', path: '/sandbox/clock', json: { advance: '1s' } }) },

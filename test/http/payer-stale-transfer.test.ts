@@ -9,8 +9,8 @@ import { recoverStaleTransfers } from '../../src/app/recover-stale-transfers.js'
 import type { TransferOrder } from '../../src/bank/connector.js';
 import { demoBank } from '../../src/bank/demo-bank.js';
 import { findAttempt, moveAttempt } from '../../src/store/attempts.js';
-import { startMaintenance } from '../../src/runtime/maintenance.js';
 import { client } from '../helpers/http.js';
+import { runEveryJob } from '../helpers/jobs.js';
 import { csrfOf, PayerSession, startDemoBankAttempt, tabAtCoordinates as tabAtCoordinatesOf, titleOf } from '../helpers/payer-session.js';
 import { ANY_PAYER, ScriptedBank } from '../helpers/scripted-bank.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -104,12 +104,8 @@ describe('a transfer a stopped process left authorizing', () => {
     expect((await blocked.submit(PAY)).status).toBe(409);
 
     expect((await api().post('/sandbox/clock', { advance: '2m' })).status).toBe(200);
-    const stopMaintenance = startMaintenance(server.ctx);
-    try {
-      await expect.poll(() => stateOf(stale.path)).toBe('uncertain');
-    } finally {
-      await stopMaintenance();
-    }
+    await runEveryJob(server.ctx);
+    expect(await stateOf(stale.path)).toBe('uncertain');
     expect(await statusOf(id)).toBe('verifying/pending');
     expect(await recoverStaleTransfers(server.ctx)).toBe(0);
 
@@ -133,7 +129,7 @@ describe('a transfer its bank left uncertain', () => {
   afterAll(() => bank.unregister());
 
   /** One round of the housekeeping `quipu serve` runs each minute, to its end. */
-  const housekeeping = () => startMaintenance(server.ctx)();
+  const housekeeping = () => runEveryJob(server.ctx);
   const creditFor = (order: TransferOrder) => ({
     bankReference: `santander-${order.orderId}`,
     account: order.destination.number,

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { collectBankCredits } from '../../src/app/collect-bank-credits.js';
 import type { BankCredit } from '../../src/domain/bank-credit.js';
-import { startMaintenance } from '../../src/runtime/maintenance.js';
 import { call, client } from '../helpers/http.js';
+import { runEveryJob } from '../helpers/jobs.js';
 import { countRows } from '../helpers/payments.js';
 import { ScriptedBank } from '../helpers/scripted-bank.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -257,7 +257,7 @@ describe('credits a bank reports', () => {
     const paid = await createPayment();
     bank.booked.push(booked(paid, 'itau-1'), booked(null, 'itau-2'));
 
-    await startMaintenance(server.ctx)();
+    await runEveryJob(server.ctx);
     expect((await api().get(`/v3/payments/${paid}`)).body).toMatchObject({ status: 'done', status_detail: 'normal', bank_id: 'LrNcd', payer_name: 'María Soto' });
     expect(await server.ctx.db.selectFrom('notifications').select('payment_id').where('payment_id', '=', paid).execute()).toHaveLength(1);
     const unmatched = (await operator('GET', `/operator/v1/credits?status=unmatched&account=${collectAccount()}`)).body.credits;

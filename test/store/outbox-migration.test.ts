@@ -1,40 +1,24 @@
 // Migration 010 turns the payment notification rows into outbox messages: ids, bodies, delivery
 // state and attempts are kept, and the old tables stay readable as views.
-import { type Kysely, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/store/database.js';
-import { MIGRATIONS, migrateToLatest } from '../../src/store/migrate.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { databaseBefore, earlyMerchantRow, type EarlierDatabase } from '../helpers/database.js';
 
-let database: TestDatabase;
-let opened: Database;
+let earlier: EarlierDatabase;
 let db: Kysely<any>;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  opened = openDatabase(database.url);
-  db = opened.db as Kysely<any>;
-  const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '010'));
-  const { error } = await new Migrator({ db, provider: { getMigrations: async () => before } }).migrateToLatest();
-  if (error) throw error;
+  earlier = await databaseBefore('010');
+  db = earlier.db;
 });
-afterAll(async () => {
-  await opened?.close();
-  await database?.drop();
-});
+afterAll(async () => earlier?.close());
 
 const T = 1_790_000_000_000;
 
 describe('migration 010-outbox', () => {
   it('moves notifications and their attempts into the outbox unchanged, and keeps the old names as views', async () => {
-    await db
-      .insertInto('merchants')
-      .values({
-        receiver_id: 123456, name: 'Shop', secret_enc: 'x', api_key_hash: 'h', developer: 1, notify_url: null, notify_api_version: '3.0',
-        feature_confirm: 0, feature_integrator: 0, feature_refunds: 0, feature_contract_url: 0, feature_psp: 0, parent_receiver_id: null,
-        payment_methods: '[]', users: '[]', collect_accounts: '[]', country_code: 'CL', profile: '{}', created_at: T, updated_at: T,
-      })
-      .execute();
+    await db.insertInto('merchants').values(earlyMerchantRow(123456, T)).execute();
     const payment = (id: string) => ({
       payment_id: id, receiver_id: 123456, notification_token: id.repeat(6), status: 'done', status_detail: 'normal', version: 2, subject: 'Order',
       amount: 10_000_000, currency: 'CLP', discount: 0, refunded: 0, expires_at: T, send_email: 0, send_reminders: 0, collect_account_uuid: 'acc',

@@ -11,7 +11,7 @@ import { migrateToLatest } from '../../src/store/migrate.js';
 import { insertPayment } from '../../src/store/payments.js';
 import { ShiftableClock } from '../../src/runtime/clock.js';
 import { InvalidationFeed } from '../../src/runtime/invalidation-feed.js';
-import { pruneExpired } from '../../src/runtime/maintenance.js';
+import { pruneExpired } from '../../src/app/prune-expired.js';
 import { findMerchantRow } from '../../src/store/merchants.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';

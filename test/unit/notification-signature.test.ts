@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { notificationBody, paymentNotification } from '../../src/domain/notification-body.js';
 import { notificationSignature } from '../../src/domain/notification-signature.js';
 import type { Payment } from '../../src/domain/payment.js';
+import { FIXTURE_INSTANT, paymentFixture } from '../helpers/payment-fixture.js';
 
 // provider-facts.md section 2: the provider's own 3.0 notification and its signature.
 const SECRET = '1a4cbbbeb8bdb7e1d73572b9cc43ce4ce18f79d9';
@@ -11,55 +12,28 @@ const BODY =
   '{"payment_id":"zfxnocsow6mz","receiver_id":990939,"subject":"TEST_COBRO","amount":"1000.0000","discount":"0.0000","currency":"CLP","receipt_url":"https:\\/\\/s3.amazonaws.com\\/staging.notifications.khipu.com\\/CPKH-1804240956-zfxnocsow6mz.pdf","bank":"DemoBank","bank_id":"Bawdf","payer_name":"Cobrador de desarrollo #990.939","payer_email":"test@khipu.com","personal_identifier":"44.444.444-4","bank_account_number":"000000000000444444444","out_of_date_conciliation":false,"transaction_id":"15f836bd-e8a7-4d12-b2f1-56403012b555","responsible_user_email":"test@khipu.com","payment_method":"simplified_transfer","conciliation_date":"2024-04-18T13:56:54.859Z"}';
 
 function vectorPayment(overrides: Partial<Payment> = {}): Payment {
-  const at = new Date('2024-04-18T13:56:54.859Z');
-  return {
+  return paymentFixture({
     paymentId: 'zfxnocsow6mz',
-    receiverId: 990939,
-    notificationToken: 'a'.repeat(64),
     status: 'done',
     statusDetail: 'normal',
     version: 2,
     subject: 'TEST_COBRO',
-    body: null,
-    amount: 1000 * 10_000,
-    currency: 'CLP',
-    discount: 0,
-    refunded: 0,
     transactionId: '15f836bd-e8a7-4d12-b2f1-56403012b555',
-    custom: null,
     bankId: 'Bawdf',
     bankName: 'DemoBank',
-    returnUrl: null,
-    cancelUrl: null,
-    pictureUrl: null,
     notifyUrl: 'https://merchant.example/notify',
     notifyApiVersion: '3.0',
-    contractUrl: null,
-    expiresAt: at,
-    sendEmail: false,
-    sendReminders: false,
     payerName: 'Cobrador de desarrollo #990.939',
     payerEmail: 'test@khipu.com',
     responsibleUserEmail: 'test@khipu.com',
-    fixedPayerPersonalIdentifier: null,
-    integratorFee: null,
-    collectAccountUuid: '00000000-0000-4000-8000-000000000000',
-    confirmTimeoutAt: null,
-    mandatoryPaymentMethod: null,
-    pspClientMerchantName: null,
     personalIdentifier: '44.444.444-4',
     bankAccountNumber: '000000000000444444444',
     paymentMethod: 'simplified_transfer',
     fundsSource: '',
     receiptUrl: 'https://s3.amazonaws.com/staging.notifications.khipu.com/CPKH-1804240956-zfxnocsow6mz.pdf',
-    outOfDateConciliation: false,
-    conciliationAt: at,
-    confirmedAt: null,
-    fundsDeliveryAt: null,
-    createdAt: at,
-    updatedAt: at,
+    conciliationAt: FIXTURE_INSTANT,
     ...overrides,
-  };
+  });
 }
 
 describe('3.0 notification signature', () => {

@@ -3,10 +3,14 @@
 import type { FastifyInstance } from 'fastify';
 import { errorHandler, V3_STATUS } from '../errors.js';
 import { requireMerchant } from '../plugins/auth.js';
+import { emailRoutes } from './emails.js';
+import { eventRoutes } from './events.js';
 import { notificationRoutes } from './notifications.js';
 
 export async function quipuApi(app: FastifyInstance): Promise<void> {
   app.setErrorHandler(errorHandler(V3_STATUS));
   app.addHook('onRequest', requireMerchant);
   await app.register(notificationRoutes);
+  await app.register(emailRoutes);
+  await app.register(eventRoutes);
 }

@@ -5,9 +5,8 @@ import { getMessage, listMessages } from '../../app/message-queries.js';
 import { resendMessage } from '../../app/resend-message.js';
 import { notificationDetailView, notificationView } from '../../delivery/notification-view.js';
 import { PAYMENT_NOTIFICATION_KINDS } from '../../domain/message-kinds.js';
-import { MESSAGE_STATUSES as NOTIFICATION_STATUSES } from '../../store/messages.js';
-
-const nullableInstant = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
+import { NOTIFICATION_STATUSES } from '../../store/messages.js';
+import { attemptProperties, deliveryStateProperties, idParams, nullable } from './message-schemas.js';
 
 const Notification = Type.Object({
   notification_id: Type.String({ description: 'Stays the same on every attempt' }),
@@ -15,24 +14,14 @@ const Notification = Type.Object({
   receiver_id: Type.Integer(),
   api_version: Type.String({ description: 'Notification API version: 1.3 or 3.0' }),
   url: Type.String({ description: 'Where it is sent' }),
-  status: Type.String({ enum: [...NOTIFICATION_STATUSES], description: 'pending (more attempts to come), delivered (a receiver answered 200) or exhausted' }),
-  attempts: Type.Integer({ description: 'Attempts made so far' }),
-  next_attempt_at: nullableInstant('When the next attempt is due, while pending'),
-  delivered_at: nullableInstant('When a receiver answered 200'),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
+  ...deliveryStateProperties(NOTIFICATION_STATUSES, 'pending (more attempts to come), delivered (a receiver answered 200) or exhausted', 'When a receiver answered 200'),
 });
 
 const Attempt = Type.Object({
-  number: Type.Integer(),
-  trigger: Type.String({ enum: ['first', 'retry', 'resend'] }),
-  due_at: Type.String({ format: 'date-time', description: 'When the schedule made it due; it starts later when the worker was busy or the developer clock was moved past it' }),
-  started_at: Type.String({ format: 'date-time' }),
-  latency_ms: Type.Integer(),
-  outcome: Type.String({ enum: ['delivered', 'failed'] }),
-  http_status: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()], { description: 'Why the attempt failed: HTTP status, timeout, connection error or a refused address' }),
-  response_excerpt: Type.Union([Type.String(), Type.Null()], { description: 'The beginning of the answer' }),
+  ...attemptProperties,
+  http_status: nullable(Type.Integer()),
+  error: nullable(Type.String(), 'Why the attempt failed: HTTP status, timeout, connection error or a refused address'),
+  response_excerpt: nullable(Type.String(), 'The beginning of the answer'),
 });
 
 const NotificationDetail = Type.Object({
@@ -55,7 +44,7 @@ const ListQuery = Type.Object(
 /** One account's payment notifications. */
 const ofAccount = (receiverId: number) => ({ receiverId, kinds: PAYMENT_NOTIFICATION_KINDS, noun: 'Notification' });
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'Notification identifier' }) });
+const IdParams = idParams('Notification identifier');
 const tags = ['Quipu: notifications'];
 
 export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {

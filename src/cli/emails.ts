@@ -1,0 +1,53 @@
+// `quipu emails list|show`: the operator's view of every email Quipu wrote to payers, sent through
+// the mail server or kept in the local inbox, across accounts or for one (--receiver).
+import { Command } from 'commander';
+import { getMessage, pageOfMessages } from '../app/message-queries.js';
+import { emailDetailView, emailView } from '../delivery/email-view.js';
+import { EMAIL_KINDS } from '../domain/message-kinds.js';
+import { DEFAULT_PAGE_SIZE } from '../domain/message-page.js';
+import { MESSAGE_STATUSES } from '../store/messages.js';
+import { printHuman } from './merchant-view.js';
+import { oneOf, wholeNumber } from './options.js';
+import { withRuntime } from './runtime.js';
+
+export function emailsCommand(): Command {
+  const emails = new Command('emails').description('emails to payers (collection requests and reminders): the local inbox and what went to the mail server');
+
+  emails
+    .command('list')
+    .description('list emails, newest first')
+    .option('--receiver <id>', 'only this account', wholeNumber)
+    .option('--payment <id>', 'only this payment')
+    .option('--status <status>', `only this status (${MESSAGE_STATUSES.join(', ')})`, oneOf(MESSAGE_STATUSES))
+    .option('--limit <n>', 'at most this many', wholeNumber, DEFAULT_PAGE_SIZE)
+    .option('--cursor <cursor>', 'the page after this one (the next_cursor --json printed)')
+    .option('--json', 'print JSON: {"emails": [...], "has_more": ..., "next_cursor": ...}')
+    .action(async (options) =>
+      withRuntime(async (ctx) => {
+        const page = await pageOfMessages(ctx, { receiverId: options.receiver, kinds: EMAIL_KINDS, subjectId: options.payment, status: options.status, cursor: options.cursor, limit: options.limit });
+        const views = page.messages.map(emailView);
+        if (options.json) return console.log(JSON.stringify({ emails: views, has_more: page.nextCursor !== null, next_cursor: page.nextCursor }));
+        for (const v of views) console.log(`${v.id}  ${v.status.padEnd(9)}  ${v.created_at}  ${v.receiver_id}  ${v.payment_id}  ${v.kind}  ${v.to}  ${v.subject}`);
+        if (page.nextCursor) console.log(`more: --cursor ${page.nextCursor}`);
+      }),
+    );
+
+  emails
+    .command('show <email_id>')
+    .description('show one email, its text and every attempt')
+    .option('--json', 'print JSON')
+    .action(async (id: string, options) =>
+      withRuntime(async (ctx) => {
+        const { message, attempts } = await getMessage(ctx, id, { kinds: EMAIL_KINDS, noun: 'Email' });
+        const view = emailDetailView(message, attempts);
+        if (options.json) return console.log(JSON.stringify(view));
+        const { attempt_log: log, text, html: _html, ...rest } = view;
+        printHuman(rest);
+        console.log(`\n${text}`);
+        for (const a of log) {
+          console.log(`  #${a.number} ${a.trigger.padEnd(6)} ${a.started_at} (due ${a.due_at})  ${a.outcome.padEnd(9)} ${a.status_code ?? '-'}  ${a.latency_ms} ms  ${a.error ?? a.response_excerpt ?? ''}`);
+        }
+      }),
+    );
+  return emails;
+}

@@ -1,0 +1,78 @@
+// `quipu events list|show|resend`: the operator's view of everything Quipu sends, of every kind,
+// across accounts or for one (--receiver).
+import { Command } from 'commander';
+import { getEvent } from '../app/event-queries.js';
+import { pageOfMessages } from '../app/message-queries.js';
+import { resendMessage } from '../app/resend-message.js';
+import { eventDetailView, eventView } from '../delivery/event-view.js';
+import { DEFAULT_PAGE_SIZE } from '../domain/message-page.js';
+import { MESSAGE_KIND_NAMES } from '../domain/message-kinds.js';
+import { MESSAGE_STATUSES } from '../store/messages.js';
+import { printHuman } from './merchant-view.js';
+import { oneOf, wholeNumber } from './options.js';
+import { withRuntime } from './runtime.js';
+
+export function eventsCommand(): Command {
+  const events = new Command('events').description('everything Quipu sends (every kind of message) and its delivery attempts');
+
+  events
+    .command('list')
+    .description('list events, newest first, a page at a time')
+    .option('--receiver <id>', 'only this account', wholeNumber)
+    .option('--kind <kind>', `only this kind (${MESSAGE_KIND_NAMES.join(', ')})`, oneOf(MESSAGE_KIND_NAMES))
+    .option('--subject <id>', 'only events about this payment, ...')
+    .option('--status <status>', `only this status (${MESSAGE_STATUSES.join(', ')})`, oneOf(MESSAGE_STATUSES))
+    .option('--limit <n>', 'at most this many', wholeNumber, DEFAULT_PAGE_SIZE)
+    .option('--cursor <cursor>', 'the page that starts there (printed after a page that has a next one)')
+    .option('--json', 'print JSON: {"events": [...], "has_more": ..., "next_cursor": ...}')
+    .action(async (options) =>
+      withRuntime(async (ctx) => {
+        const page = await pageOfMessages(ctx, {
+          receiverId: options.receiver,
+          kinds: options.kind === undefined ? undefined : [options.kind],
+          subjectId: options.subject,
+          status: options.status,
+          cursor: options.cursor,
+          limit: options.limit,
+        });
+        const views = page.messages.map(eventView);
+        if (options.json) return console.log(JSON.stringify({ events: views, has_more: page.nextCursor !== null, next_cursor: page.nextCursor }));
+        for (const v of views) {
+          console.log(`${v.id}  ${v.status.padEnd(9)}  ${String(v.attempts).padStart(2)} attempts  ${v.receiver_id}  ${v.kind}  ${v.subject_type} ${v.subject_id}  ${v.destination}`);
+        }
+        if (page.nextCursor !== null) console.log(`more: --cursor ${page.nextCursor}`);
+      }),
+    );
+
+  events
+    .command('show <event_id>')
+    .description('show one event, its body, and every attempt with the headers it was sent with')
+    .option('--json', 'print JSON')
+    .action(async (id: string, options) =>
+      withRuntime(async (ctx) => {
+        const { message, attempts, secret } = await getEvent(ctx, id);
+        const view = eventDetailView(message, attempts, secret);
+        if (options.json) return console.log(JSON.stringify(view));
+        const { attempt_log: log, ...rest } = view;
+        printHuman(rest);
+        for (const a of log) {
+          console.log(`  #${a.number} ${a.trigger.padEnd(6)} ${a.started_at} (due ${a.due_at})  ${a.outcome.padEnd(9)} ${a.status_code ?? '-'}  ${a.latency_ms} ms  ${a.error ?? ''}`);
+          // What every attempt sends is printed above; below each attempt, what was its own: its signature.
+          for (const [name, value] of Object.entries(a.headers ?? {})) if (view.headers?.[name] !== value) console.log(`      ${name}: ${value}`);
+        }
+      }),
+    );
+
+  events
+    .command('resend <event_id>')
+    .description('send an event again now (same body and ids), as a new round of delivery')
+    .option('--json', 'print JSON')
+    .action(async (id: string, options) =>
+      withRuntime(async (ctx) => {
+        const view = eventView(await resendMessage(ctx, id, { noun: 'Event' }));
+        if (options.json) console.log(JSON.stringify(view));
+        else console.log(`${view.id} queued for delivery at ${view.next_attempt_at}`);
+      }),
+    );
+  return events;
+}

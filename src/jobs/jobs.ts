@@ -1,0 +1,35 @@
+// THE table of background jobs. Each runs in one process of the installation at a time, whichever
+// `quipu serve` (unless RUN_WORKER=false) or `quipu worker` takes it first, and is next due `everyMs`
+// of the developer clock after its last run finished (src/jobs/runner.ts). A new job is a new row.
+import { collectBankCredits } from '../app/collect-bank-credits.js';
+import type { AppContext } from '../app/context.js';
+import { deliverFunds } from '../app/deliver-funds.js';
+import { pruneExpired } from '../app/prune-expired.js';
+import { recoverStaleTransfers } from '../app/recover-stale-transfers.js';
+import { resolveUncertainTransfers } from '../app/resolve-transfers.js';
+import { sendDueReminders } from '../app/send-reminders.js';
+
+export interface Job {
+  /** Its row in the jobs table and its name in `quipu jobs list`: renamed, it would start over as a new job. */
+  name: string;
+  /** Developer-clock milliseconds from the end of one run to the start of the next. */
+  everyMs: number;
+  run: (ctx: AppContext) => Promise<unknown>;
+}
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+export const JOBS: readonly Job[] = [
+  // Bank polling: transfers a stopped process left waiting for their bank, the banks' answers about
+  // the transfers they left uncertain, and the credits they booked on the collection account.
+  { name: 'recover-stale-transfers', everyMs: MINUTE_MS, run: recoverStaleTransfers },
+  { name: 'resolve-uncertain-transfers', everyMs: MINUTE_MS, run: resolveUncertainTransfers },
+  { name: 'collect-bank-credits', everyMs: MINUTE_MS, run: collectBankCredits },
+  // Payers' reminders of unpaid payments that are due (docs/emails.md).
+  { name: 'send-reminders', everyMs: MINUTE_MS, run: sendDueReminders },
+  // Settlement: the funds of paid payments whose delivery date has come, and the accountability
+  // report of each delivery to the receiver's rendition_url (docs/accountability.md).
+  { name: 'deliver-funds', everyMs: MINUTE_MS, run: deliverFunds },
+  { name: 'prune-expired', everyMs: HOUR_MS, run: pruneExpired },
+];

@@ -1,0 +1,178 @@
+// The operator's commands: `quipu events list|show|resend` across accounts, and `quipu listen`, a
+// real child process reading the database a running server writes, until Ctrl-C.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveryWorker } from '../../src/delivery/worker.js';
+import { MESSAGE_KIND_NAMES, PAYMENT_NOTIFICATION_KIND } from '../../src/domain/message-kinds.js';
+import type { Payment } from '../../src/domain/payment.js';
+import { reconciledPayment, testWorker } from '../helpers/delivery.js';
+import { client } from '../helpers/http.js';
+import { eventually, startReceiver, type Receiver } from '../helpers/notification-receiver.js';
+import { BIN, quipu } from '../helpers/process.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let ok: Receiver;
+let worker: DeliveryWorker;
+let a: TestAccount;
+let b: TestAccount;
+let env: Record<string, string>;
+const paid: { a1: Payment; a2: Payment; b1: Payment } = {} as never;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  env = { DATABASE_URL: server.database.url, DATA_DIR: server.database.dataDir, LOG_LEVEL: 'warn' };
+  ok = await startReceiver();
+  worker = testWorker(server);
+  a = await server.account();
+  b = await server.account();
+  paid.a1 = await reconciledPayment(server, a, { notify_url: ok.url });
+  await client(server.baseUrl, a.api_key).post('/sandbox/clock', { advance: '1s' });
+  paid.a2 = await reconciledPayment(server, a, { notify_url: ok.url, notify_api_version: '1.3' });
+  paid.b1 = await reconciledPayment(server, b, { notify_url: ok.url });
+  await ok.waitFor((requests) => requests.length === 3);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await ok?.close();
+  await server?.close();
+});
+
+const json = async (args: string[]) => {
+  const result = await quipu(args, env);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout);
+};
+
+describe('quipu events', () => {
+  it('lists across accounts or for one, with filters and cursor paging', async () => {
+    const everyone = await json(['events', 'list', '--json']);
+    expect(everyone.events.map((e: { subject_id: string }) => e.subject_id)).toEqual([paid.b1.paymentId, paid.a2.paymentId, paid.a1.paymentId]);
+    expect(everyone).toMatchObject({ has_more: false, next_cursor: null });
+
+    const first = await json(['events', 'list', '--receiver', String(a.receiver_id), '--limit', '1', '--json']);
+    expect(first.events.map((e: { subject_id: string }) => e.subject_id)).toEqual([paid.a2.paymentId]);
+    expect(first.has_more).toBe(true);
+    const second = await json(['events', 'list', '--receiver', String(a.receiver_id), '--limit', '1', '--cursor', first.next_cursor, '--json']);
+    expect(second).toMatchObject({ events: [{ subject_id: paid.a1.paymentId, kind: PAYMENT_NOTIFICATION_KIND['3.0'], destination: ok.url }], has_more: false, next_cursor: null });
+
+    const byKind = await json(['events', 'list', '--kind', PAYMENT_NOTIFICATION_KIND['1.3'], '--status', 'delivered', '--json']);
+    expect(byKind.events.map((e: { subject_id: string }) => e.subject_id)).toEqual([paid.a2.paymentId]);
+    const bySubject = await json(['events', 'list', '--subject', paid.b1.paymentId, '--json']);
+    expect(bySubject.events).toMatchObject([{ receiver_id: b.receiver_id, status: 'delivered' }]);
+
+    const text = await quipu(['events', 'list', '--limit', '2'], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`payment ${paid.b1.paymentId}  ${ok.url}`);
+    expect(text.stdout).toMatch(/^more: --cursor \S+$/m);
+  }, 90_000);
+
+  it('shows an event with each attempt and its signature, and resends it', async () => {
+    const [event] = (await json(['events', 'list', '--subject', paid.a1.paymentId, '--json'])).events;
+    const shown = await json(['events', 'show', event.id, '--json']);
+    expect(shown).toMatchObject({ id: event.id, content_type: 'application/json', headers: { 'user-agent': 'Quipu-Notifications/1.0' } });
+    const [, t, s] = /^t=(\d+),s=(.+)$/.exec(shown.attempt_log[0].headers['x-khipu-signature'])!;
+    expect(s).toBe(createHmac('sha256', a.merchant.secret).update(`${t}.${shown.body}`).digest('base64'));
+    const received = ok.requests.find((r) => r.body === shown.body)!;
+    expect(received.headers['x-khipu-signature']).toBe(shown.attempt_log[0].headers['x-khipu-signature']);
+
+    const text = await quipu(['events', 'show', event.id], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(paid.a1.paymentId);
+    expect(text.stdout).toMatch(/#1 first .* delivered +200/);
+    expect(text.stdout).toContain(`x-khipu-signature: t=${t},s=${s}`);
+
+    const resent = await json(['events', 'resend', event.id, '--json']);
+    expect(resent).toMatchObject({ id: event.id, status: 'pending', delivered_at: null });
+    const after = await eventually(() => json(['events', 'show', event.id, '--json']), (v) => v.status === 'delivered' && v.attempts === 2);
+    expect(after.attempt_log.map((x: { trigger: string }) => x.trigger)).toEqual(['first', 'resend']);
+  }, 90_000);
+
+  it('explains unknown events and bad options', async () => {
+    const missing = await quipu(['events', 'show', 'nope'], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('Event not found');
+    expect((await quipu(['events', 'resend', 'nope'], env)).code).toBe(2);
+    const kind = await quipu(['events', 'list', '--kind', 'fax'], env);
+    expect(kind.code).not.toBe(0);
+    expect(kind.stderr).toContain(MESSAGE_KIND_NAMES.join(', '));
+    const status = await quipu(['events', 'list', '--status', 'lost'], env);
+    expect(status.code).not.toBe(0);
+    expect(status.stderr).toContain('pending, delivered, exhausted');
+    const cursor = await quipu(['events', 'list', '--cursor', 'bogus'], env);
+    expect(cursor.code).toBe(2);
+    expect(cursor.stderr).toContain('cursor: is not a cursor this listing gave');
+    const limit = await quipu(['events', 'list', '--limit', '501'], env);
+    expect(limit.code).toBe(2);
+    expect(limit.stderr).toContain('limit: must be a whole number from 1 to 500');
+  }, 90_000);
+});
+
+interface Listener {
+  child: ChildProcess;
+  stdout(): string;
+  exited: Promise<number | null>;
+}
+
+/** `quipu listen` as a child process, once it has said it is listening. */
+async function listen(args: string[]): Promise<Listener> {
+  const child = spawn(process.execPath, [BIN, 'listen', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await eventually(async () => stderr, (text) => text.includes('listening') || child.exitCode !== null, 30_000);
+  expect(stderr).toMatch(/^quipu listen: listening \(.*\); Ctrl-C to stop\n$/);
+  return { child, stdout: () => stdout, exited };
+}
+
+const lines = (listener: Listener) => listener.stdout().split('\n').filter(Boolean);
+
+describe('quipu listen', () => {
+  it("prints each message written after it started and each attempt, until Ctrl-C", async () => {
+    const listener = await listen([]);
+    try {
+      const payment = await reconciledPayment(server, a, { notify_url: ok.url });
+      const printed = await eventually(async () => lines(listener), (l) => l.some((line) => line.includes(' attempt ')), 30_000);
+      expect(printed).toHaveLength(2);
+      expect(printed[0]).toMatch(new RegExp(`^\\S+  message  ${PAYMENT_NOTIFICATION_KIND['3.0'].replaceAll('.', '\\.')}  payment ${payment.paymentId}  -> ${ok.url}  \\S+$`));
+      expect(printed[1]).toMatch(new RegExp(`^\\S+  attempt  ${PAYMENT_NOTIFICATION_KIND['3.0'].replaceAll('.', '\\.')}  payment ${payment.paymentId}  -> ${ok.url}  #1 200 \\d+ ms delivered  \\S+$`));
+      // Nothing of the past.
+      for (const earlier of Object.values(paid)) expect(listener.stdout()).not.toContain(earlier.paymentId);
+    } finally {
+      listener.child.kill('SIGINT');
+    }
+    expect(await listener.exited).toBe(0);
+  }, 90_000);
+
+  it('prints one JSON object a line with --json, for the account and kind asked for', async () => {
+    const listener = await listen(['--json', '--receiver', String(a.receiver_id), '--kind', PAYMENT_NOTIFICATION_KIND['1.3']]);
+    try {
+      await reconciledPayment(server, b, { notify_url: ok.url, notify_api_version: '1.3' });
+      await reconciledPayment(server, a, { notify_url: ok.url });
+      const payment = await reconciledPayment(server, a, { notify_url: ok.url, notify_api_version: '1.3' });
+      const printed = await eventually(async () => lines(listener).map((line) => JSON.parse(line)), (l) => l.some((x) => x.type === 'attempt'), 30_000);
+      expect(printed).toEqual([
+        expect.objectContaining({ type: 'message', kind: PAYMENT_NOTIFICATION_KIND['1.3'], subject_type: 'payment', subject_id: payment.paymentId, receiver_id: a.receiver_id, destination: ok.url }),
+        expect.objectContaining({
+          type: 'attempt',
+          event_id: printed[0].id,
+          kind: PAYMENT_NOTIFICATION_KIND['1.3'],
+          subject_id: payment.paymentId,
+          destination: ok.url,
+          number: 1,
+          status_code: 200,
+          latency_ms: expect.any(Number),
+          outcome: 'delivered',
+        }),
+      ]);
+    } finally {
+      listener.child.kill('SIGINT');
+    }
+    expect(await listener.exited).toBe(0);
+    expect(lines(listener)).toHaveLength(2);
+  }, 90_000);
+});

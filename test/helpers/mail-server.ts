@@ -1,0 +1,114 @@
+// A mail server for tests: a real SMTP server (smtp-server) on port 0, with a user and a password,
+// that keeps every email handed to it (the envelope, the raw message and its parse) and answers as
+// the test tells it to: accept it, refuse it with a reply code, or hold the answer (a server that
+// hangs).
+import type { AddressInfo } from 'node:net';
+import { type ParsedMail, simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { freePort } from './process.js';
+
+export const MAIL_USER = 'quipu';
+export const MAIL_PASSWORD = 's3cret pass';
+
+export interface ReceivedMail {
+  envelope: { from: string; to: string[] };
+  raw: string;
+  parsed: ParsedMail;
+  /** How the server answered: accepted, refused, or held (no answer yet). */
+  answer: 'accepted' | 'refused' | 'held';
+}
+
+export type MailAnswer = { accept: true } | { refuse: number; message: string } | { hold: Promise<unknown> };
+export type MailResponder = (mail: ReceivedMail) => MailAnswer;
+
+export const ACCEPT: MailResponder = () => ({ accept: true });
+
+export interface MailServer {
+  /** SMTP_URL for Quipu, credentials included. */
+  url: string;
+  mails: ReceivedMail[];
+  answer(responder: MailResponder): void;
+  /** Resolves once `predicate` holds for the mails received so far. */
+  waitFor(predicate: (mails: ReceivedMail[]) => boolean, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+class Refusal extends Error {
+  constructor(
+    readonly responseCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function startMailServer(responder: MailResponder = ACCEPT): Promise<MailServer> {
+  const mails: ReceivedMail[] = [];
+  const waiters = new Set<() => void>();
+  let current = responder;
+  const server = new SMTPServer({
+    logger: false,
+    disabledCommands: ['STARTTLS'],
+    allowInsecureAuth: true,
+    closeTimeout: 100,
+    onAuth: (auth, _session, callback) =>
+      auth.username === MAIL_USER && auth.password === MAIL_PASSWORD ? callback(null, { user: auth.username }) : callback(new Error('Invalid username or password')),
+    onData: (stream, session, callback) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', async () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const envelope = {
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+        };
+        const mail: ReceivedMail = { envelope, raw, parsed: await simpleParser(raw), answer: 'held' };
+        mails.push(mail);
+        const answer = current(mail);
+        if ('accept' in answer) {
+          mail.answer = 'accepted';
+          callback(null, 'OK: queued as test');
+        } else if ('refuse' in answer) {
+          mail.answer = 'refused';
+          callback(new Refusal(answer.refuse, answer.message));
+        } else {
+          void answer.hold.then(() => {
+            mail.answer = 'accepted';
+            callback(null, 'OK: queued late');
+          });
+        }
+        for (const wake of waiters) wake();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://${MAIL_USER}:${encodeURIComponent(MAIL_PASSWORD)}@127.0.0.1:${port}`,
+    mails,
+    answer: (next) => {
+      current = next;
+    },
+    waitFor: (predicate, timeoutMs = 15_000) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (!predicate(mails)) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`mail server: condition not met within ${timeoutMs} ms (${mails.length} mails)`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      }),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The address of a mail server that is down: nothing listens there. */
+export async function downMailServerUrl(): Promise<string> {
+  return `smtp://127.0.0.1:${await freePort()}`;
+}
