@@ -72,6 +72,20 @@ function directRate(receiver: Receiver, count: number): Promise<number> {
   });
 }
 
+/**
+ * The same loop once undici (and the receiver) are warm: loops of `count` until two in a row agree
+ * within 5%, at most eight. The JIT keeps speeding the loop up for several loops of 10,000.
+ */
+async function steadyDirectRate(receiver: Receiver, count: number): Promise<number> {
+  let last = await directRate(receiver, count);
+  for (let i = 0; i < 7; i++) {
+    const rate = await directRate(receiver, count);
+    if (Math.abs(rate - last) / last < 0.05) return rate;
+    last = rate;
+  }
+  return last;
+}
+
 /** For reference: undici's lower-level dispatch interface, which the worker itself uses. */
 function dispatchRate(receiver: Receiver, count: number): Promise<number> {
   const url = new URL(receiver.url);
@@ -200,6 +214,8 @@ export async function benchDelivery(): Promise<string> {
     await receiver.reset();
     const runs = [await deliveryRun('sqlite', receiver, '')];
     if (process.env.BENCH_DATABASE_URL) runs.push(await deliveryRun('postgres', receiver, process.env.BENCH_DATABASE_URL));
+    const steady = await steadyDirectRate(receiver, N);
+    const againstSteady = runs.map((r) => `${fmt.pct(r.rate / steady)} on ${r.database}`).join(' and ');
     const rows = runs.map((r) => {
       const ratio = r.rate / direct;
       const floor = r.database === 'SQLite' ? r.rate >= 1_500 && ratio >= 0.3 : ratio >= 0.3;
@@ -214,6 +230,8 @@ export async function benchDelivery(): Promise<string> {
       '| database | notifications/s (delivery, end to end) | of direct undici request() | of undici dispatch() | delivered | lost | duplicated | attempts recorded | credits/s (reconciliation) | first credit → last delivery (per s) | target (≥ 1,500/s on SQLite, ≥ 30% of direct, none lost or duplicated) |',
       '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
       ...rows,
+      '',
+      `The yardstick above is measured early in the section, as it was when the targets were set. The loop keeps speeding up for several loops of ${N.toLocaleString('en-US')} as the JIT warms undici and the receiver: warmed until two loops in a row agree within 5%, it reaches **${fmt.rps(steady)} requests/s** at the end of the section, and against that the worker delivers ${againstSteady}.`,
       '',
       ...(await benchEmailDelivery()),
     ].join('\n');
