@@ -25,6 +25,3 @@ export function emailView(row: MessageRow) {
 export function emailDetailView(row: MessageRow, attempts: MessageAttemptRow[]) {
   return { ...emailView(row), attempt_log: attempts.map(attemptView) };
 }
-
-export type EmailView = ReturnType<typeof emailView>;
-export type EmailDetailView = ReturnType<typeof emailDetailView>;

@@ -54,7 +54,3 @@ export function attemptEventView(row: AttemptOfMessage) {
     ...attemptView(row),
   };
 }
-
-export type EventView = ReturnType<typeof eventView>;
-export type EventDetailView = ReturnType<typeof eventDetailView>;
-export type AttemptEventView = ReturnType<typeof attemptEventView>;

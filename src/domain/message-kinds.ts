@@ -54,7 +54,7 @@ export const MESSAGE_KINDS = {
 export type MessageKind = keyof typeof MESSAGE_KINDS;
 export const MESSAGE_KIND_NAMES = Object.keys(MESSAGE_KINDS) as MessageKind[];
 
-export function isMessageKind(value: string): value is MessageKind {
+function isMessageKind(value: string): value is MessageKind {
   return Object.hasOwn(MESSAGE_KINDS, value);
 }
 
