@@ -1,17 +1,16 @@
-// Asking a bank to move money (a payer's transfer; the debits of automatic payments go the same
-// way). The intent is committed first, by the caller, and the bank hears of it only once that
-// commit is on disk: on SQLite a long-running process commits without flushing and flushes the
+// Asking a bank to move money: a payer's transfer, or the debit of a charge intent. The intent is
+// committed first, by the caller, and the bank hears of it only once that commit is on disk: on SQLite a long-running process commits without flushing and flushes the
 // WAL off the event loop (store/wal-sync.ts), and a power loss between a bank's transfer and that
 // flush would erase the only record that the bank was asked. The answer is then waited for at most
 // BANK_TIMEOUT_MS; an answer arriving later is not waited for.
 import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
-import type { BankCall, TransferResult } from '../bank/connector.js';
+import type { BankCall, DebitResult, TransferResult } from '../bank/connector.js';
 import { durable } from '../store/database.js';
 import { bankCall } from './apply-transfer.js';
 import type { AppContext } from './context.js';
 
 /** What a bank that could not be reached (or broke off) answered: it may have moved the money all the same, only the bank can say. */
-export const NO_ANSWER: TransferResult = { status: 'uncertain' };
+export const NO_ANSWER = { status: 'uncertain' } as const satisfies TransferResult & DebitResult;
 
 export interface MoneyOrder {
   orderId: string;
@@ -23,16 +22,16 @@ export interface MoneyOrder {
  * good: it is uncertain, and the bank's later answer (housekeeping asks it) or its credit on the
  * collection account decides it.
  */
-export async function askBankToMoveMoney(ctx: AppContext, order: MoneyOrder, send: (call: BankCall) => Promise<TransferResult>): Promise<TransferResult> {
+export async function askBankToMoveMoney<R extends TransferResult | DebitResult>(ctx: AppContext, order: MoneyOrder, send: (call: BankCall) => Promise<R>): Promise<R | typeof NO_ANSWER> {
   // Inside a transaction the intent would not even be committed, and there is no flush to wait for.
   if (ctx.db.isTransaction) throw new Error('a bank is asked to move money only after the commit that records the intent');
   await durable(ctx.db);
   try {
     const answer = await answerWithin(send(bankCall(ctx)), ctx.config.bankTimeoutMs);
     if (answer !== NO_ANSWER_IN_TIME) return answer;
-    ctx.log.error({ ...order, timeoutMs: ctx.config.bankTimeoutMs }, 'the bank did not answer a transfer in time; it is uncertain until the bank confirms or fails it');
+    ctx.log.error({ ...order, timeoutMs: ctx.config.bankTimeoutMs }, 'the bank did not answer in time; the order is uncertain until the bank confirms or fails it');
   } catch (error) {
-    ctx.log.error({ err: error, ...order }, 'the bank did not answer a transfer; it is uncertain until the bank confirms or fails it');
+    ctx.log.error({ err: error, ...order }, 'the bank did not answer; the order is uncertain until the bank confirms or fails it');
   }
   return NO_ANSWER;
 }

@@ -10,7 +10,8 @@ import type { AppContext } from './context.js';
 import { signInAtInstitution } from './institution-sign-in.js';
 import { getPayerAttempt } from './payer-payment.js';
 
-function loginFailure(failure: SignInFailure): DomainError {
+/** What a failed sign-in at a bank tells the payer's pages (payments and mandates alike). */
+export function loginFailure(failure: SignInFailure): DomainError {
   if (failure === 'invalid-identifier') return fieldError('rut', 'is not a valid RUT');
   if (failure === 'wrong-credentials') return fieldError('password', 'the RUT or the password is wrong');
   return new DomainError('unavailable', 'The bank did not answer the sign-in');

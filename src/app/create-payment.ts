@@ -8,7 +8,7 @@ import type { Merchant } from '../domain/merchant.js';
 import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
 import type { Payment } from '../domain/payment.js';
 import { paymentEmail } from '../render/payment-emails.js';
-import { type ApiSurface, parsePaymentRequest } from '../domain/payment-request.js';
+import { type ApiSurface, parsePaymentRequest, type PaymentRequest } from '../domain/payment-request.js';
 import { nextReminderAt } from '../domain/reminder-schedule.js';
 import type { RawValue } from '../domain/field-rules.js';
 import { insertPayment, toPayment } from '../store/payments.js';
@@ -20,74 +20,86 @@ import type { AppContext } from './context.js';
 export async function createPayment(ctx: AppContext, merchant: Merchant, surface: ApiSurface, raw: Readonly<Record<string, RawValue>>, found: readonly FieldError[] = []): Promise<Payment> {
   const now = ctx.clock.now();
   const req = parsePaymentRequest(surface, raw, { merchant, privateNotifyAllowed: mayNotifyPrivateAddresses(merchant.developer, ctx.config.sandbox), now, defaultTtlHours: ctx.config.paymentDefaultTtlHours }, found);
-  const at = now.getTime();
+  return withFreshIds(async () => {
+    const row = newPaymentRow(ctx, merchant, req, now);
+    const payment = toPayment(row);
+    const email = req.sendEmail ? paymentEmail('payment.email.collection', payment, merchant, ctx.config) : undefined;
+    if (email) {
+      await inTransaction(ctx.db, async (trx) => {
+        await insertPayment(trx, row);
+        await ctx.outbox.write(trx, email);
+      });
+    } else {
+      await insertPayment(ctx.db, row);
+    }
+    return payment;
+  });
+}
+
+/** Runs `write` again, with new ids, should they collide with existing ones. */
+export async function withFreshIds<T>(write: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
-    const row: PaymentRow = {
-      payment_id: newPaymentId(ctx.random),
-      receiver_id: merchant.receiverId,
-      notification_token: newNotificationToken(ctx.random, at),
-      status: 'pending',
-      status_detail: 'pending',
-      version: 1,
-      subject: req.subject,
-      body: req.body ?? null,
-      amount: req.amount,
-      currency: req.currency,
-      discount: 0,
-      refunded: 0,
-      transaction_id: req.transactionId ?? null,
-      custom: req.custom ?? null,
-      bank_id: req.bankId ?? null,
-      bank_name: req.bankId ? (findBank(req.bankId, merchant.developer)?.name ?? null) : null,
-      return_url: req.returnUrl ?? null,
-      cancel_url: req.cancelUrl ?? null,
-      picture_url: req.pictureUrl ?? null,
-      notify_url: req.notifyUrl ?? null,
-      notify_api_version: req.notifyApiVersion ?? null,
-      contract_url: req.contractUrl ?? null,
-      expires_at: req.expiresAt.getTime(),
-      send_email: req.sendEmail ? 1 : 0,
-      send_reminders: req.sendReminders ? 1 : 0,
-      payer_name: req.payerName ?? null,
-      payer_email: req.payerEmail ?? null,
-      responsible_user_email: req.responsibleUserEmail ?? null,
-      fixed_payer_personal_identifier: req.fixedPayerPersonalIdentifier ?? null,
-      integrator_fee: req.integratorFee ?? null,
-      collect_account_uuid: req.collectAccountUuid,
-      confirm_timeout_at: req.confirmTimeoutAt?.getTime() ?? null,
-      mandatory_payment_method: req.mandatoryPaymentMethod ?? null,
-      psp_client_merchant_name: req.pspClientMerchantName ?? null,
-      personal_identifier: null,
-      bank_account_number: null,
-      payment_method: null,
-      funds_source: null,
-      receipt_url: null,
-      out_of_date_conciliation: 0,
-      conciliation_at: null,
-      confirmed_at: null,
-      funds_delivery_at: null,
-      next_reminder_at: nextReminderAt({ sendReminders: req.sendReminders, createdAt: now, expiresAt: req.expiresAt }, now)?.getTime() ?? null,
-      fund_delivery_id: null,
-      created_at: at,
-      updated_at: at,
-      deleted_at: null,
-    };
     try {
-      const payment = toPayment(row);
-      const email = req.sendEmail ? paymentEmail('payment.email.collection', payment, merchant, ctx.config) : undefined;
-      if (email) {
-        await inTransaction(ctx.db, async (trx) => {
-          await insertPayment(trx, row);
-          await ctx.outbox.write(trx, email);
-        });
-      } else {
-        await insertPayment(ctx.db, row);
-      }
-      return payment;
+      return await write();
     } catch (error) {
       // 36^12 ids and 2^256 tokens: a collision is astronomically rare, but never a 500.
       if (isUniqueViolation(error) && attempt < 5) continue;
       throw error;
     }
   }
+}
+
+/** A new payment's row, with fresh ids: a charge intent's payment is built the same way (create-charge.ts). */
+export function newPaymentRow(ctx: AppContext, merchant: Merchant, req: PaymentRequest, now: Date): PaymentRow {
+  const at = now.getTime();
+  return {
+    payment_id: newPaymentId(ctx.random),
+    receiver_id: merchant.receiverId,
+    notification_token: newNotificationToken(ctx.random, at),
+    status: 'pending',
+    status_detail: 'pending',
+    version: 1,
+    subject: req.subject,
+    body: req.body ?? null,
+    amount: req.amount,
+    currency: req.currency,
+    discount: 0,
+    refunded: 0,
+    transaction_id: req.transactionId ?? null,
+    custom: req.custom ?? null,
+    bank_id: req.bankId ?? null,
+    bank_name: req.bankId ? (findBank(req.bankId, merchant.developer)?.name ?? null) : null,
+    return_url: req.returnUrl ?? null,
+    cancel_url: req.cancelUrl ?? null,
+    picture_url: req.pictureUrl ?? null,
+    notify_url: req.notifyUrl ?? null,
+    notify_api_version: req.notifyApiVersion ?? null,
+    contract_url: req.contractUrl ?? null,
+    expires_at: req.expiresAt.getTime(),
+    send_email: req.sendEmail ? 1 : 0,
+    send_reminders: req.sendReminders ? 1 : 0,
+    payer_name: req.payerName ?? null,
+    payer_email: req.payerEmail ?? null,
+    responsible_user_email: req.responsibleUserEmail ?? null,
+    fixed_payer_personal_identifier: req.fixedPayerPersonalIdentifier ?? null,
+    integrator_fee: req.integratorFee ?? null,
+    collect_account_uuid: req.collectAccountUuid,
+    confirm_timeout_at: req.confirmTimeoutAt?.getTime() ?? null,
+    mandatory_payment_method: req.mandatoryPaymentMethod ?? null,
+    psp_client_merchant_name: req.pspClientMerchantName ?? null,
+    personal_identifier: null,
+    bank_account_number: null,
+    payment_method: null,
+    funds_source: null,
+    receipt_url: null,
+    out_of_date_conciliation: 0,
+    conciliation_at: null,
+    confirmed_at: null,
+    funds_delivery_at: null,
+    next_reminder_at: nextReminderAt({ sendReminders: req.sendReminders, createdAt: now, expiresAt: req.expiresAt }, now)?.getTime() ?? null,
+    fund_delivery_id: null,
+    created_at: at,
+    updated_at: at,
+    deleted_at: null,
+  };
 }

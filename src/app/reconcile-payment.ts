@@ -1,5 +1,6 @@
 // A credit to the collection account matched a payment: the payment is done. This is the only way
 // a payment becomes paid by transfer; the bank details of the credit fill the payment's payer fields.
+import type { BankCredit } from '../domain/bank-credit.js';
 import { findBank } from '../domain/banks.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
@@ -13,7 +14,7 @@ export interface MatchedCredit {
   payerEmail: string;
   personalIdentifier: string;
   bankAccountNumber: string;
-  paymentMethod: 'simplified_transfer' | 'regular_transfer';
+  paymentMethod: BankCredit['paymentMethod'] & string;
   /** '' for a plain bank transfer, as the contract says. */
   fundsSource: 'debit' | 'prepaid' | 'credit' | '';
   /** When the bank credited the account. */

@@ -81,6 +81,76 @@ export interface CreditReport {
   cursor: string | null;
 }
 
+/** A direct-debit mandate the payer signs at their bank: the bank keys it on Quipu's subscription id. */
+export interface MandateOrder {
+  mandateId: string;
+  /** Who may debit: the merchant's name, as the bank shows it. */
+  creditor: string;
+  /** What the bank's mandate form shows: the subscription's service_reference, else its id. */
+  reference: string;
+  maxAmount: number;
+  currency: string;
+  payer: PayerAccount;
+}
+
+export type MandateResult =
+  /** The bank activated the mandate. */
+  | { status: 'active' }
+  /** Signed; the bank activates (or rejects) it later and reports it among its mandate events. */
+  | { status: 'pending' }
+  /** The bank refused the mandate; `message` is its own words. */
+  | { status: 'rejected'; message: string }
+  /** The challenge's answers were wrong: nothing was signed, the payer may answer again. */
+  | { status: 'wrong-answers' };
+
+/** A change of a mandate at the bank, reported after the cursor Quipu last asked with. */
+export interface MandateNews {
+  mandateId: string;
+  status: 'pending' | 'active' | 'rejected' | 'revoked';
+  /** The bank's words for it. */
+  reason: string;
+  at: Date;
+}
+
+export interface MandateNewsReport {
+  news: MandateNews[];
+  cursor: string | null;
+}
+
+/** A debit under a mandate: the money goes to the collection account, like a payer's transfer. */
+export interface DebitOrder {
+  /** Unique per order: the debit id. */
+  orderId: string;
+  mandateId: string;
+  /** The reference written into the credit, which reconciliation matches: the payment id. */
+  reference: string;
+  account: string;
+  destination: CollectionAccount;
+  amount: number;
+  currency: string;
+}
+
+export type DebitResult =
+  /** The bank took the debit and settles it at `settlesAt`. */
+  | { status: 'accepted'; settlesAt: Date }
+  /** The money moved; `credit` is the movement the bank reports on the collection account. */
+  | { status: 'settled'; credit: BankCredit }
+  /** The bank refused or failed the debit; `message` is its own words. */
+  | { status: 'failed'; message: string }
+  /** The bank did not answer: it may or may not have the debit. */
+  | { status: 'uncertain' }
+  /** Asked about a debit it never received: only then may the same order be submitted again. */
+  | { status: 'unknown' };
+
+/** What a bank that offers direct debits does besides transfers (automatic payments). */
+export interface MandateBank {
+  signMandate(order: MandateOrder, answers: readonly string[], call: BankCall): Promise<MandateResult>;
+  /** Changes of mandates after `cursor` (null: from the first), oldest first: activations, rejections, revocations. */
+  mandateNews(cursor: string | null, call: BankCall): Promise<MandateNewsReport>;
+  submitDebit(order: DebitOrder, call: BankCall): Promise<DebitResult>;
+  debitStatus(order: DebitOrder, call: BankCall): Promise<DebitResult>;
+}
+
 export interface BankConnector {
   readonly bankId: string;
   /** Labels of the values the bank asks for to authorise a transfer (e.g. coordinates of a card). */
@@ -96,4 +166,6 @@ export interface BankConnector {
   transferStatus(order: TransferOrder, call: BankCall): Promise<TransferResult>;
   /** The credits the bank booked on the collection account after `cursor` (null: from its first). */
   credits(cursor: string | null, call: BankCall): Promise<CreditReport>;
+  /** Present when the bank offers direct-debit mandates. */
+  readonly mandates?: MandateBank;
 }

@@ -90,7 +90,7 @@ export async function creditsAfter(db: Kysely<DB>, after: number, limit: number)
   return rows.map((row) => ({ seq: Number(row.credit_seq), credit: creditOf(row.credit!) }));
 }
 
-export type DemoBankOperation = 'transfer' | 'transfer-status' | 'credits';
+export type DemoBankOperation = 'transfer' | 'transfer-status' | 'credits' | 'mandate-sign' | 'mandate-news' | 'debit' | 'debit-status';
 
 export interface DemoBankRequest {
   requestId: number;

@@ -8,11 +8,13 @@ import { DEMO_BANK_ID } from '../domain/banks.js';
 import { formatRut, parseRut } from '../domain/rut.js';
 import type { BankCall, BankConnector, CreditReport, LoginResult, PayerCredentials, TransferOrder, TransferResult } from './connector.js';
 import { type BookEntry, bookTransfer, creditsAfter, type DemoBankOperation, findEntry, journalRequest } from './demo-bank-books.js';
+import { demoBankMandates, settleDueDebits } from './demo-bank-mandates.js';
+import { DEMO_COORDINATES } from './demo-bank-scenarios.js';
 
 export const DEMO_BANK_PASSWORD = '1234';
 export const DEMO_BANK_ERROR = 'Error ejecutando transferencia';
-const PAY = ['11', '22', '33'];
-const FAIL = ['99', '99', '99'];
+const PAY = DEMO_COORDINATES.pay;
+const FAIL = DEMO_COORDINATES.fail;
 const CREDITS_PER_REPORT = 500;
 
 const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
@@ -104,10 +106,14 @@ export const demoBank: DemoBank = {
 
   async credits(cursor: string | null, call: BankCall): Promise<CreditReport> {
     if (cursor !== null && !/^\d+$/.test(cursor)) throw new Error(`not a DemoBank cursor: ${cursor}`);
+    // Debits whose settlement day has come are credited before the credits are reported.
+    await settleDueDebits(call.db, call.now);
     const booked = await creditsAfter(call.db, cursor === null ? 0 : Number(cursor), CREDITS_PER_REPORT);
     await journalRequest(call.db, { askedAt: call.now, operation: 'credits', orderId: null, paymentId: null, cursor, answer: `${booked.length} credits` });
     return { credits: booked.map((b) => b.credit), cursor: booked.length > 0 ? String(booked.at(-1)!.seq) : cursor };
   },
+
+  mandates: demoBankMandates,
 
   async decide(order: TransferOrder, decision: DemoBankDecision, call: BankCall): Promise<void> {
     await bookTransfer(call.db, order.orderId, entryFor(order, decision === 'confirm' ? 'executed' : 'failed', call.now), call.now);

@@ -5,7 +5,8 @@ import { FieldErrors, validationError } from './errors.js';
 import { type FieldTable, type RawValue, dateValue, decodeFields, text } from './field-rules.js';
 import { parseAmount } from './money.js';
 
-export const CREDIT_PAYMENT_METHODS = ['simplified_transfer', 'regular_transfer'] as const;
+/** not_available: a direct debit under a mandate (automatic payments), which is no transfer of the payer's. */
+export const CREDIT_PAYMENT_METHODS = ['simplified_transfer', 'regular_transfer', 'not_available'] as const;
 export const CREDIT_FUNDS_SOURCES = ['debit', 'prepaid', 'credit'] as const;
 
 export const CREDIT_FIELDS: FieldTable = {
@@ -20,7 +21,7 @@ export const CREDIT_FIELDS: FieldTable = {
   payer_email: { kind: 'email', maxLength: 255, description: "The payer's email" },
   payer_personal_identifier: { kind: 'string', maxLength: 255, description: "The payer's personal identifier (RUT)" },
   payer_account_number: { kind: 'string', maxLength: 255, description: "The payer's bank account number" },
-  payment_method: { kind: 'string', maxLength: 255, enum: CREDIT_PAYMENT_METHODS, description: 'regular_transfer unless said otherwise' },
+  payment_method: { kind: 'string', maxLength: 255, enum: CREDIT_PAYMENT_METHODS, description: 'regular_transfer unless said otherwise; not_available for a direct debit' },
   funds_source: { kind: 'string', maxLength: 255, enum: CREDIT_FUNDS_SOURCES, description: 'Absent for a plain bank transfer' },
 };
 

@@ -9,7 +9,7 @@ export type Channel = 'http' | 'email';
 export type Signing = 'none' | 'khipu-signature';
 
 /** What a message is about: its `subject_id` is a payment id, a receiver id, ... */
-export type SubjectType = 'payment' | 'receiver';
+export type SubjectType = 'payment' | 'receiver' | 'subscription';
 
 export interface KindRule {
   channel: Channel;
@@ -48,6 +48,18 @@ export const MESSAGE_KINDS = {
     subject: 'payment',
     signing: 'none',
     description: 'A reminder emailed to the payer before expiry while the payment is unpaid (send_reminders)',
+  },
+  'subscription.signing': {
+    channel: 'http',
+    subject: 'subscription',
+    signing: 'khipu-signature',
+    description: "A mandate's signing finished, or the payer revoked it: {subscription_id, status: enabled|disabled} as JSON, signed, to the subscription's notify_url",
+  },
+  'payment.charge.error': {
+    channel: 'http',
+    subject: 'payment',
+    signing: 'khipu-signature',
+    description: "A charge intent's debit failed: {subscription_id, transaction_id, error_message} as JSON, signed, to its error_response_url",
   },
 } as const satisfies Record<string, KindRule>;
 

@@ -2,6 +2,8 @@
 // `quipu serve` (unless RUN_WORKER=false) or `quipu worker` takes it first, and is next due `everyMs`
 // of the developer clock after its last run finished (src/jobs/runner.ts). A new job is a new row.
 import { collectBankCredits } from '../app/collect-bank-credits.js';
+import { collectDebits } from '../app/collect-debits.js';
+import { collectMandateNews } from '../app/collect-mandate-news.js';
 import type { AppContext } from '../app/context.js';
 import { deliverFunds } from '../app/deliver-funds.js';
 import { pruneExpired } from '../app/prune-expired.js';
@@ -26,6 +28,10 @@ export const JOBS: readonly Job[] = [
   { name: 'recover-stale-transfers', everyMs: MINUTE_MS, run: recoverStaleTransfers },
   { name: 'resolve-uncertain-transfers', everyMs: MINUTE_MS, run: resolveUncertainTransfers },
   { name: 'collect-bank-credits', everyMs: MINUTE_MS, run: collectBankCredits },
+  // Automatic payments (docs/automatic-payments.md): charge intents' debits submitted to their
+  // banks within seconds and asked about on their settlement dates; the banks' news of mandates.
+  { name: 'collect-debits', everyMs: 5_000, run: collectDebits },
+  { name: 'collect-mandate-news', everyMs: MINUTE_MS, run: collectMandateNews },
   // Payers' reminders of unpaid payments that are due (docs/emails.md).
   { name: 'send-reminders', everyMs: MINUTE_MS, run: sendDueReminders },
   // Settlement: the funds of paid payments whose delivery date has come, and the accountability

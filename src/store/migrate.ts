@@ -14,6 +14,7 @@ import * as outbox from './migrations/010-outbox.js';
 import * as jobs from './migrations/011-jobs.js';
 import * as emails from './migrations/012-emails.js';
 import * as fundDeliveries from './migrations/013-fund-deliveries.js';
+import * as automaticPayments from './migrations/014-automatic-payments.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -30,6 +31,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '011-jobs': jobs,
   '012-emails': emails,
   '013-fund-deliveries': fundDeliveries,
+  '014-automatic-payments': automaticPayments,
 };
 
 export interface MigrationReport {

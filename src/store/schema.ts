@@ -351,6 +351,79 @@ export interface OAuthTokensTable {
   revoked_at: number | null;
 }
 
+export interface SubscriptionsTable {
+  subscription_id: string;
+  receiver_id: number;
+  name: string;
+  email: string;
+  max_amount: number;
+  currency: string;
+  notify_url: string;
+  return_url: string;
+  cancel_url: string;
+  service_reference: string | null;
+  image_url: string | null;
+  description: string | null;
+  developer: number;
+  /** domain/mandate-status.ts MANDATE_STATES */
+  state: string;
+  bank_id: string | null;
+  payer_identifier: string | null;
+  payer_account: string | null;
+  payer_name: string | null;
+  /** Incremented by every change: updates are conditional on it. */
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The history of a subscription's mandate: each change, why and who caused it. */
+export interface SubscriptionChangesTable {
+  change_id: string;
+  subscription_id: string;
+  event: string;
+  from_state: string;
+  to_state: string;
+  /** payer, bank or developer */
+  origin: string;
+  reason: string;
+  changed_at: number;
+}
+
+/** A payer's session signing a mandate at a bank: started (bank chosen), authenticated, signing, signed, rejected. */
+export interface MandateSigningsTable {
+  signing_id: string;
+  subscription_id: string;
+  bank_id: string;
+  state: string;
+  personal_identifier: string | null;
+  account_number: string | null;
+  payer_name: string | null;
+  failure: string | null;
+  expires_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The debit that collects a charge intent's payment (domain/debit.ts). */
+export interface DebitsTable {
+  debit_id: string;
+  payment_id: string;
+  receiver_id: number;
+  subscription_id: string;
+  bank_id: string;
+  amount: number;
+  currency: string;
+  error_response_url: string;
+  state: string;
+  failure: string | null;
+  next_check_at: number;
+  submitted_at: number | null;
+  settled_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface DB {
   merchants: MerchantsTable;
   payments: PaymentsTable;
@@ -371,6 +444,10 @@ export interface DB {
   oauth_consents: OAuthConsentsTable;
   oauth_authorizations: OAuthAuthorizationsTable;
   oauth_tokens: OAuthTokensTable;
+  subscriptions: SubscriptionsTable;
+  subscription_changes: SubscriptionChangesTable;
+  mandate_signings: MandateSigningsTable;
+  debits: DebitsTable;
 }
 
 export type MerchantRow = Selectable<MerchantsTable>;
@@ -386,3 +463,8 @@ export type PaymentAttemptRow = Selectable<PaymentAttemptsTable>;
 export type BankCreditRow = Selectable<BankCreditsTable>;
 export type OAuthKeyRow = Selectable<OAuthKeysTable>;
 export type OAuthAuthorizationRow = Selectable<OAuthAuthorizationsTable>;
+export type SubscriptionRow = Selectable<SubscriptionsTable>;
+export type SubscriptionUpdate = Updateable<SubscriptionsTable>;
+export type MandateSigningRow = Selectable<MandateSigningsTable>;
+export type DebitRow = Selectable<DebitsTable>;
+export type DebitUpdate = Updateable<DebitsTable>;

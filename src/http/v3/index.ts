@@ -1,10 +1,11 @@
-// The instant payment API v3 surface: every operation authenticated, bodies normalised, errors in
-// the contract's shape.
+// The payment API host's JSON surface, the instant payment API v3 and the automatic payment API v1:
+// every operation authenticated, bodies normalised, errors in the contract's shape.
 import type { FastifyInstance } from 'fastify';
 import { defaultEmptyBody, dropEmptyFields } from '../body-normalizer.js';
 import { errorHandler, V3_STATUS } from '../errors.js';
 import { authenticate } from '../plugins/auth.js';
 import { ErrorBody } from '../schemas.js';
+import { automaticPaymentRoutes } from '../v1/automatic-payments.js';
 import { v3CatalogueRoutes } from './catalogue.js';
 import { v3PaymentRoutes } from './payments.js';
 import { v3ReceiverRoutes } from './receivers.js';
@@ -22,4 +23,5 @@ export async function v3Api(app: FastifyInstance): Promise<void> {
   await app.register(v3PaymentRoutes);
   await app.register(v3CatalogueRoutes);
   await app.register(v3ReceiverRoutes);
+  await app.register(automaticPaymentRoutes);
 }

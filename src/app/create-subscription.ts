@@ -1,0 +1,42 @@
+// Creates a subscription from the automatic payment API: one insert, its mandate `created` until
+// the payer signs at their bank.
+import type { FieldError } from '../domain/errors.js';
+import type { RawValue } from '../domain/field-rules.js';
+import { newUuid } from '../domain/ids.js';
+import type { Merchant } from '../domain/merchant.js';
+import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
+import type { Subscription } from '../domain/subscription.js';
+import { parseSubscriptionRequest } from '../domain/subscription-request.js';
+import { insertSubscription, toSubscription } from '../store/subscriptions.js';
+import type { SubscriptionsTable } from '../store/schema.js';
+import type { AppContext } from './context.js';
+
+export async function createSubscription(ctx: AppContext, merchant: Merchant, raw: Readonly<Record<string, RawValue>>, found: readonly FieldError[] = []): Promise<Subscription> {
+  const req = parseSubscriptionRequest(raw, mayNotifyPrivateAddresses(merchant.developer, ctx.config.sandbox), found);
+  const at = ctx.clock.now().getTime();
+  const row: SubscriptionsTable = {
+    subscription_id: newUuid(ctx.random),
+    receiver_id: merchant.receiverId,
+    name: req.name,
+    email: req.email,
+    max_amount: req.maxAmount,
+    currency: req.currency,
+    notify_url: req.notifyUrl,
+    return_url: req.returnUrl,
+    cancel_url: req.cancelUrl,
+    service_reference: req.serviceReference ?? null,
+    image_url: req.imageUrl ?? null,
+    description: req.description ?? null,
+    developer: merchant.developer ? 1 : 0,
+    state: 'created',
+    bank_id: null,
+    payer_identifier: null,
+    payer_account: null,
+    payer_name: null,
+    version: 1,
+    created_at: at,
+    updated_at: at,
+  };
+  await insertSubscription(ctx.db, row);
+  return toSubscription(row);
+}

@@ -1,0 +1,148 @@
+// The payer signs a subscription's mandate at their bank, in three steps like a payment attempt:
+// pick a bank (one whose connector takes mandates), sign in, answer the bank's challenge. The
+// session is claimed (authenticated → signing) before the bank is asked, so a double submit signs
+// once, and the bank's answer moves the subscription through change-subscription.ts.
+import type { MandateResult, PayerCredentials } from '../bank/connector.js';
+import { connectorFor } from '../bank/registry.js';
+import { type Bank, banksFor, findBank } from '../domain/banks.js';
+import { DomainError, fieldError, notFound, stateError } from '../domain/errors.js';
+import { newUuid } from '../domain/ids.js';
+import { isSignable } from '../domain/mandate-status.js';
+import { isSigningOpen, type MandateSigning, SIGNING_DURATION_MS } from '../domain/mandate-signing.js';
+import type { Merchant } from '../domain/merchant.js';
+import type { Subscription } from '../domain/subscription.js';
+import { findSigning, insertSigning, moveSigning } from '../store/mandate-signings.js';
+import { findSubscriptionById } from '../store/subscriptions.js';
+import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
+import { bankCall } from './apply-transfer.js';
+import { changeSubscription } from './change-subscription.js';
+import type { AppContext } from './context.js';
+import { signInAtInstitution } from './institution-sign-in.js';
+import { loginFailure } from './bank-login.js';
+import { merchantOf } from './merchant-of.js';
+
+export interface SigningView {
+  subscription: Subscription;
+  merchant: Merchant;
+}
+
+export interface SigningSessionView extends SigningView {
+  signing: MandateSigning;
+}
+
+/** The banks a payer may sign this subscription's mandate at: DemoBank only for developer-mode accounts. */
+export function mandateBanks(subscription: Pick<Subscription, 'developer'>): Bank[] {
+  return banksFor(subscription.developer).filter((bank) => connectorFor(bank.bankId)?.mandates !== undefined && bank.developerOnly === subscription.developer);
+}
+
+export async function getSubscriptionToSign(ctx: AppContext, subscriptionId: string): Promise<SigningView> {
+  const subscription = await findSubscriptionById(ctx.db, subscriptionId);
+  if (!subscription) throw notFound('Subscription');
+  return { subscription, merchant: await merchantOf(ctx, subscription.receiverId) };
+}
+
+export async function getSigning(ctx: AppContext, signingId: string): Promise<SigningSessionView> {
+  const signing = await findSigning(ctx.db, signingId);
+  if (!signing) throw notFound('Signing');
+  return { signing, ...(await getSubscriptionToSign(ctx, signing.subscriptionId)) };
+}
+
+function checkOpen(signing: MandateSigning, subscription: Subscription, now: Date): void {
+  if (!isSigningOpen(signing, now)) throw stateError('This signing session has expired');
+  if (!isSignable(subscription.state)) throw stateError('The mandate can no longer be signed');
+}
+
+export async function startMandateSigning(ctx: AppContext, subscriptionId: string, bankId: string | undefined): Promise<MandateSigning> {
+  const { subscription } = await getSubscriptionToSign(ctx, subscriptionId);
+  if (!isSignable(subscription.state)) throw stateError('The mandate can no longer be signed');
+  const bank = bankId ? mandateBanks(subscription).find((b) => b.bankId === bankId) : undefined;
+  if (!bank) throw fieldError('bank_id', 'is not a bank that takes this mandate');
+  const now = ctx.clock.now().getTime();
+  const row = {
+    signing_id: newUuid(ctx.random),
+    subscription_id: subscriptionId,
+    bank_id: bank.bankId,
+    state: 'started',
+    personal_identifier: null,
+    account_number: null,
+    payer_name: null,
+    failure: null,
+    expires_at: now + SIGNING_DURATION_MS,
+    created_at: now,
+    updated_at: now,
+  };
+  await insertSigning(ctx.db, row);
+  return (await findSigning(ctx.db, row.signing_id))!;
+}
+
+export async function signInForMandate(ctx: AppContext, signingId: string, credentials: PayerCredentials): Promise<void> {
+  const { signing, subscription } = await getSigning(ctx, signingId);
+  checkOpen(signing, subscription, ctx.clock.now());
+  if (signing.state !== 'started') throw stateError('The payer already signed in to the bank in this session');
+  const login = await signInAtInstitution(ctx, connectorFor(signing.bankId)!, credentials);
+  if (!login.ok) throw loginFailure(login.failure);
+  const moved = await moveSigning(ctx.db, signingId, 'started', {
+    state: 'authenticated',
+    personal_identifier: login.account.personalIdentifier,
+    account_number: login.account.accountNumber,
+    payer_name: login.account.holderName,
+    updated_at: ctx.clock.now().getTime(),
+  });
+  if (!moved) throw stateError('The payer already signed in to the bank in this session');
+}
+
+export type SigningOutcome = 'enabled' | 'signed' | 'rejected';
+
+/** The payer answers the bank's challenge; `signed`: the bank has yet to activate the mandate. */
+export async function signMandate(ctx: AppContext, signingId: string, answers: readonly string[]): Promise<{ outcome: SigningOutcome; subscription: Subscription }> {
+  const { signing, subscription, merchant } = await getSigning(ctx, signingId);
+  checkOpen(signing, subscription, ctx.clock.now());
+  if (signing.state !== 'authenticated') throw stateError('This mandate was already submitted to the bank');
+  const connector = connectorFor(signing.bankId)!;
+  if (!connector.acceptsAnswers(answers)) throw fieldError('coordinates', 'must be the two digits of each coordinate asked');
+  if (!(await moveSigning(ctx.db, signingId, 'authenticated', { state: 'signing', updated_at: ctx.clock.now().getTime() }))) {
+    throw stateError('This mandate was already submitted to the bank');
+  }
+  const order = {
+    mandateId: subscription.subscriptionId,
+    creditor: merchant.name,
+    reference: subscription.serviceReference ?? subscription.subscriptionId,
+    maxAmount: subscription.maxAmount,
+    currency: subscription.currency,
+    payer: { personalIdentifier: signing.personalIdentifier!, accountNumber: signing.accountNumber!, holderName: signing.payerName! },
+  };
+  const answer: MandateResult | undefined = await answerWithin(connector.mandates!.signMandate(order, answers, bankCall(ctx)), ctx.config.bankTimeoutMs).then(
+    (result) => (result === NO_ANSWER_IN_TIME ? undefined : result),
+    (error: unknown) => {
+      ctx.log.warn({ err: error, signingId }, 'the bank failed a mandate signature');
+      return undefined;
+    },
+  );
+  if (answer === undefined) {
+    // Nothing is known to be signed: the payer may answer again; should the bank have signed, its news records it.
+    await moveSigning(ctx.db, signingId, 'signing', { state: 'authenticated', updated_at: ctx.clock.now().getTime() });
+    throw new DomainError('unavailable', 'The bank did not answer the signature');
+  }
+  return applySignature(ctx, signing, answer);
+}
+
+async function applySignature(ctx: AppContext, signing: MandateSigning, answer: MandateResult): Promise<{ outcome: SigningOutcome; subscription: Subscription }> {
+  const at = ctx.clock.now().getTime();
+  if (answer.status === 'wrong-answers') {
+    await moveSigning(ctx.db, signing.signingId, 'signing', { state: 'authenticated', updated_at: at });
+    throw fieldError('coordinates', 'the bank did not accept these coordinates');
+  }
+  const id = signing.subscriptionId;
+  if (answer.status === 'rejected') {
+    await moveSigning(ctx.db, signing.signingId, 'signing', { state: 'rejected', failure: answer.message, updated_at: at });
+    const subscription = await changeSubscription(ctx, id, { event: 'rejected-by-bank', origin: 'bank', reason: answer.message }, { ifAllowed: true });
+    return { outcome: 'rejected', subscription };
+  }
+  await moveSigning(ctx.db, signing.signingId, 'signing', { state: 'signed', updated_at: at });
+  const payer = { bank_id: signing.bankId, payer_identifier: signing.personalIdentifier, payer_account: signing.accountNumber, payer_name: signing.payerName };
+  let subscription = await changeSubscription(ctx, id, { event: 'signed', origin: 'payer', reason: `Signed by ${signing.personalIdentifier} at ${findBank(signing.bankId, true)?.name ?? signing.bankId}`, fields: payer }, { ifAllowed: true });
+  if (answer.status === 'active') {
+    subscription = await changeSubscription(ctx, id, { event: 'enabled-by-bank', origin: 'bank', reason: 'The bank activated the mandate' }, { ifAllowed: true });
+  }
+  return { outcome: subscription.state === 'enabled' ? 'enabled' : 'signed', subscription };
+}

@@ -1,0 +1,329 @@
+// DemoBank's direct debits: the mandates payers sign at it and the debits Quipu sends under them,
+// kept in its books (tables demobank_mandates and demobank_debits, migration 014) like its
+// transfers. A simulated bank has no clock of its own: what falls due (a pending mandate's
+// approval, a debit's settlement) happens the next time DemoBank is asked anything about it, on
+// Quipu's developer clock. The triggers are the scenario table's (demo-bank-scenarios.ts).
+import type { Kysely } from 'kysely';
+import type { BankCredit } from '../domain/bank-credit.js';
+import { DEMO_BANK_ID } from '../domain/banks.js';
+import { nextBusinessDay } from '../domain/business-days.js';
+import { parseRut } from '../domain/rut.js';
+import type { DB } from '../store/schema.js';
+import { lockSetting } from '../store/setting-lock.js';
+import { writeSetting } from '../store/settings.js';
+import { inTransaction } from '../store/transaction.js';
+import type { BankCall, DebitOrder, DebitResult, MandateBank, MandateNews, MandateNewsReport, MandateOrder, MandateResult } from './connector.js';
+import { bookTransfer, findEntry, journalRequest } from './demo-bank-books.js';
+import { DEMO_COORDINATES, INSUFFICIENT_FUNDS_RUT, PENDING_APPROVAL_RUT } from './demo-bank-scenarios.js';
+
+export const MANDATE_REJECTED = 'Mandato rechazado por el banco';
+export const MANDATE_REVOKED = 'Mandato revocado por el titular';
+export const INSUFFICIENT_FUNDS = 'Fondos insuficientes';
+const MANDATE_NOT_ACTIVE = 'Mandato no vigente';
+const OVER_MAXIMUM = 'Monto supera el máximo del mandato';
+const DEBIT_REFUSED = 'Cargo rechazado por el banco';
+const NEWS_PER_REPORT = 500;
+const SETTLEMENTS_PER_TRANSACTION = 500;
+
+type MandateBookState = 'pending' | 'active' | 'rejected' | 'revoked';
+type DebitBookState = 'processing' | 'settled' | 'failed';
+
+interface DemoBankMandatesTable {
+  mandate_id: string;
+  personal_identifier: string;
+  account_number: string;
+  creditor: string;
+  reference: string;
+  max_amount: number;
+  currency: string;
+  state: MandateBookState;
+  reason: string;
+  /** Developer-clock instant a pending mandate is approved at. */
+  activates_at: number | null;
+  /** Its place in the news feed: every change moves it to the end. */
+  event_seq: number;
+  signed_at: number;
+  updated_at: number;
+}
+
+interface DemoBankDebitsTable {
+  order_id: string;
+  mandate_id: string;
+  payment_id: string;
+  /** The order as received, JSON: the credit of its settlement is written from it. */
+  order_json: string;
+  state: DebitBookState;
+  message: string | null;
+  settles_at: number;
+  received_at: number;
+  updated_at: number;
+}
+
+type Tables = { demobank_mandates: DemoBankMandatesTable; demobank_debits: DemoBankDebitsTable };
+const books = (db: Kysely<DB>) => db.withTables<Tables>();
+
+/** The number of the last mandate change; held locked while writing one, so changes commit in the order of their numbers. */
+const LAST_MANDATE_NEWS = 'demobank:last-mandate-news';
+
+const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
+const sameRut = (a: string, b: string) => {
+  const x = parseRut(a);
+  const y = parseRut(b);
+  return x !== undefined && y !== undefined && x.body === y.body && x.checkDigit === y.checkDigit;
+};
+
+export interface DemoMandate {
+  mandateId: string;
+  personalIdentifier: string;
+  creditor: string;
+  reference: string;
+  maxAmount: number;
+  currency: string;
+  state: MandateBookState;
+  reason: string;
+  activatesAt: Date | null;
+  signedAt: Date;
+}
+
+function toMandate(row: DemoBankMandatesTable): DemoMandate {
+  return {
+    mandateId: row.mandate_id,
+    personalIdentifier: row.personal_identifier,
+    creditor: row.creditor,
+    reference: row.reference,
+    maxAmount: Number(row.max_amount),
+    currency: row.currency,
+    state: row.state,
+    reason: row.reason,
+    activatesAt: row.activates_at === null ? null : new Date(Number(row.activates_at)),
+    signedAt: new Date(Number(row.signed_at)),
+  };
+}
+
+async function findMandateRow(db: Kysely<DB>, mandateId: string): Promise<DemoBankMandatesTable | undefined> {
+  return books(db).selectFrom('demobank_mandates').selectAll().where('mandate_id', '=', mandateId).executeTakeFirst();
+}
+
+export async function findDemoMandate(db: Kysely<DB>, mandateId: string): Promise<DemoMandate | undefined> {
+  const row = await findMandateRow(db, mandateId);
+  return row && toMandate(row);
+}
+
+/** The mandates a payer signed at DemoBank, newest first: what the bank portal lists. */
+export async function mandatesOfPayer(db: Kysely<DB>, personalIdentifier: string): Promise<DemoMandate[]> {
+  const rows = await books(db).selectFrom('demobank_mandates').selectAll().where('personal_identifier', '=', personalIdentifier).orderBy('signed_at', 'desc').execute();
+  return rows.map(toMandate);
+}
+
+/** Writes a mandate's new state as the next piece of news, in `trx`. */
+async function changeMandate(trx: Kysely<DB>, mandateId: string, state: MandateBookState, reason: string, now: Date, activatesAt: Date | null = null): Promise<void> {
+  const seq = Number(await lockSetting(trx, LAST_MANDATE_NEWS, '0')) + 1;
+  await writeSetting(trx, LAST_MANDATE_NEWS, String(seq));
+  await books(trx)
+    .updateTable('demobank_mandates')
+    .set({ state, reason, event_seq: seq, updated_at: now.getTime(), activates_at: activatesAt?.getTime() ?? null })
+    .where('mandate_id', '=', mandateId)
+    .execute();
+}
+
+/** Approves the pending mandates whose day has come. */
+async function approveDueMandates(db: Kysely<DB>, now: Date): Promise<void> {
+  const due = await books(db).selectFrom('demobank_mandates').select('mandate_id').where('state', '=', 'pending').where('activates_at', '<=', now.getTime()).execute();
+  if (due.length === 0) return;
+  await inTransaction(db, async (trx) => {
+    for (const { mandate_id } of due) await changeMandate(trx, mandate_id, 'active', 'Mandato aprobado por el banco', now);
+  });
+}
+
+/**
+ * A developer decides what DemoBank would: approve or reject a pending mandate, or revoke one for its
+ * payer (the portal's button). Returns false when the mandate is not in a state that allows it.
+ */
+export async function decideMandate(db: Kysely<DB>, mandateId: string, decision: 'approve' | 'reject' | 'revoke', now: Date): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    const row = await findMandateRow(trx, mandateId);
+    if (!row) return false;
+    if (decision === 'revoke') {
+      if (row.state !== 'active' && row.state !== 'pending') return false;
+      await changeMandate(trx, mandateId, 'revoked', MANDATE_REVOKED, now);
+      return true;
+    }
+    if (row.state !== 'pending') return false;
+    await changeMandate(trx, mandateId, decision === 'approve' ? 'active' : 'rejected', decision === 'approve' ? 'Mandato aprobado por el banco' : MANDATE_REJECTED, now);
+    return true;
+  });
+}
+
+function signOutcome(answers: readonly string[]): 'sign' | 'reject' | 'wrong' {
+  if (same(answers, DEMO_COORDINATES.pay)) return 'sign';
+  if (same(answers, DEMO_COORDINATES.fail)) return 'reject';
+  return 'wrong';
+}
+
+function mandateResult(row: Pick<DemoBankMandatesTable, 'state' | 'reason'>): MandateResult {
+  if (row.state === 'active') return { status: 'active' };
+  if (row.state === 'pending') return { status: 'pending' };
+  return { status: 'rejected', message: row.reason };
+}
+
+async function signMandate(order: MandateOrder, answers: readonly string[], call: BankCall): Promise<MandateResult> {
+  const outcome = signOutcome(answers);
+  const result = await inTransaction(call.db, async (trx): Promise<MandateResult> => {
+    if (outcome === 'wrong') return { status: 'wrong-answers' };
+    // A mandate is signed once: a second signature of the same mandate gets the first one's answer.
+    const existing = await findMandateRow(trx, order.mandateId);
+    if (existing) return mandateResult(existing);
+    const pending = outcome === 'sign' && sameRut(order.payer.personalIdentifier, PENDING_APPROVAL_RUT);
+    const state: MandateBookState = outcome === 'reject' ? 'rejected' : pending ? 'pending' : 'active';
+    const reason = outcome === 'reject' ? MANDATE_REJECTED : pending ? 'Mandato pendiente de aprobación del banco' : 'Mandato vigente';
+    const activatesAt = pending ? nextBusinessDay(call.now) : null;
+    await books(trx)
+      .insertInto('demobank_mandates')
+      .values({
+        mandate_id: order.mandateId,
+        personal_identifier: order.payer.personalIdentifier,
+        account_number: order.payer.accountNumber,
+        creditor: order.creditor,
+        reference: order.reference,
+        max_amount: order.maxAmount,
+        currency: order.currency,
+        state,
+        reason,
+        activates_at: null,
+        event_seq: 0,
+        signed_at: call.now.getTime(),
+        updated_at: call.now.getTime(),
+      })
+      .execute();
+    await changeMandate(trx, order.mandateId, state, reason, call.now, activatesAt);
+    return mandateResult({ state, reason });
+  });
+  await journalRequest(call.db, { askedAt: call.now, operation: 'mandate-sign', orderId: order.mandateId, paymentId: null, cursor: null, answer: result.status });
+  return result;
+}
+
+async function mandateNews(cursor: string | null, call: BankCall): Promise<MandateNewsReport> {
+  if (cursor !== null && !/^\d+$/.test(cursor)) throw new Error(`not a DemoBank cursor: ${cursor}`);
+  await approveDueMandates(call.db, call.now);
+  const rows = await books(call.db)
+    .selectFrom('demobank_mandates')
+    .selectAll()
+    .where('event_seq', '>', cursor === null ? 0 : Number(cursor))
+    .orderBy('event_seq')
+    .limit(NEWS_PER_REPORT)
+    .execute();
+  const news: MandateNews[] = rows.map((row) => ({ mandateId: row.mandate_id, status: row.state, reason: row.reason, at: new Date(Number(row.updated_at)) }));
+  await journalRequest(call.db, { askedAt: call.now, operation: 'mandate-news', orderId: null, paymentId: null, cursor, answer: `${news.length} changes` });
+  return { news, cursor: rows.length > 0 ? String(rows.at(-1)!.event_seq) : cursor };
+}
+
+function creditOf(order: DebitOrder, mandate: DemoBankMandatesTable, now: Date): BankCredit {
+  return {
+    bankReference: `${DEMO_BANK_ID}-${order.orderId}`,
+    account: order.account,
+    amount: order.amount,
+    currency: order.currency,
+    reference: order.reference,
+    creditedAt: now,
+    payerBankId: DEMO_BANK_ID,
+    payerName: `Cliente DemoBank ${mandate.personal_identifier}`,
+    payerEmail: null,
+    payerPersonalIdentifier: mandate.personal_identifier,
+    payerAccountNumber: mandate.account_number,
+    paymentMethod: 'not_available',
+    fundsSource: null,
+  };
+}
+
+/** Why DemoBank fails a debit on its settlement day, if it does. */
+function settlementFailure(mandate: DemoBankMandatesTable | undefined): string | undefined {
+  if (!mandate) return MANDATE_NOT_ACTIVE;
+  if (mandate.state === 'revoked') return MANDATE_REVOKED;
+  if (mandate.state !== 'active') return MANDATE_NOT_ACTIVE;
+  if (sameRut(mandate.personal_identifier, INSUFFICIENT_FUNDS_RUT)) return INSUFFICIENT_FUNDS;
+  return undefined;
+}
+
+/** Settles (or fails) one debit in `trx`, booking its credit on the collection account when the money moves. */
+async function settle(trx: Kysely<DB>, row: DemoBankDebitsTable, now: Date, forced?: 'settle' | 'fail'): Promise<void> {
+  const mandate = await findMandateRow(trx, row.mandate_id);
+  const failure = forced === 'fail' ? DEBIT_REFUSED : forced === 'settle' ? undefined : settlementFailure(mandate);
+  if (failure !== undefined || !mandate) {
+    await books(trx).updateTable('demobank_debits').set({ state: 'failed', message: failure ?? MANDATE_NOT_ACTIVE, updated_at: now.getTime() }).where('order_id', '=', row.order_id).execute();
+    return;
+  }
+  const order = JSON.parse(row.order_json) as DebitOrder;
+  await bookTransfer(trx, row.order_id, { state: 'executed', credit: creditOf(order, mandate, now) }, now);
+  await books(trx).updateTable('demobank_debits').set({ state: 'settled', updated_at: now.getTime() }).where('order_id', '=', row.order_id).execute();
+}
+
+/** Settles every debit whose settlement day has come. Runs before DemoBank answers about debits or credits. */
+export async function settleDueDebits(db: Kysely<DB>, now: Date): Promise<void> {
+  for (;;) {
+    const due = await books(db).selectFrom('demobank_debits').selectAll().where('state', '=', 'processing').where('settles_at', '<=', now.getTime()).orderBy('settles_at').limit(SETTLEMENTS_PER_TRANSACTION).execute();
+    if (due.length === 0) return;
+    await inTransaction(db, async (trx) => {
+      for (const row of due) await settle(trx, row, now);
+    });
+    if (due.length < SETTLEMENTS_PER_TRANSACTION) return;
+  }
+}
+
+/** A developer settles or fails a debit DemoBank is processing, before its day; false when it is not processing. */
+export async function decideDebit(db: Kysely<DB>, orderId: string, decision: 'settle' | 'fail', now: Date): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    const row = await books(trx).selectFrom('demobank_debits').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+    if (!row || row.state !== 'processing') return false;
+    await settle(trx, row, now, decision);
+    return true;
+  });
+}
+
+async function debitResult(db: Kysely<DB>, orderId: string): Promise<DebitResult> {
+  const row = await books(db).selectFrom('demobank_debits').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+  if (!row) return { status: 'unknown' };
+  if (row.state === 'processing') return { status: 'accepted', settlesAt: new Date(Number(row.settles_at)) };
+  if (row.state === 'failed') return { status: 'failed', message: row.message ?? DEBIT_REFUSED };
+  const entry = await findEntry(db, orderId);
+  if (entry?.state !== 'executed') throw new Error(`DemoBank's books have no credit for settled debit ${orderId}`);
+  return { status: 'settled', credit: entry.credit };
+}
+
+async function answered(call: BankCall, operation: 'debit' | 'debit-status', order: DebitOrder, result: DebitResult): Promise<DebitResult> {
+  await journalRequest(call.db, { askedAt: call.now, operation, orderId: order.orderId, paymentId: order.reference, cursor: null, answer: result.status });
+  return result;
+}
+
+async function submitDebit(order: DebitOrder, call: BankCall): Promise<DebitResult> {
+  const result = await inTransaction(call.db, async (trx): Promise<DebitResult> => {
+    // The same order twice is one debit: the second submission gets the first one's answer.
+    const known = await debitResult(trx, order.orderId);
+    if (known.status !== 'unknown') return known;
+    const mandate = await findMandateRow(trx, order.mandateId);
+    const refusal = mandate?.state === 'revoked' ? MANDATE_REVOKED : mandate?.state !== 'active' ? MANDATE_NOT_ACTIVE : order.amount > Number(mandate.max_amount) ? OVER_MAXIMUM : undefined;
+    const settlesAt = nextBusinessDay(call.now);
+    await books(trx)
+      .insertInto('demobank_debits')
+      .values({
+        order_id: order.orderId,
+        mandate_id: order.mandateId,
+        payment_id: order.reference,
+        order_json: JSON.stringify(order),
+        state: refusal ? 'failed' : 'processing',
+        message: refusal ?? null,
+        settles_at: settlesAt.getTime(),
+        received_at: call.now.getTime(),
+        updated_at: call.now.getTime(),
+      })
+      .execute();
+    return refusal ? { status: 'failed', message: refusal } : { status: 'accepted', settlesAt };
+  });
+  return answered(call, 'debit', order, result);
+}
+
+async function debitStatus(order: DebitOrder, call: BankCall): Promise<DebitResult> {
+  await settleDueDebits(call.db, call.now);
+  return answered(call, 'debit-status', order, await debitResult(call.db, order.orderId));
+}
+
+export const demoBankMandates: MandateBank = { signMandate, mandateNews, submitDebit, debitStatus };

@@ -1,0 +1,79 @@
+// Debit rows: the debits that collect charge intents, and the job's scans of them.
+import type { Kysely } from 'kysely';
+import type { Debit, DebitState } from '../domain/debit.js';
+import { dialectOf } from './database.js';
+import type { DB, DebitRow, DebitsTable, DebitUpdate } from './schema.js';
+
+const date = (ms: number | null): Date | null => (ms === null ? null : new Date(Number(ms)));
+
+export function toDebit(row: DebitRow): Debit {
+  return {
+    debitId: row.debit_id,
+    paymentId: row.payment_id,
+    receiverId: Number(row.receiver_id),
+    subscriptionId: row.subscription_id,
+    bankId: row.bank_id,
+    amount: Number(row.amount),
+    currency: row.currency,
+    errorResponseUrl: row.error_response_url,
+    state: row.state as DebitState,
+    failure: row.failure,
+    nextCheckAt: new Date(Number(row.next_check_at)),
+    submittedAt: date(row.submitted_at),
+    settledAt: date(row.settled_at),
+    createdAt: new Date(Number(row.created_at)),
+    updatedAt: new Date(Number(row.updated_at)),
+  };
+}
+
+export async function insertDebit(db: Kysely<DB>, row: DebitsTable): Promise<void> {
+  await db.insertInto('debits').values(row).execute();
+}
+
+export async function findDebit(db: Kysely<DB>, debitId: string, options: { lock?: boolean } = {}): Promise<Debit | undefined> {
+  const row = await db
+    .selectFrom('debits')
+    .selectAll()
+    .where('debit_id', '=', debitId)
+    .$if(options.lock === true && dialectOf(db) === 'postgres', (q) => q.forUpdate())
+    .executeTakeFirst();
+  return row && toDebit(row);
+}
+
+/** The debit of a charge's payment; undefined for a payment that is not a charge. */
+export async function findDebitOfPayment(db: Kysely<DB>, paymentId: string): Promise<Debit | undefined> {
+  const row = await db.selectFrom('debits').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
+  return row && toDebit(row);
+}
+
+/** Moves a debit from `from` (compare-and-set): false when another process moved it first. */
+export async function moveDebit(db: Kysely<DB>, debitId: string, from: DebitState | readonly DebitState[], update: DebitUpdate): Promise<boolean> {
+  const states = typeof from === 'string' ? [from] : [...from];
+  const result = await db.updateTable('debits').set(update).where('debit_id', '=', debitId).where('state', 'in', states).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Debits in `state` whose next look is due by `now`, the earliest first. */
+export async function debitsDue(db: Kysely<DB>, state: DebitState, now: Date, limit: number): Promise<Debit[]> {
+  const rows = await db
+    .selectFrom('debits')
+    .selectAll()
+    .where('state', '=', state)
+    .where('next_check_at', '<=', now.getTime())
+    .orderBy('next_check_at')
+    .limit(limit)
+    .execute();
+  return rows.map(toDebit);
+}
+
+/** Debits still `submitting` whose last change is older than `before`: their process stopped while asking the bank. */
+export async function staleSubmissions(db: Kysely<DB>, before: Date, limit: number): Promise<Debit[]> {
+  const rows = await db.selectFrom('debits').selectAll().where('state', '=', 'submitting').where('updated_at', '<', before.getTime()).orderBy('updated_at').limit(limit).execute();
+  return rows.map(toDebit);
+}
+
+/** A subscription's charges, newest first. */
+export async function debitsOfSubscription(db: Kysely<DB>, subscriptionId: string, limit: number): Promise<Debit[]> {
+  const rows = await db.selectFrom('debits').selectAll().where('subscription_id', '=', subscriptionId).orderBy('created_at', 'desc').limit(limit).execute();
+  return rows.map(toDebit);
+}
