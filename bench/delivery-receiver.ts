@@ -26,8 +26,9 @@ const server = http.createServer((req, res) => {
   req.setEncoding('utf8');
   req.on('data', (chunk) => (body += chunk));
   req.on('end', () => {
-    const id = ID.exec(body)?.[1] ?? '';
-    hits.set(id, (hits.get(id) ?? 0) + 1);
+    // Other callbacks (a subscription's signing, a failed charge's error) name no payment.
+    const id = ID.exec(body)?.[1];
+    if (id) hits.set(id, (hits.get(id) ?? 0) + 1);
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
   });
 });

@@ -5,9 +5,9 @@ import { performance } from 'node:perf_hooks';
 /** No delivery run may last longer than this. */
 export const RUN_LIMIT_MS = 120_000;
 
-/** Waits until `received()` and then `recorded()` reach `n` (or the run's time is up); returns the last `recorded()`. */
-export async function untilDelivered(n: number, startedAt: number, received: () => Promise<number>, recorded: () => Promise<number>): Promise<number> {
-  const within = () => performance.now() - startedAt < RUN_LIMIT_MS;
+/** Waits until `received()` and then `recorded()` reach `n` (or the run's time, `limitMs`, is up); returns the last `recorded()`. */
+export async function untilDelivered(n: number, startedAt: number, received: () => Promise<number>, recorded: () => Promise<number>, limitMs = RUN_LIMIT_MS): Promise<number> {
+  const within = () => performance.now() - startedAt < limitMs;
   while ((await received()) < n && within()) await new Promise((r) => setTimeout(r, 20));
   let delivered = await recorded();
   while (delivered < n && within()) {

@@ -27,14 +27,14 @@ const CONCURRENCY = Number(process.env.BENCH_DELIVERY_CONCURRENCY ?? 64);
 /** What the worker may have in flight to one receiver, and so what the direct loops use. */
 const PER_RECEIVER = defaultConcurrencyPerDestination(CONCURRENCY);
 
-interface Receiver {
+export interface Receiver {
   url: string;
   stats(): Promise<{ requests: number; distinct: number; duplicates: number }>;
   reset(): Promise<void>;
   stop(): void;
 }
 
-async function startReceiverProcess(): Promise<Receiver> {
+export async function startReceiverProcess(): Promise<Receiver> {
   const child = spawn(process.execPath, ['--import', 'tsx', new URL('./delivery-receiver.ts', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<string>((resolve) => child.stdout!.on('data', (d) => /listening (\d+)/.test(String(d)) && resolve(/listening (\d+)/.exec(String(d))![1]!)));
   const base = `http://127.0.0.1:${port}`;

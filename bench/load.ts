@@ -14,6 +14,8 @@ export interface LoadOptions {
   body?: string;
   connections?: number;
   seconds?: number;
+  /** Send this many requests in all instead of running for `seconds`. */
+  amount?: number;
   /** A process whose resident memory is sampled during the run. */
   pid?: number;
 }
@@ -25,6 +27,9 @@ export interface LoadResult {
   errors: number;
   non2xx: number;
   maxRssMb?: number;
+  /** When autocannon started and when its last answer came (epoch ms, this machine's clock). */
+  startedAt?: number;
+  finishedAt?: number;
 }
 
 function rssMb(pid: number): number | undefined {
@@ -38,7 +43,8 @@ function rssMb(pid: number): number | undefined {
 }
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
-  const args = [AUTOCANNON, '-j', '-c', String(options.connections ?? 32), '-d', String(options.seconds ?? 8), '-m', options.method ?? 'GET'];
+  const length = options.amount === undefined ? ['-d', String(options.seconds ?? 8)] : ['-a', String(options.amount)];
+  const args = [AUTOCANNON, '-j', '-c', String(options.connections ?? 32), ...length, '-m', options.method ?? 'GET'];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}=${value}`);
   if (options.body) args.push('-b', options.body);
   args.push(options.url);
@@ -47,7 +53,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   try {
     const { stdout } = await run(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
     const r = JSON.parse(stdout);
-    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, maxRssMb: sampler ? maxRss : undefined };
+    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, maxRssMb: sampler ? maxRss : undefined, startedAt: Date.parse(r.start), finishedAt: Date.parse(r.finish) };
   } finally {
     if (sampler) clearInterval(sampler);
   }

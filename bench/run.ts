@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { benchApi } from './api.js';
+import { benchAutomaticPayments } from './automatic-payments.js';
 import { benchDelivery } from './delivery.js';
 import { benchOAuth } from './oauth.js';
 
@@ -13,6 +14,7 @@ const sections: [string, () => Promise<string>][] = [
   ['api', benchApi],
   ['oauth', benchOAuth],
   ['delivery', benchDelivery],
+  ['automatic-payments', benchAutomaticPayments],
 ];
 
 const only = process.argv[2];

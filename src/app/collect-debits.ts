@@ -48,7 +48,7 @@ async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<unk
 }
 
 /** Submits one claimed debit and applies the answer. */
-export async function submitClaimedDebit(ctx: AppContext, debit: Debit): Promise<void> {
+async function submitClaimedDebit(ctx: AppContext, debit: Debit): Promise<void> {
   const bank = mandateBankOf(debit);
   const order = await orderOf(ctx, debit);
   const result = await askBankToMoveMoney(ctx, { orderId: debit.debitId, bankId: debit.bankId }, (call) => bank.submitDebit(order, call));
@@ -69,12 +69,14 @@ export async function askAboutDebit(ctx: AppContext, debit: Debit, from: DebitSt
   await applyDebitResult(ctx, debit, from, answer === NO_ANSWER_IN_TIME ? { status: 'uncertain' } : answer);
 }
 
-/** Claims due debits (due → submitting) one by one; those another process took first are skipped. */
-export async function claimDebits(ctx: AppContext, debits: readonly Debit[]): Promise<Debit[]> {
-  const at = ctx.clock.now().getTime();
-  const claimed: Debit[] = [];
-  for (const debit of debits) if (await moveDebit(ctx.db, debit.debitId, 'due', { state: 'submitting', updated_at: at })) claimed.push(debit);
-  return claimed;
+/**
+ * Claims a due debit (due → submitting) and submits it at once: a claim never waits behind others,
+ * so it cannot look stale while unsent. False when another process took it first.
+ */
+export async function claimAndSubmit(ctx: AppContext, debit: Debit): Promise<boolean> {
+  if (!(await moveDebit(ctx.db, debit.debitId, 'due', { state: 'submitting', updated_at: ctx.clock.now().getTime() }))) return false;
+  await submitClaimedDebit(ctx, debit);
+  return true;
 }
 
 /** Returns how many debits were submitted and how many asked about. */
@@ -104,10 +106,15 @@ export async function collectDebits(ctx: AppContext): Promise<{ submitted: numbe
     }
   }
   for (;;) {
-    const claimed = await claimDebits(ctx, await debitsDue(ctx.db, 'due', now, BATCH));
-    await inParallel(claimed, safely((debit) => submitClaimedDebit(ctx, debit)));
-    submitted += claimed.length;
-    if (claimed.length === 0) break;
+    let claimed = 0;
+    await inParallel(
+      await debitsDue(ctx.db, 'due', now, BATCH),
+      safely(async (debit) => {
+        if (await claimAndSubmit(ctx, debit)) claimed++;
+      }),
+    );
+    submitted += claimed;
+    if (claimed === 0) break;
   }
   return { submitted, asked };
 }

@@ -1,5 +1,5 @@
 // A charge intent: an ordinary payment (the merchant reads and is notified of it like any other)
-// and the debit that collects it under the subscription's mandate, written in one transaction. A
+// and the debit that collects it under the subscription's mandate, written together (charges.ts). A
 // background job submits the debit to the mandate's bank (collect-debits.ts).
 import type { FieldError } from '../domain/errors.js';
 import type { RawValue } from '../domain/field-rules.js';
@@ -9,10 +9,9 @@ import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
 import type { Payment } from '../domain/payment.js';
 import type { PaymentRequest } from '../domain/payment-request.js';
 import { parseChargeRequest } from '../domain/subscription-request.js';
-import { insertDebit } from '../store/debits.js';
-import { insertPayment, toPayment } from '../store/payments.js';
+import { insertCharge } from '../store/charges.js';
+import { toPayment } from '../store/payments.js';
 import { findSubscription } from '../store/subscriptions.js';
-import { inTransaction } from '../store/transaction.js';
 import type { AppContext } from './context.js';
 import { newPaymentRow, withFreshIds } from './create-payment.js';
 
@@ -46,9 +45,9 @@ export async function createCharge(ctx: AppContext, merchant: Merchant, raw: Rea
   };
   return withFreshIds(async () => {
     const row = newPaymentRow(ctx, merchant, req, now);
-    await inTransaction(ctx.db, async (trx) => {
-      await insertPayment(trx, row);
-      await insertDebit(trx, {
+    await insertCharge(ctx.db, {
+      payment: row,
+      debit: {
         debit_id: newUuid(ctx.random),
         payment_id: row.payment_id,
         receiver_id: merchant.receiverId,
@@ -64,7 +63,7 @@ export async function createCharge(ctx: AppContext, merchant: Merchant, raw: Rea
         settled_at: null,
         created_at: now.getTime(),
         updated_at: now.getTime(),
-      });
+      },
     });
     return toPayment(row);
   });

@@ -1,11 +1,15 @@
 // Deletes a payment nobody has started paying. The row stays for the record, invisible to every
 // API: reading it afterwards is a 404. Not while a transfer of it waits for its bank: the money may
-// be moving, and its credit must find the payment.
+// be moving, and its credit must find the payment. A charge intent's payment may be deleted only
+// while its debit has not been submitted: the debit is cancelled with it.
 import { stateError } from '../domain/errors.js';
 import type { Merchant } from '../domain/merchant.js';
 import { AWAITING_BANK_STATES } from '../domain/payment-attempt.js';
 import { isDeletable } from '../domain/payment-status.js';
+import type { Kysely } from 'kysely';
 import { latestAttemptIn } from '../store/attempts.js';
+import { findDebitOfPayment, moveDebit } from '../store/debits.js';
+import type { DB } from '../store/schema.js';
 import { findPayment } from '../store/payments.js';
 import { inTransaction } from '../store/transaction.js';
 import { type AppContext, withDb } from './context.js';
@@ -19,7 +23,15 @@ export async function deletePayment(ctx: AppContext, merchant: Merchant, payment
     await changePayment(withDb(ctx, trx), merchant.receiverId, paymentId, (payment, now) => {
       if (!isDeletable(payment)) throw stateError(`Only pending payments can be deleted; this one is ${payment.status}`);
       if (waiting) throw stateError('The payment cannot be deleted while a transfer of it waits for its bank');
-      return { fields: { deleted_at: now.getTime() } };
+      return { fields: { deleted_at: now.getTime() }, also: (changedIn) => cancelDebit(changedIn, paymentId, now) };
     });
   });
+}
+
+/** A compare-and-set against the job's claim of the same debit (due → submitting): one of the two wins. */
+async function cancelDebit(trx: Kysely<DB>, paymentId: string, now: Date): Promise<void> {
+  const debit = await findDebitOfPayment(trx, paymentId);
+  if (debit && !(await moveDebit(trx, debit.debitId, 'due', { state: 'cancelled', updated_at: now.getTime() }))) {
+    throw stateError(`Only a charge whose debit is still due can be deleted; this one's debit is ${debit.state}`);
+  }
 }

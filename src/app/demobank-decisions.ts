@@ -13,7 +13,7 @@ import type { Subscription } from '../domain/subscription.js';
 import { findDebit, findDebitOfPayment } from '../store/debits.js';
 import { findPaymentById } from '../store/payment-lookup.js';
 import { findSubscriptionById } from '../store/subscriptions.js';
-import { askAboutDebit, claimDebits, submitClaimedDebit } from './collect-debits.js';
+import { askAboutDebit, claimAndSubmit } from './collect-debits.js';
 import { collectMandateNews } from './collect-mandate-news.js';
 import type { AppContext } from './context.js';
 
@@ -45,7 +45,7 @@ export async function decideDemoCharge(ctx: AppContext, paymentId: string, decis
   const subscription = (await findSubscriptionById(ctx.db, debit.subscriptionId))!;
   checkSandbox(ctx, subscription.developer);
   if (debit.bankId !== DEMO_BANK_ID) throw stateError('The charge is not debited at DemoBank');
-  if (debit.state === 'due') for (const claimed of await claimDebits(ctx, [debit])) await submitClaimedDebit(ctx, claimed);
+  if (debit.state === 'due') await claimAndSubmit(ctx, debit);
   const current = (await findDebit(ctx.db, debit.debitId))!;
   if (current.state !== 'submitted') throw stateError(`The charge's debit is ${current.state}, not processing at DemoBank`);
   if (!(await decideDebit(ctx.db, current.debitId, decision, ctx.clock.now()))) throw stateError("The charge's debit is not processing at DemoBank");

@@ -5,7 +5,7 @@
 import type { MandateResult, PayerCredentials } from '../bank/connector.js';
 import { connectorFor } from '../bank/registry.js';
 import { type Bank, banksFor, findBank } from '../domain/banks.js';
-import { DomainError, fieldError, notFound, stateError } from '../domain/errors.js';
+import { DomainError, fieldError, forbidden, notFound, stateError } from '../domain/errors.js';
 import { newUuid } from '../domain/ids.js';
 import { isSignable } from '../domain/mandate-status.js';
 import { isSigningOpen, type MandateSigning, SIGNING_DURATION_MS } from '../domain/mandate-signing.js';
@@ -130,7 +130,8 @@ async function applySignature(ctx: AppContext, signing: MandateSigning, answer: 
   const at = ctx.clock.now().getTime();
   if (answer.status === 'wrong-answers') {
     await moveSigning(ctx.db, signing.signingId, 'signing', { state: 'authenticated', updated_at: at });
-    throw fieldError('coordinates', 'the bank did not accept these coordinates');
+    // Well-formed but wrong: the payer's pages ask again saying so, unlike coordinates of the wrong form.
+    throw forbidden('The bank did not accept these coordinates');
   }
   const id = signing.subscriptionId;
   if (answer.status === 'rejected') {

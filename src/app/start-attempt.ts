@@ -9,7 +9,7 @@ import { attemptDeadline, payerBlock, type PaymentAttempt } from '../domain/paym
 import { connectorFor } from '../bank/registry.js';
 import { insertAttempt, toAttempt } from '../store/attempts.js';
 import type { AppContext } from './context.js';
-import { getPayerPayment } from './payer-payment.js';
+import { getPayerPayment, refuseDirectDebit } from './payer-payment.js';
 
 export interface AttemptRequest {
   bankId?: string;
@@ -17,10 +17,12 @@ export interface AttemptRequest {
 }
 
 export async function startAttempt(ctx: AppContext, paymentId: string, request: AttemptRequest): Promise<PaymentAttempt> {
-  const { payment, merchant } = await getPayerPayment(ctx, paymentId);
+  const view = await getPayerPayment(ctx, paymentId);
+  const { payment, merchant } = view;
   const now = ctx.clock.now();
   const block = payerBlock(payment, now);
   if (block) throw stateError(`The payment cannot be paid: ${block}`);
+  refuseDirectDebit(view);
   if (!allowsMethod(payment, merchant, 'SIMPLIFIED_TRANSFER')) throw stateError('This payment cannot be paid by simplified transfer');
   const errors = new FieldErrors();
   const bank = request.bankId ? findBank(request.bankId, merchant.developer) : undefined;

@@ -8,6 +8,7 @@ import type { BankCredit } from '../domain/bank-credit.js';
 import { DEMO_BANK_ID } from '../domain/banks.js';
 import { nextBusinessDay } from '../domain/business-days.js';
 import { parseRut } from '../domain/rut.js';
+import { dialectOf } from '../store/database.js';
 import type { DB } from '../store/schema.js';
 import { lockSetting } from '../store/setting-lock.js';
 import { writeSetting } from '../store/settings.js';
@@ -56,6 +57,8 @@ interface DemoBankDebitsTable {
   message: string | null;
   settles_at: number;
   received_at: number;
+  /** How many times the order was submitted: more than 1 is a debit Quipu sent twice (answered as one). */
+  submissions: number;
   updated_at: number;
 }
 
@@ -109,9 +112,16 @@ export async function findDemoMandate(db: Kysely<DB>, mandateId: string): Promis
   return row && toMandate(row);
 }
 
-/** The mandates a payer signed at DemoBank, newest first: what the bank portal lists. */
-export async function mandatesOfPayer(db: Kysely<DB>, personalIdentifier: string): Promise<DemoMandate[]> {
-  const rows = await books(db).selectFrom('demobank_mandates').selectAll().where('personal_identifier', '=', personalIdentifier).orderBy('signed_at', 'desc').execute();
+/** The mandates signed at DemoBank, newest first; with `personalIdentifier` (formatted as its logins give it), one payer's: what the bank portal lists. */
+export async function demoMandates(db: Kysely<DB>, filter: { personalIdentifier?: string; limit: number }): Promise<DemoMandate[]> {
+  const rows = await books(db)
+    .selectFrom('demobank_mandates')
+    .selectAll()
+    .$if(filter.personalIdentifier !== undefined, (q) => q.where('personal_identifier', '=', filter.personalIdentifier!))
+    .orderBy('signed_at', 'desc')
+    .orderBy('mandate_id')
+    .limit(filter.limit)
+    .execute();
   return rows.map(toMandate);
 }
 
@@ -260,12 +270,23 @@ async function settle(trx: Kysely<DB>, row: DemoBankDebitsTable, now: Date, forc
 /** Settles every debit whose settlement day has come. Runs before DemoBank answers about debits or credits. */
 export async function settleDueDebits(db: Kysely<DB>, now: Date): Promise<void> {
   for (;;) {
-    const due = await books(db).selectFrom('demobank_debits').selectAll().where('state', '=', 'processing').where('settles_at', '<=', now.getTime()).orderBy('settles_at').limit(SETTLEMENTS_PER_TRANSACTION).execute();
-    if (due.length === 0) return;
-    await inTransaction(db, async (trx) => {
+    // Read in the transaction that settles them, so that callers at once (the debit job asks about
+    // many debits in parallel) share the work instead of each settling every due debit again: on
+    // PostgreSQL each skips the rows another is settling; SQLite's transactions run one at a time.
+    const settled = await inTransaction(db, async (trx) => {
+      const due = await books(trx)
+        .selectFrom('demobank_debits')
+        .selectAll()
+        .where('state', '=', 'processing')
+        .where('settles_at', '<=', now.getTime())
+        .orderBy('settles_at')
+        .limit(SETTLEMENTS_PER_TRANSACTION)
+        .$if(dialectOf(trx) === 'postgres', (q) => q.forUpdate().skipLocked())
+        .execute();
       for (const row of due) await settle(trx, row, now);
+      return due.length;
     });
-    if (due.length < SETTLEMENTS_PER_TRANSACTION) return;
+    if (settled < SETTLEMENTS_PER_TRANSACTION) return;
   }
 }
 
@@ -296,9 +317,12 @@ async function answered(call: BankCall, operation: 'debit' | 'debit-status', ord
 
 async function submitDebit(order: DebitOrder, call: BankCall): Promise<DebitResult> {
   const result = await inTransaction(call.db, async (trx): Promise<DebitResult> => {
-    // The same order twice is one debit: the second submission gets the first one's answer.
+    // The same order twice is one debit: the second submission gets the first one's answer, and is counted.
     const known = await debitResult(trx, order.orderId);
-    if (known.status !== 'unknown') return known;
+    if (known.status !== 'unknown') {
+      await books(trx).updateTable('demobank_debits').set((eb) => ({ submissions: eb('submissions', '+', 1) })).where('order_id', '=', order.orderId).execute();
+      return known;
+    }
     const mandate = await findMandateRow(trx, order.mandateId);
     const refusal = mandate?.state === 'revoked' ? MANDATE_REVOKED : mandate?.state !== 'active' ? MANDATE_NOT_ACTIVE : order.amount > Number(mandate.max_amount) ? OVER_MAXIMUM : undefined;
     const settlesAt = nextBusinessDay(call.now);
@@ -313,6 +337,7 @@ async function submitDebit(order: DebitOrder, call: BankCall): Promise<DebitResu
         message: refusal ?? null,
         settles_at: settlesAt.getTime(),
         received_at: call.now.getTime(),
+        submissions: 1,
         updated_at: call.now.getTime(),
       })
       .execute();
@@ -321,9 +346,27 @@ async function submitDebit(order: DebitOrder, call: BankCall): Promise<DebitResu
   return answered(call, 'debit', order, result);
 }
 
+/**
+ * A debit's state once no other caller is settling it: settleDueDebits skips the rows another holds,
+ * and without waiting for that settlement a debit whose day has come would read as still processing.
+ */
+async function debitResultAfterSettlement(db: Kysely<DB>, orderId: string): Promise<DebitResult> {
+  if (dialectOf(db) !== 'postgres') return debitResult(db, orderId);
+  return inTransaction(db, async (trx) => {
+    await books(trx).selectFrom('demobank_debits').select('order_id').where('order_id', '=', orderId).forShare().execute();
+    return debitResult(trx, orderId);
+  });
+}
+
 async function debitStatus(order: DebitOrder, call: BankCall): Promise<DebitResult> {
   await settleDueDebits(call.db, call.now);
-  return answered(call, 'debit-status', order, await debitResult(call.db, order.orderId));
+  return answered(call, 'debit-status', order, await debitResultAfterSettlement(call.db, order.orderId));
 }
 
 export const demoBankMandates: MandateBank = { signMandate, mandateNews, submitDebit, debitStatus };
+
+/** How many orders DemoBank received more than once: zero when no debit was ever submitted twice. */
+export async function debitsSubmittedTwice(db: Kysely<DB>): Promise<number> {
+  const row = await books(db).selectFrom('demobank_debits').select((eb) => eb.fn.countAll<number>().as('n')).where('submissions', '>', 1).executeTakeFirstOrThrow();
+  return Number(row.n);
+}

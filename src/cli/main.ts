@@ -11,8 +11,10 @@ import { keysCommand } from './keys.js';
 import { listenCommand } from './listen.js';
 import { merchantsCommand } from './merchants.js';
 import { notificationsCommand } from './notifications.js';
-import { demoBankCommand, paymentsCommand } from './payments.js';
+import { demoBankCommand } from './demobank.js';
+import { paymentsCommand } from './payments.js';
 import { creditsCommand, reconcileCommand } from './reconcile.js';
+import { subscriptionsCommand } from './subscriptions.js';
 
 // serve and worker load the HTTP server and delivery worker, which the one-shot commands never
 // need: importing them lazily keeps every other command's start-up short.
@@ -50,6 +52,7 @@ export async function main(argv: string[]): Promise<void> {
   program.addCommand(reconcileCommand());
   program.addCommand(creditsCommand());
   program.addCommand(paymentsCommand());
+  program.addCommand(subscriptionsCommand());
   program.addCommand(demoBankCommand());
   program.addCommand(jobsCommand());
   await program.parseAsync(argv);

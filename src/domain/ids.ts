@@ -54,3 +54,6 @@ export function newReceiverId(random: RandomBytes): number {
 }
 
 export const PAYMENT_ID_PATTERN = /^[a-z0-9]{12}$/;
+
+/** The ids newUuid makes: attempts, subscriptions, signing sessions. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -53,9 +53,13 @@ export interface SubscriptionRequest {
 /** One unit of the currency, in units of 1/10000: the least a charge may be. */
 const ONE = 10 ** SCALE;
 
+/**
+ * An amount in `currency`; without a known currency (a bad one, an unknown subscription) it is
+ * still checked against the contract's four decimals, so the 400 names it too.
+ */
 function amountOf(errors: FieldErrors, field: string, value: string | undefined, currency: string | undefined, minimum: number): number {
-  const decimals = currency ? findCurrency(currency)?.decimals : undefined;
-  if (value === undefined || decimals === undefined) return 0;
+  if (value === undefined) return 0;
+  const decimals = (currency ? findCurrency(currency)?.decimals : undefined) ?? SCALE;
   const parsed = parseAmount(value, decimals);
   if (!parsed.ok) errors.add(field, parsed.reason);
   else if (parsed.units < minimum) errors.add(field, minimum === ONE ? 'must be at least 1' : 'must be greater than zero');

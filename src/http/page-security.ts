@@ -40,12 +40,12 @@ export function cspSourceOf(url: string): string | undefined {
   }
 }
 
-/** No script, styles and images from this server, forms to this server plus `extraFormTargets`. */
-export function contentSecurityPolicy(extraFormTargets: readonly string[]): string {
+/** No script, styles from this server, images from it plus `extraImageSources`, forms to it plus `extraFormTargets`. */
+export function contentSecurityPolicy(extraFormTargets: readonly string[], extraImageSources: readonly string[] = []): string {
   return [
     "default-src 'none'",
     "style-src 'self'",
-    "img-src 'self'",
+    `img-src ${["'self'", ...extraImageSources].join(' ')}`,
     `form-action ${["'self'", ...extraFormTargets].join(' ')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",

@@ -7,17 +7,19 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { AppContext } from '../app/context.js';
 import { durable } from '../store/database.js';
 import { assetRoutes } from './assets.js';
+import { demoBankPortal } from './demobank-portal/index.js';
 import { errorHandler, notFoundHandler, V3_STATUS } from './errors.js';
 import { healthRoutes } from './health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
 import { optionalBodies } from './openapi-optional-body.js';
+import { mandatePages } from './mandate/index.js';
 import { paymentCycleRoutes } from './payer/index.js';
 import { oauthApi } from './oauth/index.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { quipuApi } from './quipu/index.js';
 import './request-context.js';
 import { requestLogger } from './request-logger.js';
-import { sandboxApi } from './sandbox/clock.js';
+import { sandboxApi } from './sandbox/index.js';
 import { validatorCompiler } from './validation.js';
 import { v2Api } from './v2/index.js';
 import { v3Api } from './v3/index.js';
@@ -115,7 +117,9 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(v2Api);
   await app.register(quipuApi);
   if (ctx.config.sandbox) await app.register(sandboxApi);
+  if (ctx.config.sandbox) await app.register(demoBankPortal, { config: ctx.config });
   await app.register(paymentCycleRoutes, { config: ctx.config });
+  await app.register(mandatePages, { config: ctx.config });
   await app.register(oauthApi, { ctx });
   return app;
 }

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Debit, DebitState } from '../domain/debit.js';
 import { dialectOf } from './database.js';
+import { prepare } from './prepared.js';
 import type { DB, DebitRow, DebitsTable, DebitUpdate } from './schema.js';
 
 const date = (ms: number | null): Date | null => (ms === null ? null : new Date(Number(ms)));
@@ -26,8 +27,19 @@ export function toDebit(row: DebitRow): Debit {
   };
 }
 
+const DEBIT_COLUMNS = Object.keys({
+  debit_id: 0, payment_id: 0, receiver_id: 0, subscription_id: 0, bank_id: 0, amount: 0, currency: 0, error_response_url: 0,
+  state: 0, failure: 0, next_check_at: 0, submitted_at: 0, settled_at: 0, created_at: 0, updated_at: 0,
+} satisfies Record<keyof DebitsTable, 0>) as (keyof DebitsTable)[];
+
+// The columns in one fixed order, whatever the order of the row's keys: the compiled query binds them so.
+const insertRow = prepare(
+  (db, row: DebitsTable) => db.insertInto('debits').values(Object.fromEntries(DEBIT_COLUMNS.map((c) => [c, row[c]])) as unknown as DebitsTable),
+  (row) => DEBIT_COLUMNS.map((c) => row[c]),
+);
+
 export async function insertDebit(db: Kysely<DB>, row: DebitsTable): Promise<void> {
-  await db.insertInto('debits').values(row).execute();
+  await insertRow.run(db, row);
 }
 
 export async function findDebit(db: Kysely<DB>, debitId: string, options: { lock?: boolean } = {}): Promise<Debit | undefined> {

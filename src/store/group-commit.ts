@@ -45,3 +45,14 @@ export class GroupCommit<T> {
     batch.forEach((pending, i) => (errors[i] === undefined ? pending.resolve() : pending.reject(errors[i])));
   }
 }
+
+// PostgreSQL binds at most 65535 values per statement; a hundred rows of the widest table
+// (payments, 47 columns) stay well below.
+const PER_STATEMENT = 100;
+
+/** A batch's rows (or keys) in chunks small enough for one statement each on PostgreSQL. */
+export function inChunks<T>(items: readonly T[]): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += PER_STATEMENT) chunks.push(items.slice(i, i + PER_STATEMENT));
+  return chunks;
+}

@@ -4,7 +4,8 @@ import { LRUCache } from 'lru-cache';
 import type { Payment } from '../domain/payment.js';
 import type { PaymentStatus, StatusDetail } from '../domain/payment-status.js';
 import { changeMark, dialectOf, turnMark } from './database.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, inChunks } from './group-commit.js';
+import { perDatabase } from './per-database.js';
 import { prepare } from './prepared.js';
 import type { DB, PaymentRow, PaymentUpdate } from './schema.js';
 
@@ -83,9 +84,6 @@ async function insertEach(db: Kysely<DB>, rows: PaymentRow[]): Promise<unknown[]
   return errors;
 }
 
-// PostgreSQL binds at most 65535 values per statement.
-const MAX_ROWS_PER_INSERT = 100;
-
 /**
  * SQLite: one transaction, one WAL append, for the whole batch (a failing insert aborts only its
  * statement). PostgreSQL: one multi-row insert per chunk, one round trip; if it fails, its rows
@@ -94,10 +92,8 @@ const MAX_ROWS_PER_INSERT = 100;
 function batchWriter(db: Kysely<DB>) {
   if (dialectOf(db) === 'sqlite') return (rows: PaymentRow[]) => db.transaction().execute((trx) => insertEach(trx, rows));
   return async (rows: PaymentRow[]) => {
-    const chunks: PaymentRow[][] = [];
-    for (let i = 0; i < rows.length; i += MAX_ROWS_PER_INSERT) chunks.push(rows.slice(i, i + MAX_ROWS_PER_INSERT));
     const results = await Promise.all(
-      chunks.map((chunk) =>
+      inChunks(rows).map((chunk) =>
         db
           .insertInto('payments')
           .values(chunk)
@@ -109,7 +105,7 @@ function batchWriter(db: Kysely<DB>) {
   };
 }
 
-const batches = new WeakMap<Kysely<DB>, GroupCommit<PaymentRow>>();
+const batchOf = perDatabase((db: Kysely<DB>) => new GroupCommit(batchWriter(db)));
 
 /** Inserts a new payment; outside a transaction, through group commit with the inserts that arrive with it. */
 export async function insertPayment(db: Kysely<DB>, row: PaymentRow): Promise<void> {
@@ -117,12 +113,7 @@ export async function insertPayment(db: Kysely<DB>, row: PaymentRow): Promise<vo
     await insertRow.run(db, row);
     return;
   }
-  let batch = batches.get(db);
-  if (!batch) {
-    batch = new GroupCommit(batchWriter(db));
-    batches.set(db, batch);
-  }
-  await batch.add(row);
+  await batchOf(db).add(row);
 }
 
 const livePayment = prepare(

@@ -3,6 +3,9 @@ import type { Kysely } from 'kysely';
 import type { MandateEvent, MandateOrigin, MandateState } from '../domain/mandate-status.js';
 import type { Subscription } from '../domain/subscription.js';
 import { dialectOf } from './database.js';
+import { inChunks } from './group-commit.js';
+import { GroupRead } from './group-read.js';
+import { perDatabase } from './per-database.js';
 import type { DB, SubscriptionRow, SubscriptionsTable, SubscriptionUpdate } from './schema.js';
 
 export function toSubscription(row: SubscriptionRow): Subscription {
@@ -35,8 +38,18 @@ export async function insertSubscription(db: Kysely<DB>, row: SubscriptionsTable
   await db.insertInto('subscriptions').values(row).execute();
 }
 
+const lookups = perDatabase(
+  (db: Kysely<DB>) =>
+    new GroupRead(async (ids: string[]) => {
+      const chunks = await Promise.all(inChunks(ids).map((chunk) => db.selectFrom('subscriptions').selectAll().where('subscription_id', 'in', chunk).execute()));
+      return new Map(chunks.flat().map((row) => [row.subscription_id, toSubscription(row)]));
+    }),
+);
+
 /** A subscription by id alone (the payer's pages know the id, not the account); locked until the transaction ends if asked. */
 export async function findSubscriptionById(db: Kysely<DB>, subscriptionId: string, options: { lock?: boolean } = {}): Promise<Subscription | undefined> {
+  // Outside a transaction, with the lookups that arrive with it (group-read.ts).
+  if (!db.isTransaction) return lookups(db).get(subscriptionId);
   const row = await db
     .selectFrom('subscriptions')
     .selectAll()
@@ -104,4 +117,17 @@ export async function mandateChanges(db: Kysely<DB>, subscriptionId: string): Pr
     reason: row.reason,
     changedAt: new Date(Number(row.changed_at)),
   }));
+}
+
+/** The installation's subscriptions, or one account's, newest first. */
+export async function listSubscriptions(db: Kysely<DB>, filter: { receiverId?: number; limit: number }): Promise<Subscription[]> {
+  const rows = await db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .$if(filter.receiverId !== undefined, (q) => q.where('receiver_id', '=', filter.receiverId!))
+    .orderBy('created_at', 'desc')
+    .orderBy('subscription_id')
+    .limit(filter.limit)
+    .execute();
+  return rows.map(toSubscription);
 }

@@ -7,6 +7,7 @@ import { collectDebits } from '../../src/app/collect-debits.js';
 import { decideDemoMandate } from '../../src/app/demobank-decisions.js';
 import { signInForMandate, signMandate, startMandateSigning } from '../../src/app/mandate-signing.js';
 import { journaledRequests } from '../../src/bank/demo-bank-books.js';
+import { debitsSubmittedTwice } from '../../src/bank/demo-bank-mandates.js';
 import { client } from '../helpers/http.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -70,6 +71,7 @@ describe('a charge on an enabled subscription', () => {
     expect(paid.body).toMatchObject({ status: 'done', status_detail: 'normal', transaction_id: 'INV-1' });
     const requests = await journaledRequests(server.ctx.db, { paymentId, limit: 10 });
     expect(requests.filter((r) => r.operation === 'debit')).toHaveLength(1);
+    expect(await debitsSubmittedTwice(server.ctx.db)).toBe(0);
   });
 
   it('fails for insufficient funds and for a revoked mandate, telling error_response_url', async () => {
@@ -88,5 +90,21 @@ describe('a charge on an enabled subscription', () => {
     expect(errors).toHaveLength(1);
     expect(JSON.parse(errors[0]!.body)).toMatchObject({ subscription_id: poor, transaction_id: 'INV-1' });
     expect(JSON.parse(errors[0]!.body).error_message).toContain('Fondos insuficientes');
+  });
+});
+
+describe('deleting a charge', () => {
+  it('cancels a debit not yet submitted, and is refused once it was', async () => {
+    const id = await signedSubscription();
+    const early = (await charge(id)).body.payment_id as string;
+    expect((await api.delete(`/v3/payments/${early}`)).status).toBe(200);
+    const late = (await charge(id)).body.payment_id as string;
+    await collectDebits(server.ctx);
+    const refused = await api.delete(`/v3/payments/${late}`);
+    expect(refused.status).toBe(400);
+    const debits = await server.ctx.db.selectFrom('debits').select(['payment_id', 'state']).where('payment_id', 'in', [early, late]).execute();
+    expect(Object.fromEntries(debits.map((d) => [d.payment_id, d.state]))).toEqual({ [early]: 'cancelled', [late]: 'submitted' });
+    const requests = await journaledRequests(server.ctx.db, { paymentId: early, limit: 10 });
+    expect(requests).toHaveLength(0);
   });
 });

@@ -1,5 +1,6 @@
 // A merchant's notification endpoint: a real node:http server on port 0 that records every request
 // (raw body included) and answers as the test tells it to.
+import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -33,7 +34,8 @@ export interface Receiver {
 
 export const OK: Responder = () => ({ status: 200, body: 'ok' });
 
-export async function startReceiver(responder: Responder = OK): Promise<Receiver> {
+/** `port`: a receiver that comes back up where an earlier one was closed (0: any free port). */
+export async function startReceiver(responder: Responder = OK, port = 0): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   let current = responder;
   let open = 0;
@@ -56,10 +58,10 @@ export async function startReceiver(responder: Responder = OK): Promise<Receiver
       else send();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const listening = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}/notify`,
+    url: `http://127.0.0.1:${listening}/notify`,
     requests,
     open: () => open,
     answer: (next) => {
@@ -96,4 +98,10 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** Whether the request carries a valid x-khipu-signature (`t=<ms>,s=<base64 HMAC-SHA256 of "t.body">`) under `secret`. */
+export function signedBy(secret: string, request: ReceivedRequest): boolean {
+  const [, t, s] = /^t=(\d+),s=(.+)$/.exec(String(request.headers['x-khipu-signature'])) ?? [];
+  return s !== undefined && createHmac('sha256', secret).update(`${t}.${request.body}`).digest('base64') === s;
 }

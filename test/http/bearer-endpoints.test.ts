@@ -6,7 +6,10 @@
 // refuses both credentials with 400, and with API_KEYS_RETIRED refuses x-api-key with the clear
 // error while the bearer token keeps working.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCharge } from '../../src/app/create-charge.js';
 import { createPayment } from '../../src/app/create-payment.js';
+import { createSubscription } from '../../src/app/create-subscription.js';
+import type { RawValue } from '../../src/domain/field-rules.js';
 import { reconciledPaymentIn } from '../helpers/delivery.js';
 import { call, type JsonResponse } from '../helpers/http.js';
 import { clientCredentialsToken, FORM } from '../helpers/oauth.js';
@@ -15,6 +18,7 @@ import { payByTransfer } from '../helpers/payments.js';
 import { validReceiver } from '../helpers/receivers.js';
 import { concretePath, registeredRoutes } from '../helpers/routes.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { NEW_SUBSCRIPTION, newCharge, signAtDemoBank } from '../helpers/subscriptions.js';
 
 /** A request to one endpoint: JSON, a form, or no body. */
 interface Call {
@@ -68,6 +72,14 @@ const uncertain = async (on: TestServer, account: TestAccount) => {
   if (sent.status !== 303) throw new Error(`transfer not left uncertain: ${sent.status}`);
   return id;
 };
+const subscription = async (on: TestServer, account: TestAccount) => (await createSubscription(on.ctx, account.merchant, NEW_SUBSCRIPTION)).subscriptionId;
+const enabledSubscription = async (on: TestServer, account: TestAccount) => {
+  const id = await subscription(on, account);
+  await signAtDemoBank(on.ctx, id);
+  return id;
+};
+/** A charge intent's payment, its debit not submitted yet. */
+const charge = async (on: TestServer, account: TestAccount) => (await createCharge(on.ctx, account.merchant, newCharge(await enabledSubscription(on, account)) as Record<string, RawValue>)).paymentId;
 const ownerOf = async (on: TestServer, paymentId: string) =>
   (await on.ctx.db.selectFrom('payments').select('receiver_id').where('payment_id', '=', paymentId).executeTakeFirstOrThrow()).receiver_id;
 const parentOf = async (on: TestServer, receiverId: string) => (await on.ctx.merchants.byReceiverId(Number(receiverId)))?.parentReceiverId;
@@ -156,9 +168,26 @@ const ENDPOINTS: Record<string, Endpoint> = {
     owned: true,
   },
   'POST /quipu/v1/payments/:id/mark-paid': { prepare: async (on, account) => ({ method: 'POST', path: `/quipu/v1/payments/${await pending(on, account)}/mark-paid` }), owned: true },
+  'POST /v1/automatic-payment/subscription': {
+    prepare: async () => ({ method: 'POST', path: '/v1/automatic-payment/subscription', json: NEW_SUBSCRIPTION }),
+    check: async (res, account, on) => expect((await on.ctx.db.selectFrom('subscriptions').select('receiver_id').where('subscription_id', '=', res.body.subscription_id).executeTakeFirstOrThrow()).receiver_id).toBe(account.receiver_id),
+  },
+  'GET /v1/automatic-payment/subscription/:id': { prepare: async (on, account) => ({ method: 'GET', path: `/v1/automatic-payment/subscription/${await subscription(on, account)}` }), owned: true },
+  'GET /v1/automatic-payment/subscription-status': { prepare: async (on, account) => ({ method: 'GET', path: `/v1/automatic-payment/subscription-status?subscription_id=${await subscription(on, account)}` }), owned: true },
+  // Another account's subscription is refused as a field of the charge (400), not as a resource.
+  'POST /v1/automatic-payment/charge-intent': {
+    prepare: async (on, account) => ({ method: 'POST', path: '/v1/automatic-payment/charge-intent', json: newCharge(await enabledSubscription(on, account)) }),
+    check: async (res, account, on) => expect(await ownerOf(on, res.body.payment_id)).toBe(account.receiver_id),
+  },
   'GET /sandbox/clock': { prepare: async () => ({ method: 'GET', path: '/sandbox/clock' }) },
   'POST /sandbox/clock': { prepare: async () => ({ method: 'POST', path: '/sandbox/clock', json: { advance: '1s' } }) },
   'POST /sandbox/demobank/payments/:id/:outcome': { prepare: async (on, account) => ({ method: 'POST', path: `/sandbox/demobank/payments/${await uncertain(on, account)}/fail` }), owned: true },
+  'POST /sandbox/demobank/charges/:id/:decision': { prepare: async (on, account) => ({ method: 'POST', path: `/sandbox/demobank/charges/${await charge(on, account)}/settle` }), owned: true },
+  'POST /sandbox/demobank/subscriptions/:id/:decision': {
+    prepare: async (on, account) => ({ method: 'POST', path: `/sandbox/demobank/subscriptions/${await enabledSubscription(on, account)}/revoke` }),
+    check: (res) => expect(res.body.status).toBe('DISABLED'),
+    owned: true,
+  },
   'POST /sandbox/institutions/:bank_id/users/:rut/credential-change': {
     prepare: async () => ({ method: 'POST', path: '/sandbox/institutions/Bawdf/users/11111111-1/credential-change' }),
     check: (res) => expect(res.body.revoked_tokens).toEqual(expect.any(Number)),

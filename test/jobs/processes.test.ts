@@ -81,9 +81,17 @@ async function jobRows(): Promise<Map<string, JobRow>> {
   return new Map((await listJobRows(runtime.ctx.db)).map((row) => [row.name, row]));
 }
 
+/**
+ * Jobs due every few seconds (collect-debits) also run as real time passes, so only the jobs due
+ * every minute or more are counted exactly; the others must have run at least as often.
+ */
+const counted = (name: string) => JOBS.find((job) => job.name === name)!.everyMs >= 60_000;
+const ranAsDue = (name: string, runs: number, expected: number) => (counted(name) ? runs === expected : runs >= expected);
+
 /** Every job of the table, once none is running and each has finished `runs(name)` runs. */
 function jobsFinished(runs: (name: string) => number): Promise<Map<string, JobRow>> {
-  return eventually(jobRows, (rows) => JOBS.every(({ name }) => rows.get(name)?.runs === runs(name) && rows.get(name)?.lease_id === null), 30_000);
+  const idle = (name: string, row: JobRow | undefined) => !counted(name) || row?.lease_id === null;
+  return eventually(jobRows, (rows) => JOBS.every(({ name }) => ranAsDue(name, rows.get(name)?.runs ?? 0, runs(name)) && idle(name, rows.get(name))), 60_000);
 }
 
 describe(`${SERVES} quipu serve and ${WORKERS} quipu worker on one ${POSTGRES ? 'PostgreSQL database' : 'SQLite file'}`, () => {
@@ -117,7 +125,9 @@ describe(`${SERVES} quipu serve and ${WORKERS} quipu worker on one ${POSTGRES ? 
 
     const listed = await quipu(['jobs', 'list', '--json'], env);
     expect(listed.code).toBe(0);
-    expect(JSON.parse(listed.stdout)).toEqual(JOBS.map(({ name }) => expect.objectContaining({ name, running: false, runs: 1 + CLOCK_MOVES })));
+    const listedJobs = JSON.parse(listed.stdout) as { name: string; running: boolean; runs: number }[];
+    expect(listedJobs.map((job) => job.name)).toEqual(JOBS.map((job) => job.name));
+    for (const job of listedJobs) expect(ranAsDue(job.name, job.runs, 1 + CLOCK_MOVES) && (!counted(job.name) || !job.running)).toBe(true);
     const journal = await quipu(['demobank', 'requests', '--payment', paymentId, '--json'], env);
     expect(JSON.parse(journal.stdout).map((r: { operation: string }) => r.operation)).toEqual(['transfer', ...Array<string>((await asked('transfer-status')).length).fill('transfer-status')]);
   });

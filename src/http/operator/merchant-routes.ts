@@ -6,14 +6,18 @@ import { Type } from '@sinclair/typebox';
 import { markPaid } from '../../app/mark-paid.js';
 import { settleTransfer } from '../../app/settle-transfer.js';
 import { DomainError } from '../../domain/errors.js';
+import type { Payment } from '../../domain/payment.js';
 import { PAYMENT_STATUSES, STATUS_DETAILS } from '../../domain/payment-status.js';
 import { Message, PaymentIdParams } from '../schemas.js';
 
-const PaymentState = Type.Object({
+/** What a DemoBank decision about a payment answers (sandbox/demobank-decisions.ts too). */
+export const PaymentState = Type.Object({
   payment_id: Type.String(),
   status: Type.String({ enum: [...PAYMENT_STATUSES] }),
   status_detail: Type.String({ enum: [...STATUS_DETAILS] }),
 });
+
+export const paymentState = (payment: Payment) => ({ payment_id: payment.paymentId, status: payment.status, status_detail: payment.statusDetail });
 
 export const markPaidRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -42,8 +46,7 @@ export const demoBankSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const payment = await settleTransfer(request.ctx, request.merchant!, request.params.id, request.params.outcome as 'confirm' | 'fail');
-      return { payment_id: payment.paymentId, status: payment.status, status_detail: payment.statusDetail };
+      return paymentState(await settleTransfer(request.ctx, request.merchant!, request.params.id, request.params.outcome as 'confirm' | 'fail'));
     },
   );
 };

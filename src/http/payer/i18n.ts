@@ -8,11 +8,11 @@ function isLang(value: unknown): value is Lang {
   return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
 }
 
-/** ?lang= chooses (and is remembered); otherwise the remembered choice; otherwise Spanish. */
-export function languageOf(request: FastifyRequest, reply: FastifyReply): Lang {
+/** ?lang= chooses (and is remembered for the pages under `cookiePath`); otherwise the remembered choice; otherwise Spanish. */
+export function languageOf(request: FastifyRequest, reply: FastifyReply, cookiePath = '/payment'): Lang {
   const asked = (request.query as Record<string, unknown> | undefined)?.lang;
   if (isLang(asked)) {
-    void reply.setCookie(COOKIE, asked, { path: '/payment', sameSite: 'lax', httpOnly: true, maxAge: 365 * 24 * 3600 });
+    void reply.setCookie(COOKIE, asked, { path: cookiePath, sameSite: 'lax', httpOnly: true, maxAge: 365 * 24 * 3600 });
     return asked;
   }
   const remembered = request.cookies[COOKIE];

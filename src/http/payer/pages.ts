@@ -17,8 +17,8 @@ export interface PaymentView {
   csrf: string;
 }
 
-const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
-const errorLine = (text: string | undefined) => (text ? html`<p class="error" role="alert">${text}</p>` : '');
+export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+export const errorLine = (text: string | undefined) => (text ? html`<p class="error" role="alert">${text}</p>` : '');
 const amountOf = (m: Messages, payment: Payment) => formatMoney(payment.amount, payment.currency, m);
 
 export function summary(m: Messages, payment: Payment, merchant: Merchant): Html {
@@ -32,7 +32,7 @@ ${payment.body ? html`<dt>${m.details}</dt><dd class="body">${payment.body}</dd>
 }
 
 /** The way back to the merchant's site, when the merchant gave one. */
-const merchantLink = (m: Messages, url: string | null, className: 'cancel' | 'button') => (url ? html`<p><a class="${className}" href="${url}">${m.backToMerchant}</a></p>` : '');
+export const merchantLink = (m: Messages, url: string | null, className: 'cancel' | 'button') => (url ? html`<p><a class="${className}" href="${url}">${m.backToMerchant}</a></p>` : '');
 /** Every page where the payer can still give up offers the way back to the merchant's cancel_url. */
 const cancelLink = (m: Messages, cancelUrl: string | null) => merchantLink(m, cancelUrl, 'cancel');
 /** When simplified transfer cannot pay, the normal transfer still can. */
@@ -117,12 +117,13 @@ export interface AttemptView extends PaymentView {
   bankMessage: string;
 }
 
-export function bankLoginPage(view: AttemptView, values: { rut?: string }, errors: FormErrors): Html {
-  const { m, attempt } = view;
-  return html`${view.bankMessage ? html`<p class="notice">${view.bankMessage}</p>` : ''}
-<p>${m.transferSummary(amountOf(m, view.payment), view.merchant.name)}</p>
-<form method="post" action="/payment/bank/${attempt.attemptId}/login">
-${csrfField(view.csrf)}
+/** The bank's own message to its users (DemoBank: that it is a test bank). */
+export const bankNotice = (bankMessage: string) => (bankMessage ? html`<p class="notice">${bankMessage}</p>` : '');
+
+/** The payer's sign-in at their bank, for a payment or a mandate. */
+export function bankLoginForm(m: Messages, action: string, csrf: string, values: { rut?: string }, errors: FormErrors): Html {
+  return html`<form method="post" action="${action}">
+${csrfField(csrf)}
 ${errorLine(errors.form)}
 <label for="rut">${m.rut}</label>
 <input type="text" id="rut" name="rut" required autocomplete="username" value="${values.rut ?? ''}">
@@ -131,7 +132,27 @@ ${errorLine(errors.rut)}
 <input type="password" id="password" name="password" required autocomplete="current-password">
 ${errorLine(errors.password)}
 <button id="login">${m.login}</button>
-</form>
+</form>`;
+}
+
+/** The bank's challenge (the coordinates of the payer's card), answered to authorise a transfer or sign a mandate. */
+export function challengeForm(m: Messages, action: string, csrf: string, challenge: readonly string[], errors: FormErrors, submit: { id: string; label: string }): Html {
+  return html`<form method="post" action="${action}">
+${csrfField(csrf)}
+${errorLine(errors.form)}
+${errorLine(errors.coordinates)}
+${challenge.map(
+    (label, i) => html`<label for="c${i + 1}">${m.coordinate(label)}</label><input class="coordinate" type="text" id="c${i + 1}" name="c${i + 1}" required maxlength="2" inputmode="numeric" autocomplete="off">`,
+  )}
+<button id="${submit.id}">${submit.label}</button>
+</form>`;
+}
+
+export function bankLoginPage(view: AttemptView, values: { rut?: string }, errors: FormErrors): Html {
+  const { m, attempt } = view;
+  return html`${bankNotice(view.bankMessage)}
+<p>${m.transferSummary(amountOf(m, view.payment), view.merchant.name)}</p>
+${bankLoginForm(m, `/payment/bank/${attempt.attemptId}/login`, view.csrf, values, errors)}
 ${cancelLink(m, view.payment.cancelUrl)}`;
 }
 
@@ -139,22 +160,15 @@ export function authorizePage(view: AttemptView, challenge: readonly string[], e
   const { m, attempt } = view;
   return html`<p>${m.transferSummary(amountOf(m, view.payment), view.merchant.name)}</p>
 <p>${m.payer}: ${attempt.personalIdentifier}</p>
-<form method="post" action="/payment/bank/${attempt.attemptId}/authorize">
-${csrfField(view.csrf)}
-${errorLine(errors.coordinates)}
-${challenge.map(
-    (label, i) => html`<label for="c${i + 1}">${m.coordinate(label)}</label><input class="coordinate" type="text" id="c${i + 1}" name="c${i + 1}" required maxlength="2" inputmode="numeric" autocomplete="off">`,
-  )}
-<button id="authorize">${m.authorize}</button>
-</form>
+${challengeForm(m, `/payment/bank/${attempt.attemptId}/authorize`, view.csrf, challenge, errors, { id: 'authorize', label: m.authorize })}
 ${cancelLink(m, view.payment.cancelUrl)}`;
 }
 
-/** The page of a payment the payer can no longer act on, or wants the result of. */
-export function statusContent(m: Messages, payment: Payment, merchant: Merchant, now: Date, notice?: string): { title: string; body: Html } {
+/** The page of a payment the payer can no longer act on (or, collected by direct debit, never could), or wants the result of. */
+export function statusContent(m: Messages, { payment, merchant, directDebit }: Omit<PaymentView, 'm' | 'csrf'> & { directDebit: boolean }, now: Date, notice?: string): { title: string; body: Html } {
   const frame = (title: string, text: string, extra: Html | string = '') => ({
     title,
-    body: html`${notice ? noticeContent(notice) : ''}<p class="status" data-status="${payment.status}" data-status-detail="${payment.statusDetail}">${text}</p>${extra}${summary(m, payment, merchant)}`,
+    body: html`${directDebit ? noticeContent(m.directDebit) : ''}${notice ? noticeContent(notice) : ''}<p class="status" data-status="${payment.status}" data-status-detail="${payment.statusDetail}">${text}</p>${extra}${summary(m, payment, merchant)}`,
   });
   const back = (url: string | null) => merchantLink(m, url, 'button');
   if (payment.status === 'done') {
@@ -166,7 +180,7 @@ export function statusContent(m: Messages, payment: Payment, merchant: Merchant,
   if (payment.statusDetail === 'rejected-by-payer') return frame(m.declinedTitle, m.declined, back(payment.cancelUrl));
   if (payment.statusDetail === 'marked-as-abuse') return frame(m.abuseTitle, m.abused, back(payment.cancelUrl));
   if (now >= payment.expiresAt) return frame(m.expiredTitle, m.expired, back(payment.cancelUrl));
-  return frame(m.pendingTitle, m.pending, html`<p><a class="button" href="/payment/info/${payment.paymentId}">${m.payNow}</a></p>`);
+  return frame(m.pendingTitle, m.pending, directDebit ? '' : html`<p><a class="button" href="/payment/info/${payment.paymentId}">${m.payNow}</a></p>`);
 }
 
 /** The bank's own words come in the bank's language: they are shown as its message, beside the page's own line. */

@@ -11,7 +11,7 @@ import { startAttempt } from '../../app/start-attempt.js';
 import { connectorFor } from '../../bank/registry.js';
 import { findBank } from '../../domain/banks.js';
 import { DomainError, notFound } from '../../domain/errors.js';
-import { PAYMENT_ID_PATTERN } from '../../domain/ids.js';
+import { PAYMENT_ID_PATTERN, UUID_PATTERN } from '../../domain/ids.js';
 import { allowsMethod, payerBanks, payerMethods } from '../../domain/payer-options.js';
 import { isAttemptOpen, payerBlock } from '../../domain/payment-attempt.js';
 import type { Html } from '../../render/html.js';
@@ -36,13 +36,13 @@ import {
 import { allowFormTargets } from './security.js';
 
 const STYLESHEET = fs.readFileSync(new URL('./payer.css', import.meta.url), 'utf8');
-const ATTEMPT_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 type Params = { id: string };
 type Form = Record<string, string | undefined>;
 
-function frameOf(request: FastifyRequest, reply: FastifyReply, selfPath: string): PageFrame {
-  const lang = languageOf(request, reply);
+/** `cookiePath`: where the pages live, under which the language chosen is remembered. */
+export function frameOf(request: FastifyRequest, reply: FastifyReply, selfPath: string, cookiePath?: string): PageFrame {
+  const lang = languageOf(request, reply, cookiePath);
   return { lang, m: messages(lang), selfPath };
 }
 
@@ -57,17 +57,20 @@ function paymentId(request: FastifyRequest<{ Params: Params }>): string {
 }
 
 function attemptId(request: FastifyRequest<{ Params: Params }>): string {
-  if (!ATTEMPT_ID_PATTERN.test(request.params.id)) throw notFound('Attempt');
+  if (!UUID_PATTERN.test(request.params.id)) throw notFound('Attempt');
   return request.params.id;
 }
 
 const kindOf = (error: unknown) => (error instanceof DomainError ? error.kind : undefined);
 const fieldsOf = (error: DomainError) => new Set(error.fields.map((f) => f.field));
 
-function sendStatus(reply: FastifyReply, frame: PageFrame, status: number, { payment, merchant }: PayerPayment, now: Date, notice?: string): FastifyReply {
-  const page = statusContent(frame.m, payment, merchant, now, notice);
+function sendStatus(reply: FastifyReply, frame: PageFrame, status: number, view: PayerPayment, now: Date, notice?: string): FastifyReply {
+  const page = statusContent(frame.m, view, now, notice);
   return sendPage(reply, frame, status, page.title, page.body);
 }
+
+/** The payer pages cannot pay it: it is over, or its debit collects it from the payer's account. */
+const closedToPayer = (view: PayerPayment, now: Date) => view.directDebit || payerBlock(view.payment, now) !== undefined;
 
 /** What an attempt the payer can no longer act on shows: its outcome, or why it is over. */
 function sendAttemptOutcome(reply: FastifyReply, frame: PageFrame, status: number, view: PayerAttempt, now: Date, notice?: string): FastifyReply {
@@ -95,7 +98,7 @@ export function payerRoutes(app: FastifyInstance): void {
     const frame = frameOf(request, reply, `/payment/info/${id}`);
     const view = await getPayerPayment(request.ctx, id);
     const now = request.ctx.clock.now();
-    if (payerBlock(view.payment, now)) return sendStatus(reply, frame, 200, view, now);
+    if (closedToPayer(view, now)) return sendStatus(reply, frame, 200, view, now);
     const page = infoPage({ ...view, m: frame.m, csrf: reply.generateCsrf() }, payerMethods(view.payment, view.merchant));
     return sendPage(reply, frame, 200, frame.m.title, page, [view.payment.cancelUrl]);
   });
@@ -119,7 +122,7 @@ export function payerRoutes(app: FastifyInstance): void {
     const frame = frameOf(request, reply, `/payment/simplified/${id}`);
     const view = await getPayerPayment(request.ctx, id);
     const now = request.ctx.clock.now();
-    if (payerBlock(view.payment, now)) return sendStatus(reply, frame, status === 200 ? 200 : 409, view, now);
+    if (closedToPayer(view, now)) return sendStatus(reply, frame, status === 200 ? 200 : 409, view, now);
     if (!allowsMethod(view.payment, view.merchant, 'SIMPLIFIED_TRANSFER')) return sendStatus(reply, frame, 409, view, now, frame.m.methodNotAllowed);
     const page = simplifiedPage({ ...view, m: frame.m, csrf: reply.generateCsrf() }, payerBanks(view.payment, view.merchant.developer), { bankId: values.bank_id, payerEmail: values.payer_email }, errors);
     return sendPage(reply, frame, status, frame.m.simplified, page);
@@ -153,7 +156,7 @@ export function payerRoutes(app: FastifyInstance): void {
     const frame = frameOf(request, reply, `/payment/manual/${id}`);
     const view = await getPayerPayment(request.ctx, id);
     const now = request.ctx.clock.now();
-    if (payerBlock(view.payment, now)) return sendStatus(reply, frame, 200, view, now);
+    if (closedToPayer(view, now)) return sendStatus(reply, frame, 200, view, now);
     if (!allowsMethod(view.payment, view.merchant, 'REGULAR_TRANSFER')) return sendStatus(reply, frame, 409, view, now, frame.m.methodNotAllowed);
     const account = request.ctx.config.collectionAccount;
     return sendPage(reply, frame, 200, frame.m.manual, manualPage({ ...view, m: frame.m }, account, findBank(account.bankId, true)?.name ?? account.bankId));

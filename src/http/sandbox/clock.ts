@@ -1,13 +1,11 @@
 // The developer clock over HTTP: GET reads it, POST moves it forward ({"advance": "3h"} or
-// {"to": "<ISO 8601>"}). Only developer-mode accounts may use it, and only where the operator left
-// SANDBOX on: the clock is shared by the whole installation.
+// {"to": "<ISO 8601>"}). In the sandbox's developer scope (index.ts): the clock is shared by the
+// whole installation.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { moveClock } from '../../app/developer-clock.js';
 import { parseDateTime } from '../../domain/dates.js';
-import { DomainError, fieldError, validationError } from '../../domain/errors.js';
-import { errorHandler, V3_STATUS } from '../errors.js';
-import { requireMerchant } from '../plugins/auth.js';
+import { fieldError, validationError } from '../../domain/errors.js';
 
 const Now = Type.Object({ now: Type.String({ format: 'date-time', description: 'The developer clock, ISO 8601' }) });
 const Move = Type.Object(
@@ -19,13 +17,7 @@ const Move = Type.Object(
 );
 const tags = ['Quipu: sandbox'];
 
-export const sandboxApi: FastifyPluginAsyncTypebox = async (app) => {
-  app.setErrorHandler(errorHandler(V3_STATUS));
-  app.addHook('onRequest', async (request, reply) => {
-    await requireMerchant(request, reply);
-    if (!request.merchant!.developer) throw new DomainError('forbidden', 'The sandbox is only for developer-mode accounts');
-  });
-
+export const clockRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/sandbox/clock', { schema: { tags, summary: 'Read the developer clock', response: { 200: Now } } }, async (request) => ({
     now: request.ctx.clock.now().toISOString(),
   }));

@@ -110,6 +110,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('message', 'text')
     .addColumn('settles_at', 'bigint', (c) => c.notNull())
     .addColumn('received_at', 'bigint', (c) => c.notNull())
+    .addColumn('submissions', 'integer', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('demobank_debits_due').on('demobank_debits').columns(['state', 'settles_at']).execute();

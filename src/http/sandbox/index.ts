@@ -1,0 +1,23 @@
+// The sandbox, only where the operator left SANDBOX on: the developer clock and DemoBank's
+// decisions about automatic payments for developer-mode accounts (merchant credentials, v3's error
+// bodies), and DemoBank's scenario table for anyone.
+import type { FastifyInstance } from 'fastify';
+import { DomainError } from '../../domain/errors.js';
+import { errorHandler, V3_STATUS } from '../errors.js';
+import { requireMerchant } from '../plugins/auth.js';
+import { clockRoutes } from './clock.js';
+import { demoBankDecisionRoutes } from './demobank-decisions.js';
+import { scenarioRoutes } from './scenarios.js';
+
+export async function sandboxApi(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler(errorHandler(V3_STATUS));
+  await app.register(async (developer) => {
+    developer.addHook('onRequest', async (request, reply) => {
+      await requireMerchant(request, reply);
+      if (!request.merchant!.developer) throw new DomainError('forbidden', 'The sandbox is only for developer-mode accounts');
+    });
+    await developer.register(clockRoutes);
+    await developer.register(demoBankDecisionRoutes);
+  });
+  await app.register(scenarioRoutes);
+}

@@ -1,0 +1,47 @@
+// The mandate's transition table: what each event may leave from, what the wire shows, what is sent.
+import { describe, expect, it } from 'vitest';
+import {
+  applyMandateEvent,
+  canApplyMandateEvent,
+  chargeRefusal,
+  IllegalMandateTransition,
+  MANDATE_STATES,
+  MANDATE_TRANSITIONS,
+  type MandateEvent,
+  signingNotificationStatus,
+  wireStatus,
+} from '../../src/domain/mandate-status.js';
+
+const EVENTS = Object.keys(MANDATE_TRANSITIONS) as MandateEvent[];
+
+describe('the mandate transition table', () => {
+  it('takes the payer from created through signed to enabled', () => {
+    expect(applyMandateEvent(applyMandateEvent('created', 'signed'), 'enabled-by-bank')).toBe('enabled');
+  });
+
+  it('refuses every event from a state it does not list, and leaves terminal states for good', () => {
+    for (const state of MANDATE_STATES) {
+      for (const event of EVENTS) {
+        if (canApplyMandateEvent(state, event)) continue;
+        expect(() => applyMandateEvent(state, event)).toThrow(IllegalMandateTransition);
+      }
+    }
+    for (const terminal of ['bank-rejected', 'revoked-by-payer'] as const) expect(EVENTS.some((e) => canApplyMandateEvent(terminal, e))).toBe(false);
+  });
+
+  it('shows three statuses on the wire and lets only ENABLED be charged', () => {
+    expect(MANDATE_STATES.map(wireStatus)).toEqual(['DISABLED', 'SIGNED', 'ENABLED', 'DISABLED', 'DISABLED']);
+    expect(MANDATE_STATES.filter((s) => chargeRefusal(s) === undefined)).toEqual(['enabled']);
+    expect(chargeRefusal('signed')).toContain('SIGNED');
+    expect(chargeRefusal('revoked-by-payer')).toContain('revoked');
+  });
+
+  it('notifies when signing finishes and when the payer revokes, in lower case', () => {
+    expect(EVENTS.map((e) => [e, signingNotificationStatus(e)])).toEqual([
+      ['signed', undefined],
+      ['enabled-by-bank', 'enabled'],
+      ['rejected-by-bank', 'disabled'],
+      ['revoked-by-payer', 'disabled'],
+    ]);
+  });
+});
