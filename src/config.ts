@@ -2,7 +2,7 @@
 // `docs/configuration.md` lists the same table for operators; keep the two in step.
 import path from 'node:path';
 import { findBank } from './domain/banks.js';
-import { ACCOUNT_TYPES, type CollectionAccount, DEMO_COLLECTION_ACCOUNT } from './domain/collection-account.js';
+import { ACCOUNT_TYPES, type CollectionAccount, DEMO_COLLECTION_ACCOUNT, isDemoCollectionAccount } from './domain/collection-account.js';
 import { formatRut, parseRut } from './domain/rut.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -192,6 +192,21 @@ function delivery(env: Env) {
     deliveryPollMs: integer(env, 'DELIVERY_POLL_MS', 250, 10, 60_000),
     deliveryBatchSize: integer(env, 'DELIVERY_BATCH_SIZE', 200, 1, 5_000),
   };
+}
+
+/**
+ * What a production installation (SANDBOX=false) lacks to run safely, one item per missing setting:
+ * without its own collection account payers would be told to transfer to DemoBank's, without a set
+ * key receiver secrets depend on a file in DATA_DIR, and over http payers' pages and secrets travel
+ * in the clear. Empty when nothing is missing or the installation is a sandbox.
+ */
+export function productionProblems(config: Config): string[] {
+  if (config.sandbox) return [];
+  return [
+    ...(isDemoCollectionAccount(config.collectionAccount) ? [`the collection account (${COLLECTION_SETTINGS.join(', ')}, at a bank other than DemoBank)`] : []),
+    ...(config.encryptionKey === undefined ? ['QUIPU_ENCRYPTION_KEY'] : []),
+    ...(new URL(config.publicBaseUrl).protocol !== 'https:' ? ['an https PUBLIC_BASE_URL'] : []),
+  ];
 }
 
 const COLLECTION_SETTINGS = ['COLLECTION_BANK_ID', 'COLLECTION_ACCOUNT_TYPE', 'COLLECTION_ACCOUNT_NUMBER', 'COLLECTION_HOLDER_NAME', 'COLLECTION_HOLDER_RUT'] as const;

@@ -32,7 +32,8 @@ export async function applyDebitResult(ctx: AppContext, debit: Debit, from: Debi
         return true;
       case 'settled':
         if (!(await move({ state: 'settled', submitted_at: debit.submittedAt?.getTime() ?? at, settled_at: at }))) return false;
-        await authorize(inTrx, debit);
+        // The credit is recorded before the payment is locked, the order in which collect-bank-credits
+        // takes them for the same credit: the other order deadlocks the two on PostgreSQL.
         await recordCredits(inTrx, [result.credit], debit.bankId);
         return true;
       case 'failed': {

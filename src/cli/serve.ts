@@ -1,16 +1,17 @@
 // `quipu serve`: the HTTP server and, unless RUN_WORKER is off, the notification delivery worker
 // and the background jobs.
 import { ensureDemoAccount } from '../app/demo-account.js';
-import { loadConfig } from '../config.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { buildServer } from '../http/server.js';
 import { JobRunner } from '../jobs/runner.js';
 import { startRuntime } from '../runtime/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
+import { loadServiceConfig } from './service-config.js';
 import { closeOnSignals } from './shutdown.js';
 
 export async function serve(): Promise<void> {
-  const config = loadConfig();
+  const config = loadServiceConfig();
+  if (!config) return;
   const log = createLogger(config.logLevel);
   const runtime = await startRuntime(config, log, { longRunning: true });
   const demo = config.demoAccount ? await ensureDemoAccount(runtime.ctx) : undefined;

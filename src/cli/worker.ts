@@ -1,15 +1,16 @@
 // `quipu worker`: the notification delivery worker and the background jobs on their own, for
 // installations that run them apart from the API servers (set RUN_WORKER=false on those). Any
 // number may run against one PostgreSQL database.
-import { loadConfig } from '../config.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { JobRunner } from '../jobs/runner.js';
 import { startRuntime } from '../runtime/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
+import { loadServiceConfig } from './service-config.js';
 import { closeOnSignals } from './shutdown.js';
 
 export async function worker(): Promise<void> {
-  const config = loadConfig();
+  const config = loadServiceConfig();
+  if (!config) return;
   const log = createLogger(config.logLevel);
   const runtime = await startRuntime(config, log, { longRunning: true });
   const delivery = new DeliveryWorker(runtime.ctx);

@@ -11,8 +11,10 @@ import { demoBankPortal } from './demobank-portal/index.js';
 import { errorHandler, notFoundHandler, V3_STATUS } from './errors.js';
 import { healthRoutes } from './health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
+import { jsonBodyParser } from './json-body.js';
 import { optionalBodies } from './openapi-optional-body.js';
 import { mandatePages } from './mandate/index.js';
+import { refuseNulOn } from './nul-refusal.js';
 import { paymentCycleRoutes } from './payer/index.js';
 import { oauthApi } from './oauth/index.js';
 import { metricsPlugin } from './plugins/metrics.js';
@@ -52,12 +54,10 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
 
   // No operation takes plain text: it gets a 415 rather than a confusing validation error.
   app.removeContentTypeParser('text/plain');
-  // An empty JSON body is no body: SDKs send `Content-Type: application/json` on body-less POSTs.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if ((body as string).trim() === '') return done(null, undefined);
-    return parseJson(request, body as string, done);
-  });
+  const parseJson = jsonBodyParser(app);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => parseJson(request, body as string, done));
+
+  app.addHook('onRoute', refuseNulOn);
 
   app.decorateRequest('ctx', null as unknown as AppContext);
   app.decorateRequest('merchant', null);

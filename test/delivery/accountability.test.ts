@@ -80,7 +80,8 @@ async function attemptedReport(receiverId: number, on = server): Promise<{ messa
       const [message] = await reportsOf(receiverId, on);
       return { message: message!, attempts: message ? await listAttemptRows(on.ctx.db, message.message_id) : [] };
     },
-    (r) => r.attempts.length > 0,
+    // The message and its attempts are two reads: an attempt committed in between shows in one only.
+    (r) => r.attempts.length > 0 && r.message.attempts === r.attempts.length,
   );
 }
 

@@ -8,6 +8,7 @@ import { testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { eventually } from '../helpers/notification-receiver.js';
 import { quipu, startServerProcess } from '../helpers/process.js';
+import { PRODUCTION_SETTINGS } from '../helpers/production.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -123,7 +124,7 @@ describe('the local inbox', () => {
 describe('a production installation without SMTP_URL', () => {
   it('warns when its server and its workers start: payers would get no email', async () => {
     const database = await createTestDatabase();
-    const env = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'warn', SANDBOX: 'false', PORT: '0' };
+    const env = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'warn', ...PRODUCTION_SETTINGS, PORT: '0' };
     const warning = 'SMTP_URL is not set: payer emails are kept in the local inbox and never sent';
     const processes = [startServerProcess(env), startServerProcess(env, ['worker'])];
     try {

@@ -19,6 +19,7 @@ import { eventually, startReceiver, type Receiver } from '../helpers/notificatio
 import { countRows } from '../helpers/payments.js';
 import { validReceiver } from '../helpers/receivers.js';
 import { freePort, startServerProcess, waitForHttp } from '../helpers/process.js';
+import { PRODUCTION_SETTINGS } from '../helpers/production.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -169,7 +170,7 @@ describe('a production installation (SANDBOX=false)', () => {
   it('opens no demo account on first start', async () => {
     const database = await createTestDatabase();
     const port = await freePort();
-    const env = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: String(port), LOG_LEVEL: 'info', SANDBOX: 'false', RUN_WORKER: 'false' };
+    const env = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: String(port), LOG_LEVEL: 'info', ...PRODUCTION_SETTINGS, RUN_WORKER: 'false' };
     const serve = startServerProcess(env);
     try {
       await waitForHttp(`http://127.0.0.1:${port}/healthz`);

@@ -1,7 +1,7 @@
 // Malformed requests get clear 4xx answers in the contract's shape, never a 500, and write nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/http.js';
-import { countRows } from '../helpers/payments.js';
+import { countRows, payByTransfer } from '../helpers/payments.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -71,5 +71,39 @@ describe('bad requests', () => {
     expect(given.headers.get('x-request-id')).toBe('trace-123');
     const odd = await call(server.baseUrl, 'GET', '/v3/banks', { apiKey: account.api_key, headers: { 'x-request-id': 'bad id with spaces' } });
     expect(odd.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('a JSON member given twice', () => {
+  it.each([
+    ['a payment whose amount is given twice', '/v3/payments', '{"amount":1000,"currency":"CLP","subject":"x","amount":99999999}', 'amount'],
+    ['a nested member given twice', '/v3/payments', '{"amount":1000,"currency":"CLP","subject":"x","custom":{"a":1,"a":2}}', 'custom.a'],
+    ['the same name escaped differently', '/v3/payments', '{"amount":1000,"currency":"CLP","subject":"x","\\u0073ubject":"y"}', 'subject'],
+  ])('%s is refused naming it, nothing written', async (_d, path, rawBody, field) => {
+    const before = await countRows(server.ctx.db, 'payments');
+    const res = await call(server.baseUrl, 'POST', path, { apiKey: account.api_key, rawBody, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ status: 400, errors: [{ field, message: 'must be given once' }] });
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+  });
+
+  it('a refund whose amount is given twice is refused, nothing refunded', async () => {
+    const refunding = await server.account({ features: { refunds: true } });
+    const created = await call(server.baseUrl, 'POST', '/v3/payments', { apiKey: refunding.api_key, body: { amount: 5000, currency: 'CLP', subject: 'Refund twice' } });
+    await payByTransfer(server.ctx, refunding.merchant, created.body.payment_id);
+    const before = await countRows(server.ctx.db, 'refunds');
+    const res = await call(server.baseUrl, 'POST', `/v3/payments/${created.body.payment_id}/refunds`, { apiKey: refunding.api_key, rawBody: '{"amount":-100,"amount":4000}', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ field: 'amount', message: 'must be given once' }]);
+    expect(await countRows(server.ctx.db, 'refunds')).toBe(before);
+  });
+
+  it('on v1 automatic payments and v2 JSON too', async () => {
+    const subscription = await call(server.baseUrl, 'POST', '/v1/automatic-payment/subscription', { apiKey: account.api_key, rawBody: '{"a":1,"a":2}', headers: { 'content-type': 'application/json' } });
+    expect(subscription.status).toBe(400);
+    expect(subscription.body.errors).toEqual([{ field: 'a', message: 'must be given once' }]);
+    const v2 = await call(server.baseUrl, 'POST', '/2.0/payments/x/refunds', { apiKey: account.api_key, rawBody: '{"amount":1,"amount":2}', headers: { 'content-type': 'application/json' } });
+    expect(v2.status).toBe(400);
+    expect(v2.body.errors).toEqual([{ field: 'amount', message: 'must be given once' }]);
   });
 });

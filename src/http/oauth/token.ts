@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { authenticateClient, type ClientCredentials } from '../../app/authenticate-client.js';
 import { issueClientCredentialsToken, redeemAuthorizationCode } from '../../app/issue-token.js';
 import { revokeToken } from '../../app/revoke-token.js';
+import { DomainError } from '../../domain/errors.js';
 import type { KeyRing } from '../../app/token-keys.js';
 import { TokenEndpointError } from '../../domain/oauth-errors.js';
 import { customHeaderValue } from '../../domain/oauth-redirect.js';
@@ -67,6 +68,8 @@ function tokenErrorHandler(error: FastifyError | TokenEndpointError, request: Fa
     else reply.code(400);
     return reply.send({ error: error.code, error_description: error.description });
   }
+  // A refused field (a NUL in a parameter) is a malformed request in the endpoint's own words.
+  if (error instanceof DomainError && error.kind === 'validation') return reply.code(400).send({ error: 'invalid_request', error_description: error.message });
   const status = error.statusCode ?? 500;
   if (status < 500) return reply.code(status === 413 ? 413 : 400).send({ error: 'invalid_request', error_description: error.message });
   request.log.error({ err: error }, 'token endpoint failed');

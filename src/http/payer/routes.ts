@@ -10,6 +10,7 @@ import { getPayerAttempt, getPayerPayment, type PayerAttempt, type PayerPayment 
 import { startAttempt } from '../../app/start-attempt.js';
 import { connectorFor } from '../../bank/registry.js';
 import { findBank } from '../../domain/banks.js';
+import { payerCollectionAccount } from '../../domain/collection-account.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { PAYMENT_ID_PATTERN, UUID_PATTERN } from '../../domain/ids.js';
 import { allowsMethod, payerBanks, payerMethods } from '../../domain/payer-options.js';
@@ -158,8 +159,9 @@ export function payerRoutes(app: FastifyInstance): void {
     const now = request.ctx.clock.now();
     if (closedToPayer(view, now)) return sendStatus(reply, frame, 200, view, now);
     if (!allowsMethod(view.payment, view.merchant, 'REGULAR_TRANSFER')) return sendStatus(reply, frame, 409, view, now, frame.m.methodNotAllowed);
-    const account = request.ctx.config.collectionAccount;
-    return sendPage(reply, frame, 200, frame.m.manual, manualPage({ ...view, m: frame.m }, account, findBank(account.bankId, true)?.name ?? account.bankId));
+    const account = payerCollectionAccount(request.ctx.config.collectionAccount, view.merchant.developer);
+    if (!account) return sendStatus(reply, frame, 409, view, now, frame.m.manualUnavailable);
+    return sendPage(reply, frame, 200, frame.m.manual, manualPage({ ...view, m: frame.m }, account, findBank(account.bankId, view.merchant.developer)?.name ?? account.bankId));
   });
 
   const bankLogin = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, status: number, values: Form, errors: FormErrors) => {

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { validationError } from '../../domain/errors.js';
 import { plainDecimalText } from '../../domain/money.js';
 import { JAVA_DOUBLE_FIELDS, type SignedParam } from '../../domain/v2-signature.js';
+import { jsonBodyParser } from '../json-body.js';
 
 export type SignedBody = { params: SignedParam[] } | { json: string };
 
@@ -50,12 +51,10 @@ export function v2BodyParsers(app: FastifyInstance): void {
     done(null, formFields(params));
   });
 
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  const parseJson = jsonBodyParser(app);
   app.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
-    // As on every surface, an empty JSON body is no body (SDKs send the header on body-less POSTs).
-    if (text.trim() === '') return done(null, undefined);
-    request.signedBody = { json: text };
+    if (text.trim() !== '') request.signedBody = { json: text };
     return parseJson(request, text, done);
   });
 }

@@ -1,0 +1,24 @@
+// The configuration of the long-running commands (`quipu serve`, `quipu worker`): they refuse to
+// start, with one line naming every missing setting, where a production installation would be
+// unsafe. One-shot commands load the configuration without this rule, so an operator can still
+// migrate or inspect a database while putting the settings in place.
+import { type Config, ConfigError, loadConfig, productionProblems } from '../config.js';
+
+/** The configuration, or undefined (the reason on stderr, a failing exit code) when the service must not start. */
+export function loadServiceConfig(): Config | undefined {
+  try {
+    const config = loadConfig();
+    const problems = productionProblems(config);
+    if (problems.length === 0) return config;
+    return refuse(`SANDBOX=false needs ${problems.join('; ')}`);
+  } catch (error) {
+    if (error instanceof ConfigError) return refuse(error.message);
+    throw error;
+  }
+}
+
+function refuse(reason: string): undefined {
+  console.error(`quipu: refusing to start: ${reason}`);
+  process.exitCode = 2;
+  return undefined;
+}
