@@ -68,7 +68,11 @@ describe('a charge on an enabled subscription', () => {
     server.ctx.clock.setOffset(server.ctx.clock.offsetMs + 5 * DAY);
     await collectDebits(server.ctx);
     const paid = await api.get(`/v3/payments/${paymentId}`);
-    expect(paid.body).toMatchObject({ status: 'done', status_detail: 'normal', transaction_id: 'INV-1' });
+    expect(paid.body).toMatchObject({ status: 'done', status_detail: 'normal', transaction_id: 'INV-1', payment_method: 'not_available', bank_id: 'Bawdf' });
+    // The v2 read shows the same payment: a charge is an ordinary payment from its creation on.
+    const v2 = await api.get(`/2.0/payments/${paymentId}`);
+    expect(v2.status).toBe(200);
+    expect(v2.body).toMatchObject({ payment_id: paymentId, status: 'done', transaction_id: 'INV-1' });
     const requests = await journaledRequests(server.ctx.db, { paymentId, limit: 10 });
     expect(requests.filter((r) => r.operation === 'debit')).toHaveLength(1);
     expect(await debitsSubmittedTwice(server.ctx.db)).toBe(0);
