@@ -20,9 +20,6 @@ export const DEBIT_STATES = [
 ] as const;
 export type DebitState = (typeof DEBIT_STATES)[number];
 
-/** States in which the bank may hold the debit: a job asks it what became of them. */
-export const DEBIT_STATES_TO_ASK = ['submitted', 'uncertain'] as const satisfies readonly DebitState[];
-
 export interface Debit {
   debitId: string;
   paymentId: string;
