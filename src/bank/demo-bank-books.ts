@@ -6,12 +6,52 @@
 // migration 008, and demobank_requests, migration 011). Quipu's own tables know nothing of them.
 import type { Generated, Kysely } from 'kysely';
 import type { BankCredit } from '../domain/bank-credit.js';
+import { DEMO_BANK_ID } from '../domain/banks.js';
 import type { DB } from '../store/schema.js';
 import { lockSetting } from '../store/setting-lock.js';
 import { writeSetting } from '../store/settings.js';
 import { inTransaction } from '../store/transaction.js';
 
 export type BookEntry = { state: 'executed'; credit: BankCredit } | { state: 'failed' | 'uncertain' };
+
+/** What moved and to where: a payer's transfer order or a debit order. */
+interface MovedMoney {
+  orderId: string;
+  account: string;
+  amount: number;
+  currency: string;
+  reference: string;
+}
+
+/** Who paid, as DemoBank reports it on the collection account. */
+interface DemoPayer {
+  name: string;
+  email: string | null;
+  personalIdentifier: string;
+  accountNumber: string;
+}
+
+/** The name DemoBank gives the holder of a payer's account. */
+export const demoHolderName = (personalIdentifier: string) => `Cliente DemoBank ${personalIdentifier}`;
+
+/** The credit DemoBank books on the collection account for money that moved, transfer or debit alike. */
+export function demoBankCredit(order: MovedMoney, payer: DemoPayer, paymentMethod: BankCredit['paymentMethod'], now: Date): BankCredit {
+  return {
+    bankReference: `${DEMO_BANK_ID}-${order.orderId}`,
+    account: order.account,
+    amount: order.amount,
+    currency: order.currency,
+    reference: order.reference,
+    creditedAt: now,
+    payerBankId: DEMO_BANK_ID,
+    payerName: payer.name,
+    payerEmail: payer.email,
+    payerPersonalIdentifier: payer.personalIdentifier,
+    payerAccountNumber: payer.accountNumber,
+    paymentMethod,
+    fundsSource: null,
+  };
+}
 
 interface DemoBankTransfersTable {
   order_id: string;

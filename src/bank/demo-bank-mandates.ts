@@ -5,7 +5,6 @@
 // Quipu's developer clock. The triggers are the scenario table's (demo-bank-scenarios.ts).
 import type { Kysely } from 'kysely';
 import type { BankCredit } from '../domain/bank-credit.js';
-import { DEMO_BANK_ID } from '../domain/banks.js';
 import { nextBusinessDay } from '../domain/business-days.js';
 import { parseRut } from '../domain/rut.js';
 import { dialectOf } from '../store/database.js';
@@ -14,7 +13,7 @@ import { lockSetting } from '../store/setting-lock.js';
 import { writeSetting } from '../store/settings.js';
 import { inTransaction } from '../store/transaction.js';
 import type { BankCall, DebitOrder, DebitResult, MandateBank, MandateNews, MandateNewsReport, MandateOrder, MandateResult } from './connector.js';
-import { bookTransfer, findEntry, journalRequest } from './demo-bank-books.js';
+import { bookTransfer, demoBankCredit, demoHolderName, findEntry, journalRequest } from './demo-bank-books.js';
 import { DEMO_COORDINATES, INSUFFICIENT_FUNDS_RUT, PENDING_APPROVAL_RUT } from './demo-bank-scenarios.js';
 
 export const MANDATE_REJECTED = 'Mandato rechazado por el banco';
@@ -228,21 +227,8 @@ async function mandateNews(cursor: string | null, call: BankCall): Promise<Manda
 }
 
 function creditOf(order: DebitOrder, mandate: DemoBankMandatesTable, now: Date): BankCredit {
-  return {
-    bankReference: `${DEMO_BANK_ID}-${order.orderId}`,
-    account: order.account,
-    amount: order.amount,
-    currency: order.currency,
-    reference: order.reference,
-    creditedAt: now,
-    payerBankId: DEMO_BANK_ID,
-    payerName: `Cliente DemoBank ${mandate.personal_identifier}`,
-    payerEmail: null,
-    payerPersonalIdentifier: mandate.personal_identifier,
-    payerAccountNumber: mandate.account_number,
-    paymentMethod: 'not_available',
-    fundsSource: null,
-  };
+  const payer = { name: demoHolderName(mandate.personal_identifier), email: null, personalIdentifier: mandate.personal_identifier, accountNumber: mandate.account_number };
+  return demoBankCredit(order, payer, 'not_available', now);
 }
 
 /** Why DemoBank fails a debit on its settlement day, if it does. */

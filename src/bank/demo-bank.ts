@@ -7,7 +7,7 @@
 import { DEMO_BANK_ID } from '../domain/banks.js';
 import { formatRut, parseRut } from '../domain/rut.js';
 import type { BankCall, BankConnector, CreditReport, LoginResult, PayerCredentials, TransferOrder, TransferResult } from './connector.js';
-import { type BookEntry, bookTransfer, creditsAfter, type DemoBankOperation, findEntry, journalRequest } from './demo-bank-books.js';
+import { type BookEntry, bookTransfer, creditsAfter, type DemoBankOperation, demoBankCredit, demoHolderName, findEntry, journalRequest } from './demo-bank-books.js';
 import { demoBankMandates, settleDueDebits } from './demo-bank-mandates.js';
 import { DEMO_COORDINATES } from './demo-bank-scenarios.js';
 
@@ -28,24 +28,8 @@ export function demoBankOutcome(answers: readonly string[]): BookEntry['state'] 
 
 function entryFor(order: TransferOrder, state: BookEntry['state'], now: Date): BookEntry {
   if (state !== 'executed') return { state };
-  return {
-    state,
-    credit: {
-      bankReference: `${DEMO_BANK_ID}-${order.orderId}`,
-      account: order.account,
-      amount: order.amount,
-      currency: order.currency,
-      reference: order.reference,
-      creditedAt: now,
-      payerBankId: DEMO_BANK_ID,
-      payerName: order.payer.holderName,
-      payerEmail: order.payerEmail,
-      payerPersonalIdentifier: order.payer.personalIdentifier,
-      payerAccountNumber: order.payer.accountNumber,
-      paymentMethod: 'simplified_transfer',
-      fundsSource: null,
-    },
-  };
+  const payer = { name: order.payer.holderName, email: order.payerEmail, personalIdentifier: order.payer.personalIdentifier, accountNumber: order.payer.accountNumber };
+  return { state, credit: demoBankCredit(order, payer, 'simplified_transfer', now) };
 }
 
 function resultOf(entry: BookEntry): TransferResult {
@@ -85,7 +69,7 @@ export const demoBank: DemoBank = {
         personalIdentifier,
         // The provider's test bank numbers an account after its owner's RUT, zero-padded to 21 digits.
         accountNumber: `${rut.body}${rut.checkDigit}`.padStart(21, '0'),
-        holderName: `Cliente DemoBank ${personalIdentifier}`,
+        holderName: demoHolderName(personalIdentifier),
       },
     };
   },
