@@ -27,15 +27,21 @@ export interface PaymentChange {
   merchant?: Merchant;
 }
 
+/**
+ * `held` is the payment as the caller read it under its row lock in the transaction `ctx.db` is
+ * (record-credits locks a statement's payments in one query); otherwise the row is locked here.
+ */
 export async function changePayment(
   ctx: AppContext,
   receiverId: number,
   paymentId: string,
   decide: (payment: Payment, now: Date) => PaymentChange,
+  held?: Payment,
 ): Promise<Payment> {
+  if (held && !ctx.db.isTransaction) throw new Error('a payment held by its caller must be changed in the transaction that locked it');
   return inTransaction(ctx.db, async (trx) => {
-    const payment = await findPayment(trx, receiverId, paymentId, { lock: true });
-    if (!payment) throw notFound('Payment');
+    const payment = held ?? (await findPayment(trx, receiverId, paymentId, { lock: true }));
+    if (!payment || payment.receiverId !== receiverId || payment.paymentId !== paymentId) throw notFound('Payment');
     const now = ctx.clock.now();
     const change = decide(payment, now);
     const next = change.event ? applyEvent(payment, change.event) : payment;
@@ -48,8 +54,8 @@ export async function changePayment(
       updated_at: now.getTime(),
     };
     // The row is locked, so the version always matches; the check guards against a caller that forgot the lock.
-    if (!(await updatePayment(trx, paymentId, payment.version, update))) throw new Error(`payment ${paymentId} changed during its own transaction`);
-    const changed = (await findPayment(trx, receiverId, paymentId, { includeDeleted: true }))!;
+    const changed = await updatePayment(trx, paymentId, payment.version, update);
+    if (!changed) throw new Error(`payment ${paymentId} changed during its own transaction`);
     if (change.also) await change.also(trx, changed);
     if (emails?.withdraw) await withdrawMessages(trx, paymentId, PAYER_EMAIL_KINDS, now.getTime());
     const messages = change.event && PAYMENT_EVENT_MESSAGES[change.event];

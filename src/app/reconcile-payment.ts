@@ -21,24 +21,33 @@ export interface MatchedCredit {
   creditedAt: Date;
 }
 
-/** The merchant's notification is written by the change itself, in its transaction (change-payment.ts). */
-export async function reconcilePayment(ctx: AppContext, merchant: Merchant, paymentId: string, credit: MatchedCredit): Promise<Payment> {
-  return changePayment(ctx, merchant.receiverId, paymentId, (payment, now) => ({
-    event: 'reconciled',
-    fields: {
-      bank_id: credit.bankId,
-      bank_name: findBank(credit.bankId, merchant.developer)?.name ?? credit.bankId,
-      payer_name: credit.payerName,
-      payer_email: credit.payerEmail,
-      personal_identifier: credit.personalIdentifier,
-      bank_account_number: credit.bankAccountNumber,
-      payment_method: credit.paymentMethod,
-      funds_source: credit.fundsSource,
-      conciliation_at: now.getTime(),
-      out_of_date_conciliation: credit.creditedAt > payment.expiresAt ? 1 : 0,
-      receipt_url: `${ctx.config.publicBaseUrl}/payment/receipt/${payment.paymentId}`,
-      funds_delivery_at: deliveryAfterReconciliation(now, payment.confirmTimeoutAt, merchant.features.confirm)?.getTime() ?? null,
-    },
-    merchant,
-  }));
+/**
+ * The merchant's notification is written by the change itself, in its transaction (change-payment.ts).
+ * `held`: the payment already locked by the caller's transaction (changePayment).
+ */
+export async function reconcilePayment(ctx: AppContext, merchant: Merchant, paymentId: string, credit: MatchedCredit, held?: Payment): Promise<Payment> {
+  return changePayment(
+    ctx,
+    merchant.receiverId,
+    paymentId,
+    (payment, now) => ({
+      event: 'reconciled',
+      fields: {
+        bank_id: credit.bankId,
+        bank_name: findBank(credit.bankId, merchant.developer)?.name ?? credit.bankId,
+        payer_name: credit.payerName,
+        payer_email: credit.payerEmail,
+        personal_identifier: credit.personalIdentifier,
+        bank_account_number: credit.bankAccountNumber,
+        payment_method: credit.paymentMethod,
+        funds_source: credit.fundsSource,
+        conciliation_at: now.getTime(),
+        out_of_date_conciliation: credit.creditedAt > payment.expiresAt ? 1 : 0,
+        receipt_url: `${ctx.config.publicBaseUrl}/payment/receipt/${payment.paymentId}`,
+        funds_delivery_at: deliveryAfterReconciliation(now, payment.confirmTimeoutAt, merchant.features.confirm)?.getTime() ?? null,
+      },
+      merchant,
+    }),
+    held,
+  );
 }

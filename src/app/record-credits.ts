@@ -5,9 +5,10 @@
 import type { BankCredit } from '../domain/bank-credit.js';
 import { matchCredit } from '../domain/credit-matching.js';
 import { newUuid } from '../domain/ids.js';
+import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
-import { insertCreditOnce, settleCredit } from '../store/credits.js';
-import { findPaymentById } from '../store/payment-lookup.js';
+import { insertCreditsOnce, type Settlement, settleCredits } from '../store/credits.js';
+import { lockPaymentsById } from '../store/payment-lookup.js';
 import { inTransaction } from '../store/transaction.js';
 import { type AppContext, withDb } from './context.js';
 import { merchantOf } from './merchant-of.js';
@@ -32,28 +33,45 @@ function matchedCredit(credit: BankCredit, payment: Payment): MatchedCredit {
   };
 }
 
-async function recordOne(ctx: AppContext, credit: BankCredit, source: string): Promise<CreditOutcome> {
-  const creditId = newUuid(ctx.random);
-  const recorded = { ...credit, creditId, status: 'unmatched' as const, reason: null, paymentId: null, receiverId: null, source, recordedAt: ctx.clock.now() };
-  // Claiming the movement first makes a concurrent import of the same statement wait here and then count it as a duplicate.
-  if (!(await insertCreditOnce(ctx.db, recorded))) return { bankReference: credit.bankReference, status: 'duplicate' };
-  const payment = credit.reference === null ? undefined : await findPaymentById(ctx.db, credit.reference, { lock: true });
-  const match = matchCredit(credit, payment, ctx.config.collectionAccount.number);
-  if (!match.matched) {
-    await settleCredit(ctx.db, creditId, { status: 'unmatched', reason: match.reason, payment_id: null, receiver_id: null });
-    return { bankReference: credit.bankReference, status: 'unmatched', reason: match.reason };
-  }
-  const merchant = await merchantOf(ctx, payment!.receiverId);
-  await reconcilePayment(ctx, merchant, payment!.paymentId, matchedCredit(credit, payment!));
-  await settleCredit(ctx.db, creditId, { status: 'matched', reason: null, payment_id: payment!.paymentId, receiver_id: payment!.receiverId });
-  return { bankReference: credit.bankReference, status: 'matched', paymentId: payment!.paymentId };
-}
-
+/**
+ * Set-wise, so that a statement of a hundred credits costs a few queries more than its payments'
+ * changes: every movement is claimed first (a concurrent import of the same statement waits there
+ * and then counts it as a duplicate), the payments they name are locked at once, each claimed
+ * credit is matched and its payment reconciled in turn (a second credit for a payment sees it
+ * paid), and the outcomes and the notifications are written together.
+ */
 export async function recordCredits(ctx: AppContext, credits: readonly BankCredit[], source: string): Promise<CreditOutcome[]> {
   return inTransaction(ctx.db, async (trx) => {
-    const inTrx = withDb(ctx, trx);
+    const outbox = ctx.outbox.collecting();
+    const inTrx = { ...withDb(ctx, trx), outbox };
+    const recordedAt = ctx.clock.now();
+    const recorded = credits.map((credit) => ({ ...credit, creditId: newUuid(ctx.random), status: 'unmatched' as const, reason: null, paymentId: null, receiverId: null, source, recordedAt }));
+    const claimed = await insertCreditsOnce(trx, recorded);
+    const mine = recorded.filter((credit) => claimed.has(credit.creditId));
+    const payments = await lockPaymentsById(trx, mine.flatMap((credit) => (credit.reference === null ? [] : [credit.reference])));
+    const merchants = new Map<number, Promise<Merchant>>();
+    const merchant = (receiverId: number) => merchants.get(receiverId) ?? merchants.set(receiverId, merchantOf(inTrx, receiverId)).get(receiverId)!;
+    const settlements: Settlement[] = [];
     const outcomes: CreditOutcome[] = [];
-    for (const credit of credits) outcomes.push(await recordOne(inTrx, credit, source));
+    for (const credit of recorded) {
+      if (!claimed.has(credit.creditId)) {
+        outcomes.push({ bankReference: credit.bankReference, status: 'duplicate' });
+        continue;
+      }
+      const payment = credit.reference === null ? undefined : payments.get(credit.reference);
+      const match = matchCredit(credit, payment, ctx.config.collectionAccount.number);
+      if (!match.matched) {
+        settlements.push({ creditId: credit.creditId, matched: false, reason: match.reason });
+        outcomes.push({ bankReference: credit.bankReference, status: 'unmatched', reason: match.reason });
+        continue;
+      }
+      const paid = await reconcilePayment(inTrx, await merchant(payment!.receiverId), payment!.paymentId, matchedCredit(credit, payment!), payment);
+      payments.set(paid.paymentId, paid);
+      settlements.push({ creditId: credit.creditId, matched: true });
+      outcomes.push({ bankReference: credit.bankReference, status: 'matched', paymentId: paid.paymentId });
+    }
+    await outbox.flush(trx);
+    await settleCredits(trx, settlements);
     return outcomes;
   });
 }

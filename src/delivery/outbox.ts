@@ -7,22 +7,37 @@ import type { Kysely } from 'kysely';
 import { newUuid, type RandomBytes } from '../domain/ids.js';
 import { MESSAGE_KINDS, type MessageDraft } from '../domain/message-kinds.js';
 import type { Clock } from '../runtime/clock.js';
-import { insertMessage } from '../store/messages.js';
+import { insertMessage, insertMessages } from '../store/messages.js';
 import type { DB, MessageRow } from '../store/schema.js';
 import { destinationOf } from './destinations.js';
 
 export class Outbox {
   constructor(
-    private readonly clock: Clock,
-    private readonly random: RandomBytes,
+    protected readonly clock: Clock,
+    protected readonly random: RandomBytes,
   ) {}
 
   /** Writes a message through `db`, which is the transaction of the change that causes it. */
   async write(db: Kysely<DB>, draft: MessageDraft): Promise<MessageRow> {
+    const row = this.row(draft);
+    await insertMessage(db, row);
+    return row;
+  }
+
+  /**
+   * An outbox for a transaction that changes many subjects in a row (record-credits): it keeps their
+   * messages and writes them together, with one statement, when flushed before the commit. Only for
+   * work that does not read back or withdraw a message it wrote before flushing.
+   */
+  collecting(): CollectingOutbox {
+    return new CollectingOutbox(this.clock, this.random);
+  }
+
+  protected row(draft: MessageDraft): MessageRow {
     const rule = MESSAGE_KINDS[draft.kind];
     const now = this.clock.now().getTime();
     const due = draft.dueAt ?? now;
-    const row: MessageRow = {
+    return {
       message_id: newUuid(this.random),
       receiver_id: draft.receiverId,
       kind: draft.kind,
@@ -45,7 +60,22 @@ export class Outbox {
       updated_at: now,
       valid_until: draft.validUntil ?? null,
     };
-    await insertMessage(db, row);
+  }
+}
+
+export class CollectingOutbox extends Outbox {
+  #rows: MessageRow[] = [];
+
+  override async write(_db: Kysely<DB>, draft: MessageDraft): Promise<MessageRow> {
+    const row = this.row(draft);
+    this.#rows.push(row);
     return row;
+  }
+
+  /** Writes what was collected through `db`, the transaction of the changes. */
+  async flush(db: Kysely<DB>): Promise<void> {
+    const rows = this.#rows;
+    this.#rows = [];
+    await insertMessages(db, rows);
   }
 }

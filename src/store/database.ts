@@ -271,8 +271,29 @@ function int8(value: string): number {
   return n;
 }
 
+const statementNames = new Map<string, string>();
+
+/**
+ * PostgreSQL: a statement whose SQL never changes (prepared.ts) is sent by name, so the server
+ * parses and plans it once per connection instead of on every query.
+ */
+export function nameStatement(sql: string): void {
+  if (!statementNames.has(sql)) statementNames.set(sql, `quipu_${statementNames.size}`);
+}
+
+class NamingClient extends pg.Client {
+  // pg's overloads do not let a subclass forward its arguments as they came.
+  override query(...args: unknown[]): never {
+    const [text, values, ...rest] = args;
+    const name = typeof text === 'string' ? statementNames.get(text) : undefined;
+    const query = super.query as (...a: unknown[]) => never;
+    return name ? query.call(this, { name, text, values }, ...rest) : query.apply(this, args);
+  }
+}
+
 function openPostgres(url: string, options: DatabaseOptions): Database {
   const pool = new pg.Pool({
+    Client: NamingClient,
     connectionString: url,
     max: options.poolSize ?? 10,
     // bigint columns hold money units and instants, all within the exact integer range.

@@ -2,6 +2,7 @@
 // batches: one statement claims many due rows, one transaction records many attempts.
 import { type Insertable, type Kysely, type SqlBool, sql } from 'kysely';
 import { dialectOf } from './database.js';
+import { inChunks } from './group-commit.js';
 import { prepare } from './prepared.js';
 import type { DB, MessageAttemptRow, MessageAttemptsTable, MessageRow } from './schema.js';
 import { inTransaction } from './transaction.js';
@@ -36,6 +37,10 @@ const insertRow = prepare(
 
 export async function insertMessage(db: Kysely<DB>, row: MessageRow): Promise<void> {
   await insertRow.run(db, row);
+}
+
+export async function insertMessages(db: Kysely<DB>, rows: readonly MessageRow[]): Promise<void> {
+  for (const chunk of inChunks(rows)) await db.insertInto('messages').values(chunk).execute();
 }
 
 export interface Claim {

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Payment } from '../domain/payment.js';
 import { dialectOf } from './database.js';
+import { inChunks } from './group-commit.js';
 import { toPayment } from './payments.js';
 import type { DB } from './schema.js';
 
@@ -16,4 +17,24 @@ export async function findPaymentById(db: Kysely<DB>, paymentId: string, options
     .$if(options.lock === true && dialectOf(db) === 'postgres', (q) => q.forUpdate())
     .executeTakeFirst();
   return row && toPayment(row);
+}
+
+/**
+ * The live payments of these ids, locked until the transaction ends, in the order of their ids: two
+ * transactions that lock overlapping sets wait for each other instead of deadlocking.
+ */
+export async function lockPaymentsById(db: Kysely<DB>, paymentIds: readonly string[]): Promise<Map<string, Payment>> {
+  const found = new Map<string, Payment>();
+  for (const chunk of inChunks([...new Set(paymentIds)].sort())) {
+    const rows = await db
+      .selectFrom('payments')
+      .selectAll()
+      .where('payment_id', 'in', chunk)
+      .where('deleted_at', 'is', null)
+      .orderBy('payment_id')
+      .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate())
+      .execute();
+    for (const row of rows) found.set(row.payment_id, toPayment(row));
+  }
+  return found;
 }

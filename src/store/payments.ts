@@ -1,10 +1,11 @@
 // Payment rows and their mapping to the domain's Payment.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Payment } from '../domain/payment.js';
 import type { PaymentStatus, StatusDetail } from '../domain/payment-status.js';
 import { changeMark, dialectOf, turnMark } from './database.js';
 import { GroupCommit, inChunks } from './group-commit.js';
+import { GroupRead } from './group-read.js';
 import { perDatabase } from './per-database.js';
 import { prepare } from './prepared.js';
 import type { DB, PaymentRow, PaymentUpdate } from './schema.js';
@@ -146,6 +147,21 @@ export async function findPayment(db: Kysely<DB>, receiverId: number, paymentId:
   return row && toPayment(row);
 }
 
+// PostgreSQL: the payments that requests ask for in one turn are read in one round trip, whatever
+// their number, by one statement the server has prepared.
+const liveByIds = prepare(
+  (db, paymentIds: string[]) => db.selectFrom('payments').selectAll().where('payment_id', '=', sql<string>`any(${paymentIds})`).where('deleted_at', 'is', null),
+  (paymentIds) => [paymentIds],
+);
+
+const groupReads = perDatabase(
+  (db: Kysely<DB>) =>
+    new GroupRead(async (ids: string[]) => {
+      const { rows } = await liveByIds.run(db, ids);
+      return new Map(rows.map((row) => [row.payment_id, Object.freeze(toPayment(row))]));
+    }),
+);
+
 interface ReadPayment {
   mark: number;
   payment: Readonly<Payment>;
@@ -161,9 +177,15 @@ const readCaches = new WeakMap<Kysely<DB>, LRUCache<string, ReadPayment>>();
  * (`changeMark`) is still the one taken before that read, that is if no commit of this process or
  * any other has happened since: a GET sees every committed change, as if it had read the row. The
  * mark it is compared with is taken at the end of the turn (`turnMark`), after the request was
- * received. Otherwise (PostgreSQL, inside a transaction, a payment not held) it is findPayment.
+ * received. On PostgreSQL, outside a transaction, it is read with the reads that arrive with it
+ * (group-read.ts): asked after the request arrived, it sees every commit made before, by any
+ * process. Otherwise (inside a transaction, an in-memory database) it is findPayment.
  */
 export async function findPaymentToRead(db: Kysely<DB>, receiverId: number, paymentId: string): Promise<Readonly<Payment> | undefined> {
+  if (!db.isTransaction && dialectOf(db) === 'postgres') {
+    const payment = await groupReads(db).get(paymentId);
+    return payment?.receiverId === receiverId ? payment : undefined;
+  }
   let cache = readCaches.get(db);
   if (!cache) {
     if (changeMark(db) === undefined) return findPayment(db, receiverId, paymentId);
@@ -192,15 +214,16 @@ export async function findPaymentByToken(db: Kysely<DB>, receiverId: number, tok
   return row && toPayment(row);
 }
 
-/** Applies a change only if the payment is still at `version`; false means someone changed it first. */
-export async function updatePayment(db: Kysely<DB>, paymentId: string, version: number, changes: PaymentUpdate): Promise<boolean> {
-  const result = await db
+/** Applies a change only if the payment is still at `version`, and answers the changed payment; undefined means someone changed it first. */
+export async function updatePayment(db: Kysely<DB>, paymentId: string, version: number, changes: PaymentUpdate): Promise<Payment | undefined> {
+  const row = await db
     .updateTable('payments')
     .set({ ...changes, version: version + 1 })
     .where('payment_id', '=', paymentId)
     .where('version', '=', version)
+    .returningAll()
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return row && toPayment(row);
 }
 
 export interface DueReminder {

@@ -2,7 +2,7 @@
 // a query on every call, which costs more than a primary-key lookup; the SQL of these queries
 // never changes, only their values do.
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
-import { type Dialect, dialectOf } from './database.js';
+import { type Dialect, dialectOf, nameStatement } from './database.js';
 import type { DB } from './schema.js';
 
 export interface Prepared<A extends unknown[], R> {
@@ -24,6 +24,7 @@ export function prepare<A extends unknown[], R>(build: (db: Kysely<DB>, ...args:
       if (!query) {
         query = build(db, ...args).compile();
         if (JSON.stringify(query.parameters) !== JSON.stringify(parameters)) throw new Error(`prepared query binds ${JSON.stringify(query.parameters)}, not ${JSON.stringify(parameters)}`);
+        if (dialect === 'postgres') nameStatement(query.sql);
         compiled.set(dialect, query);
       }
       return db.executeQuery<R>({ ...query, parameters });

@@ -171,6 +171,35 @@ describe('operator credits', () => {
     expect(await server.ctx.db.selectFrom('notifications').select('payment_id').where('payment_id', '=', id).execute()).toHaveLength(1);
   });
 
+  it('within one statement: a movement reported twice counts once, a second credit for the same payment stays unmatched, each payment is notified once', async () => {
+    const [a, b, c] = [await createPayment(), await createPayment(), await createPayment()];
+    const twice = credit(a);
+    const fed = await operator('POST', '/operator/v1/credits', { credits: [credit(c), twice, credit(b), twice, credit(b), credit('nosuchpaymnt')] });
+    expect(fed.status).toBe(200);
+    expect(fed.body).toMatchObject({ matched: 3, duplicates: 1, unmatched: 2 });
+    expect(fed.body.results.map((r: { status: string }) => r.status)).toEqual(['matched', 'matched', 'matched', 'duplicate', 'unmatched', 'unmatched']);
+    expect(fed.body.results[4].reason).toContain('cannot be reconciled');
+    for (const id of [a, b, c]) {
+      expect((await api().get(`/v3/payments/${id}`)).body.status).toBe('done');
+      expect(await server.ctx.db.selectFrom('notifications').select('payment_id').where('payment_id', '=', id).execute()).toHaveLength(1);
+    }
+    const rows = await server.ctx.db.selectFrom('bank_credits').select(['status', 'payment_id', 'receiver_id']).where('reference', 'in', [a, b, c]).execute();
+    expect(rows.filter((r) => r.status === 'matched').map((r) => [r.payment_id, Number(r.receiver_id)]).sort()).toEqual([a, b, c].sort().map((id) => [id, account.receiver_id]));
+  });
+
+  it('statements imported at the same time, overlapping in either order, record each movement once and reconcile each payment once', async () => {
+    const ids = await Promise.all(Array.from({ length: 30 }, () => createPayment()));
+    const statement = ids.map((id) => credit(id));
+    const imports = await Promise.all([statement, [...statement].reverse(), statement.slice(10), [...statement].reverse()].map((credits) => operator('POST', '/operator/v1/credits', { credits })));
+    expect(imports.map((i) => i.status)).toEqual([200, 200, 200, 200]);
+    expect(imports.reduce((n, i) => n + i.body.matched, 0)).toBe(30);
+    expect(imports.reduce((n, i) => n + i.body.unmatched, 0)).toBe(0);
+    const counted = await server.ctx.db.selectFrom('bank_credits').select('bank_reference').where('reference', 'in', ids).execute();
+    expect(counted).toHaveLength(30);
+    const notified = await server.ctx.db.selectFrom('notifications').select('payment_id').where('payment_id', 'in', ids).execute();
+    expect(notified.map((n) => n.payment_id).sort()).toEqual([...ids].sort());
+  });
+
   it('refuses a bad batch whole, naming each field, and records nothing', async () => {
     const id = await createPayment();
     const before = await countRows(server.ctx.db, 'bank_credits');
