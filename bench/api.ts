@@ -23,7 +23,10 @@ interface Baseline extends Running {
   post: LoadOptions;
 }
 
-interface Quipu extends Running {
+export interface Quipu extends Running {
+  url: string;
+  apiKey: string;
+  pid: number;
   create: LoadOptions;
   get: LoadOptions;
   databaseUrl: string;
@@ -41,18 +44,22 @@ async function startBaseline(): Promise<Baseline> {
   };
 }
 
-async function startQuipu(kind: 'sqlite' | 'postgres', settings: Record<string, string> = {}): Promise<Quipu> {
+/** `quipu serve` on a fresh database, with an account and one payment to read. */
+export async function startQuipu(kind: 'sqlite' | 'postgres', settings: Record<string, string> = {}, accountFlags: string[] = []): Promise<Quipu> {
   const db = await createTestDatabase(kind, PG_ADMIN);
   const env = { DATABASE_URL: db.url, DATA_DIR: db.dataDir, LOG_LEVEL: 'warn', ...settings };
   const port = await freePort();
   const server = startServerProcess({ ...env, PORT: String(port), DEMO_ACCOUNT: 'false' });
   await waitForHttp(`http://127.0.0.1:${port}/readyz`);
-  const account = JSON.parse((await quipu(['merchants', 'create', '--name', 'Bench', '--json'], env)).stdout);
+  const account = JSON.parse((await quipu(['merchants', 'create', '--name', 'Bench', '--json', ...accountFlags], env)).stdout);
   const url = `http://127.0.0.1:${port}`;
   const key = { 'x-api-key': account.api_key };
   const created = (await fetch(`${url}/v3/payments`, { method: 'POST', headers: { ...JSON_BODY, ...key }, body: PAYMENT }).then((r) => r.json())) as { payment_id: string };
   const pid = server.child.pid!;
   return {
+    url,
+    apiKey: account.api_key,
+    pid,
     create: { url: `${url}/v3/payments`, method: 'POST', headers: { ...JSON_BODY, ...key }, body: PAYMENT, pid },
     get: { url: `${url}/v3/payments/${created.payment_id}`, headers: key, pid },
     databaseUrl: db.url,

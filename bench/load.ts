@@ -32,7 +32,7 @@ export interface LoadResult {
   finishedAt?: number;
 }
 
-function rssMb(pid: number): number | undefined {
+export function rssMb(pid: number): number | undefined {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1];

@@ -5,6 +5,7 @@ import os from 'node:os';
 import { benchApi } from './api.js';
 import { benchAutomaticPayments } from './automatic-payments.js';
 import { benchDelivery } from './delivery.js';
+import { benchMemory } from './memory.js';
 import { benchOAuth } from './oauth.js';
 
 // PostgreSQL runs use this server (each scenario creates and drops its own database).
@@ -15,6 +16,7 @@ const sections: [string, () => Promise<string>][] = [
   ['oauth', benchOAuth],
   ['delivery', benchDelivery],
   ['automatic-payments', benchAutomaticPayments],
+  ['memory', benchMemory],
 ];
 
 const only = process.argv[2];

@@ -1,0 +1,84 @@
+// Resident memory of one `quipu serve` under a long mixed load at many connections: 35% payment
+// creates, 55% reads and 10% refunds of paid payments, on SQLite and on PostgreSQL. RSS is sampled
+// before, during and after the load: what a server keeps must be bounded, not grow with traffic.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { DEMO_COLLECTION_ACCOUNT } from '../src/domain/collection-account.js';
+import { type Quipu, startQuipu } from './api.js';
+import { fmt, rssMb } from './load.js';
+import type { MixedLoad } from './mixed-load.js';
+
+const SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? 60);
+const CONNECTIONS = 50;
+const MIX = { creates: 7, reads: 11, refunds: 2 };
+const PAID = 1_000;
+const LIMIT_MB = 300;
+const OPERATOR_TOKEN = 'bench-operator-token';
+const SETTLE_SECONDS = 10;
+
+interface Run {
+  database: string;
+  rps: number;
+  total: number;
+  errors: number;
+  beforeMb: number;
+  peakMb: number;
+  afterMb: number;
+}
+
+/** Paid payments of a large amount, so each takes many small refunds. */
+async function paidPayments(server: Quipu): Promise<string[]> {
+  const headers = { 'content-type': 'application/json', 'x-api-key': server.apiKey };
+  const ids: string[] = [];
+  for (let i = 0; i < PAID; i++) {
+    const created = await fetch(`${server.url}/v3/payments`, { method: 'POST', headers, body: JSON.stringify({ amount: 1_000_000, currency: 'CLP', subject: `Paid ${i}` }) });
+    ids.push(((await created.json()) as { payment_id: string }).payment_id);
+  }
+  const credits = ids.map((id, i) => ({ bank_reference: `memory-${i}`, account: DEMO_COLLECTION_ACCOUNT.number, amount: 1_000_000, currency: 'CLP', reference: id, credited_at: new Date().toISOString() }));
+  for (let i = 0; i < credits.length; i += 500) {
+    const fed = await fetch(`${server.url}/operator/v1/credits`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${OPERATOR_TOKEN}` }, body: JSON.stringify({ credits: credits.slice(i, i + 500) }) });
+    const outcome = (await fed.json()) as { matched: number };
+    if (outcome.matched !== Math.min(500, credits.length - i)) throw new Error(`credits did not pay the payments: ${JSON.stringify(outcome)}`);
+  }
+  return ids;
+}
+
+async function memoryRun(kind: 'sqlite' | 'postgres'): Promise<Run> {
+  // An account that collects in the provider's account: its paid payments can be refunded.
+  const server = await startQuipu(kind, { OPERATOR_TOKEN }, ['--refunds']);
+  try {
+    const paymentIds = await paidPayments(server);
+    const beforeMb = rssMb(server.pid) ?? 0;
+    let peakMb = beforeMb;
+    const sampler = setInterval(() => (peakMb = Math.max(peakMb, rssMb(server.pid) ?? 0)), 250);
+    const options: MixedLoad = { url: server.url, apiKey: server.apiKey, paymentIds, connections: CONNECTIONS, seconds: SECONDS, mix: MIX };
+    const driver = new URL('./mixed-load.ts', import.meta.url).pathname;
+    let result: { rps: number; total: number; errors: number; non2xx: number };
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', driver, JSON.stringify(options)], { maxBuffer: 16 * 1024 * 1024 });
+      result = JSON.parse(stdout);
+    } finally {
+      clearInterval(sampler);
+    }
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1000));
+    return { database: kind === 'sqlite' ? 'SQLite' : 'PostgreSQL', rps: result.rps, total: result.total, errors: result.errors + result.non2xx, beforeMb, peakMb, afterMb: rssMb(server.pid) ?? 0 };
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function benchMemory(): Promise<string> {
+  const runs = [await memoryRun('sqlite')];
+  if (process.env.BENCH_DATABASE_URL) runs.push(await memoryRun('postgres'));
+  const mb = (n: number) => `${Math.round(n)} MB`;
+  return [
+    '## Memory under mixed load',
+    '',
+    `One \`quipu serve\` process per database (LOG_LEVEL=warn, defaults otherwise) with ${PAID.toLocaleString('en-US')} paid payments. autocannon, from a process of its own, keeps ${CONNECTIONS} connections busy for ${SECONDS} s with, of every ${MIX.creates + MIX.reads + MIX.refunds} requests on a connection, ${MIX.creates} payment creates, ${MIX.reads} reads and ${MIX.refunds} refunds of 1 (35%, 55%, 10%), the payments read and refunded drawn at random from the paid ones. Resident memory (VmRSS) of the server is read before the load, every 250 ms during it, and ${SETTLE_SECONDS} s after it. Errors count failed requests and answers other than 2xx.`,
+    '',
+    `| database | req/s | requests | errors | RSS before | peak RSS | RSS ${SETTLE_SECONDS} s after | target (peak < ${LIMIT_MB} MB) |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...runs.map((r) => `| ${r.database} | ${fmt.rps(r.rps)} | ${r.total.toLocaleString('en-US')} | ${r.errors} | ${mb(r.beforeMb)} | ${mb(r.peakMb)} | ${mb(r.afterMb)} | ${r.peakMb < LIMIT_MB && r.errors === 0 ? 'met' : '**missed**'} |`),
+    '',
+  ].join('\n');
+}
