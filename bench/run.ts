@@ -5,8 +5,10 @@ import os from 'node:os';
 import { benchApi } from './api.js';
 import { benchAutomaticPayments } from './automatic-payments.js';
 import { benchDelivery } from './delivery.js';
+import { benchDescriptors } from './descriptors.js';
 import { benchMemory } from './memory.js';
 import { benchOAuth } from './oauth.js';
+import { benchPaymentList } from './payment-list.js';
 
 // PostgreSQL runs use this server (each scenario creates and drops its own database).
 process.env.BENCH_DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -16,7 +18,9 @@ const sections: [string, () => Promise<string>][] = [
   ['oauth', benchOAuth],
   ['delivery', benchDelivery],
   ['automatic-payments', benchAutomaticPayments],
+  ['descriptors', benchDescriptors],
   ['memory', benchMemory],
+  ['payment-list', benchPaymentList],
 ];
 
 const only = process.argv[2];

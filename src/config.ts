@@ -3,6 +3,8 @@
 import path from 'node:path';
 import { findBank } from './domain/banks.js';
 import { ACCOUNT_TYPES, type CollectionAccount, DEMO_COLLECTION_ACCOUNT, isDemoCollectionAccount } from './domain/collection-account.js';
+import { RECEIVER_ID_PATTERN, RECEIVER_SECRET_PATTERN, UUID_PATTERN } from './domain/ids.js';
+import { MIN_PASSWORD_LENGTH } from './domain/password-hash.js';
 import { formatRut, parseRut } from './domain/rut.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -40,6 +42,8 @@ export interface Config {
   paymentDefaultTtlHours: number;
   /** DEMO_ACCOUNT: create a developer-mode demo account on first start with an empty database (default: the SANDBOX value). */
   demoAccount: boolean;
+  /** DEMO_API_KEY, DEMO_SECRET, DEMO_RECEIVER_ID, DEMO_PASSWORD: fixed credentials of that demo account, each generated when unset. */
+  demoCredentials: DemoCredentials;
   /** RUN_WORKER: run the notification delivery worker and the background jobs inside `quipu serve` (turn off when workers run as `quipu worker`). */
   runWorker: boolean;
   /** DELIVERY_CONCURRENCY: notification requests in flight at once per worker process. */
@@ -74,6 +78,15 @@ export interface Config {
   smtpFrom: string;
   /** COLLECTION_BANK_ID, COLLECTION_ACCOUNT_TYPE, COLLECTION_ACCOUNT_NUMBER, COLLECTION_HOLDER_NAME, COLLECTION_HOLDER_RUT: the bank account payers transfer to (all five, or none for DemoBank's). */
   collectionAccount: CollectionAccount;
+}
+
+/** Fixed credentials of the demo account, for test suites and CI that start a fresh installation each time. */
+export interface DemoCredentials {
+  apiKey?: string;
+  secret?: string;
+  receiverId?: number;
+  /** The demo user's dashboard password. */
+  password?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -149,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     paymentDefaultTtlHours: integer(env, 'PAYMENT_DEFAULT_TTL_HOURS', 24, 1, 24 * 365),
     // A production installation (SANDBOX=false) gets no demo account unless asked for one.
     demoAccount: flag(env, 'DEMO_ACCOUNT', sandbox),
+    demoCredentials: demoCredentials(env),
     ...delivery(env),
     jobsPollMs: integer(env, 'JOBS_POLL_MS', 1_000, 10, 60_000),
     jobLeaseMs: integer(env, 'JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
@@ -169,6 +183,16 @@ function mail(env: Env, publicBaseUrl: string) {
   // It becomes the From header of every email: one line, one address.
   if (!/^(?:[^<>@\r\n]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/.test(smtpFrom)) throw new ConfigError(`SMTP_FROM must be "Name <address>" or an address, got "${smtpFrom}"`);
   return { smtpUrl, smtpFrom };
+}
+
+/** Each in the provider's format, so that code written against the provider takes them; secrets are not echoed. */
+function demoCredentials(env: Env): DemoCredentials {
+  const { DEMO_API_KEY: apiKey, DEMO_SECRET: secret, DEMO_RECEIVER_ID: receiverId, DEMO_PASSWORD: password } = env;
+  if (apiKey && !UUID_PATTERN.test(apiKey)) throw new ConfigError('DEMO_API_KEY must be an API key: a UUID in lower case, such as 51f210fe-2fa4-4205-b21b-f1d72d92ebb1');
+  if (secret && !RECEIVER_SECRET_PATTERN.test(secret)) throw new ConfigError(`DEMO_SECRET must be a receiver secret: 40 hexadecimal digits in lower case (it has ${secret.length} characters)`);
+  if (receiverId && !RECEIVER_ID_PATTERN.test(receiverId)) throw new ConfigError(`DEMO_RECEIVER_ID must be a receiver id: six digits, not starting with 0, got "${receiverId}"`);
+  if (password && password.length < MIN_PASSWORD_LENGTH) throw new ConfigError(`DEMO_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  return { apiKey: apiKey || undefined, secret: secret || undefined, receiverId: receiverId ? Number(receiverId) : undefined, password: password || undefined };
 }
 
 /** One slow receiver may hold at most a quarter of a worker's requests: the rest keep serving the others. */

@@ -11,6 +11,7 @@ import type { DB } from '../store/schema.js';
 import type { ShiftableClock } from '../runtime/clock.js';
 import type { InvalidationFeed } from '../runtime/invalidation-feed.js';
 import type { SecretBox } from '../runtime/secret-box.js';
+import type { DescriptorKeyRing } from './descriptor-keys.js';
 import type { MerchantDirectory } from './merchant-directory.js';
 
 export interface AppContext {
@@ -25,6 +26,8 @@ export interface AppContext {
   merchants: MerchantDirectory;
   /** Where every message Quipu sends is written, in the transaction of the change that causes it. */
   outbox: Outbox;
+  /** The keys that seal and open operation descriptors. */
+  descriptorKeys: DescriptorKeyRing;
   /** OAuth access tokens: the account a token acts for (set up by the authorization server). */
   bearer?: BearerAuthentication;
 }

@@ -2,7 +2,7 @@
 // receivers. Returns the credentials once; afterwards only hashes and sealed secrets are kept.
 import type { Kysely } from 'kysely';
 import { hashApiKey } from '../domain/credentials.js';
-import { FieldErrors } from '../domain/errors.js';
+import { FieldErrors, fieldError } from '../domain/errors.js';
 import { isWebUrl } from '../domain/formats.js';
 import { newReceiverId, newReceiverSecret, newUuid } from '../domain/ids.js';
 import { DEFAULT_NOTIFY_API_VERSION, type Merchant, type MerchantFeatures } from '../domain/merchant.js';
@@ -10,6 +10,8 @@ import { mayNotifyPrivateAddresses, notifyUrlProblem } from '../domain/network-a
 import { PAYMENT_METHOD_IDS } from '../domain/payment-methods.js';
 import { insertMerchant } from '../store/merchants.js';
 import type { DB } from '../store/schema.js';
+import { inTransaction } from '../store/transaction.js';
+import { type DashboardCredentials, insertDashboardUser, passwordAndHash } from './add-dashboard-user.js';
 import type { AppContext } from './context.js';
 import { toMerchant } from './merchant-directory.js';
 
@@ -25,6 +27,8 @@ export interface NewMerchant {
   users?: string[];
   countryCode?: string;
   profile?: Record<string, string>;
+  /** Credentials given rather than generated (the demo account's DEMO_* settings). */
+  fixed?: { receiverId?: number; secret?: string; apiKey?: string };
 }
 
 export interface MerchantCredentials {
@@ -36,19 +40,20 @@ export interface MerchantCredentials {
 
 export async function createMerchant(ctx: AppContext, input: NewMerchant, db: Kysely<DB> = ctx.db): Promise<{ merchant: Merchant; credentials: MerchantCredentials }> {
   checkAccountUrls(ctx, { notify_url: input.notifyUrl, rendition_url: input.renditionUrl }, input.developer);
-  const secret = newReceiverSecret(ctx.random);
-  const apiKey = newUuid(ctx.random);
+  const secret = input.fixed?.secret ?? newReceiverSecret(ctx.random);
+  const apiKey = input.fixed?.apiKey ?? newUuid(ctx.random);
   const now = ctx.clock.now().getTime();
   const features = { confirm: false, integrator: false, refunds: false, contractUrl: false, psp: false, ...input.features };
   const flag = (on: boolean) => (on ? 1 : 0);
   // Receiver ids are six random digits: retry the rare collision.
   for (let attempt = 0; ; attempt++) {
-    const receiverId = newReceiverId(ctx.random);
+    const receiverId = input.fixed?.receiverId ?? newReceiverId(ctx.random);
     const row = {
       receiver_id: receiverId,
       name: input.name,
       secret_enc: ctx.secrets.seal(secret),
       api_key_hash: hashApiKey(apiKey),
+      api_key_enc: ctx.secrets.seal(apiKey),
       developer: flag(input.developer),
       notify_url: input.notifyUrl ?? null,
       notify_api_version: input.notifyApiVersion ?? DEFAULT_NOTIFY_API_VERSION,
@@ -68,6 +73,7 @@ export async function createMerchant(ctx: AppContext, input: NewMerchant, db: Ky
       updated_at: now,
     };
     if (!(await insertMerchant(db, row))) {
+      if (input.fixed?.receiverId !== undefined) throw fieldError('receiver_id', `${receiverId} is another account's`);
       if (attempt < 20) continue;
       throw new Error('no free receiver id after 20 tries');
     }
@@ -76,6 +82,23 @@ export async function createMerchant(ctx: AppContext, input: NewMerchant, db: Ky
       credentials: { receiver_id: receiverId, secret, api_key: apiKey, developer: input.developer },
     };
   }
+}
+
+/**
+ * An account with its first dashboard user, in one transaction: `email` defaults to
+ * owner-<receiver_id>@quipu.local, the password is generated unless given.
+ */
+export async function createMerchantWithUser(
+  ctx: AppContext,
+  input: NewMerchant,
+  user: { email?: string; password?: string } = {},
+): Promise<{ merchant: Merchant; credentials: MerchantCredentials & DashboardCredentials }> {
+  const { password, hash } = await passwordAndHash(ctx, user.password);
+  return inTransaction(ctx.db, async (trx) => {
+    const { merchant, credentials } = await createMerchant(ctx, input, trx);
+    const email = await insertDashboardUser(ctx, trx, merchant.receiverId, user.email ?? `owner-${merchant.receiverId}@quipu.local`, hash);
+    return { merchant, credentials: { ...credentials, email, password } };
+  });
 }
 
 /** The URLs an account is sent messages at, by field name; null or absent ones are not set. */

@@ -1,18 +1,22 @@
 // On first start with an empty database, a developer-mode demo account, so `npm start` is enough
-// to begin integrating.
+// to begin integrating; with the DEMO_* settings, the same credentials at every fresh start.
 import { countMerchants } from '../store/merchants.js';
 import type { AppContext } from './context.js';
-import { createMerchant, type MerchantCredentials } from './create-merchant.js';
+import type { DashboardCredentials } from './add-dashboard-user.js';
+import { createMerchantWithUser, type MerchantCredentials } from './create-merchant.js';
 
 export const DEMO_USER = 'demo@quipu.local';
 
-export async function ensureDemoAccount(ctx: AppContext): Promise<MerchantCredentials | undefined> {
+/** The demo account's credentials, dashboard sign-in included, when it is created now; undefined afterwards. */
+export async function ensureDemoAccount(ctx: AppContext): Promise<(MerchantCredentials & DashboardCredentials) | undefined> {
   if ((await countMerchants(ctx.db)) > 0) return undefined;
-  const { credentials } = await createMerchant(ctx, {
+  const { password, ...fixed } = ctx.config.demoCredentials;
+  const { credentials } = await createMerchantWithUser(ctx, {
     name: 'Quipu demo store',
     developer: true,
     features: { confirm: true, refunds: true, integrator: true, contractUrl: true },
     users: [DEMO_USER],
-  });
+    fixed,
+  }, { email: DEMO_USER, password });
   return credentials;
 }

@@ -28,6 +28,17 @@ export async function pageOfMessages(ctx: AppContext, request: PageRequest & Omi
   return { messages, nextCursor: rows.length > page.limit && last ? encodePageCursor({ at: last.created_at, id: last.message_id }) : null };
 }
 
+/** More messages than one payment or operation is ever sent (its notification, emails, reminders, resends are rounds of the same). */
+const MESSAGES_ABOUT_LIMIT = 100;
+
+/** Every message sent about one payment or operation of the account, newest first, each with its attempts. */
+export async function messagesAbout(ctx: AppContext, receiverId: number, subjectId: string, kinds?: readonly string[]): Promise<{ message: MessageRow; attempts: MessageAttemptRow[] }[]> {
+  const rows = await listMessageRows(ctx.db, { receiverId, subjectId, kinds, limit: MESSAGES_ABOUT_LIMIT });
+  const messages = [];
+  for (const message of rows) messages.push({ message, attempts: await listAttemptRows(ctx.db, message.message_id) });
+  return messages;
+}
+
 /** `noun` names what was looked for in the 404 ('Notification', 'Event', ...). */
 export async function getMessage(
   ctx: AppContext,

@@ -10,6 +10,7 @@ import type { InvalidationFeed } from '../runtime/invalidation-feed.js';
 import type { SecretBox } from '../runtime/secret-box.js';
 import { insertKey, isLiveKey, liveKeys } from '../store/oauth-keys.js';
 import type { DB } from '../store/schema.js';
+import { ReloadedRing } from './reloaded-ring.js';
 
 export const KEYS_TOPIC = 'oauth-keys';
 
@@ -56,8 +57,7 @@ export async function createSigningKey(db: Kysely<DB>, secrets: SecretBox, now: 
 }
 
 export class KeyRing {
-  #loaded: Promise<LoadedKeys> | undefined;
-  #creating: Promise<void> | undefined;
+  readonly #ring: ReloadedRing<LoadedKeys>;
   readonly #unknownKids = new LRUCache<string, true>({ max: UNKNOWN_KIDS_REMEMBERED, ttl: UNKNOWN_KID_RETRY_MS });
 
   constructor(
@@ -66,19 +66,11 @@ export class KeyRing {
     private readonly clock: ShiftableClock,
     private readonly feed: InvalidationFeed,
   ) {
-    feed.on(KEYS_TOPIC, () => {
-      this.#loaded = undefined;
-    });
+    this.#ring = new ReloadedRing(feed, KEYS_TOPIC, () => this.#load());
   }
 
-  async #keys(): Promise<LoadedKeys> {
-    const loading = (this.#loaded ??= this.#load());
-    try {
-      return await loading;
-    } catch (error) {
-      if (this.#loaded === loading) this.#loaded = undefined;
-      throw error;
-    }
+  #keys(): Promise<LoadedKeys> {
+    return this.#ring.get();
   }
 
   async #load(): Promise<LoadedKeys> {
@@ -98,16 +90,7 @@ export class KeyRing {
 
   /** The key new tokens are signed with; the first one is created on first use. */
   async signingKey(): Promise<SigningKey> {
-    const keys = await this.#keys();
-    if (keys.signing) return keys.signing;
-    // Concurrent first requests of this process create one key between them.
-    this.#creating ??= this.#createFirstKey().finally(() => {
-      this.#creating = undefined;
-    });
-    await this.#creating;
-    const reloaded = await this.#keys();
-    if (!reloaded.signing) throw new Error('no signing key after creating one');
-    return reloaded.signing;
+    return this.#ring.getOrCreate((keys) => keys.signing, () => this.#createFirstKey(), 'signing key');
   }
 
   async #createFirstKey(): Promise<void> {
@@ -117,8 +100,6 @@ export class KeyRing {
       const kid = await createSigningKey(trx, this.secrets, this.clock.now());
       await publish(KEYS_TOPIC, kid);
     });
-    // Another process may have created it: reload either way.
-    this.#loaded = undefined;
   }
 
   /** The public key with this kid, if it still verifies tokens. */
@@ -130,7 +111,7 @@ export class KeyRing {
       this.#unknownKids.set(kid, true);
       return undefined;
     }
-    this.#loaded = undefined;
+    this.#ring.forget();
     return (await this.#keys()).verifying.get(kid);
   }
 

@@ -69,6 +69,7 @@ export async function updateMerchant(ctx: AppContext, receiverId: number, change
     if (changes.rotateApiKey) {
       apiKey = newUuid(ctx.random);
       set.api_key_hash = hashApiKey(apiKey);
+      set.api_key_enc = ctx.secrets.seal(apiKey);
       await publish(API_KEY_TOPIC, before.api_key_hash);
     }
     if (changes.redirectUris !== undefined) await replaceRedirectUris(trx, receiverId, [...new Set(changes.redirectUris)], set.updated_at!);

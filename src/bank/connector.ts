@@ -45,14 +45,27 @@ export interface TransferOrder {
   orderId: string;
   /** The reference written into the transfer, which reconciliation matches: the payment id. */
   reference: string;
-  /** Quipu's name of the collection account credited (collect_account_uuid). */
-  account: string;
+  /**
+   * Quipu's name of the collection account credited (collect_account_uuid); null when the money goes
+   * to an account Quipu does not collect on (an operation descriptor's target), whose credits the
+   * bank never reports to Quipu.
+   */
+  account: string | null;
   /** The bank account the money goes to. */
-  destination: CollectionAccount;
+  destination: CollectionAccount | TargetAccount;
   amount: number;
   currency: string;
   payer: PayerAccount;
   payerEmail: string;
+}
+
+/** An account of the merchant's own, as an operation descriptor names it. */
+export interface TargetAccount {
+  number: string;
+  holderName: string | null;
+  holderIdentifier: string | null;
+  /** The bank's name as the origin bank shows it. */
+  bankName: string | null;
 }
 
 export type TransferResult =

@@ -102,14 +102,16 @@ export async function findEntry(db: Kysely<DB>, orderId: string): Promise<BookEn
 
 /**
  * Writes what became of a transfer, unless the books already say it was executed or failed (a bank
- * does not change its mind); returns what the books say afterwards.
+ * does not change its mind); returns what the books say afterwards. `toCollectionAccount`: an
+ * executed transfer's credit joins the collection account's credit feed; one to another account
+ * (an operation descriptor's target) never does.
  */
-export async function bookTransfer(db: Kysely<DB>, orderId: string, entry: BookEntry, now: Date): Promise<BookEntry> {
+export async function bookTransfer(db: Kysely<DB>, orderId: string, entry: BookEntry, now: Date, toCollectionAccount: boolean): Promise<BookEntry> {
   return inTransaction(db, async (trx) => {
     const last = Number(await lockSetting(trx, LAST_CREDIT, '0'));
     const current = await findEntry(trx, orderId);
     if (current && current.state !== 'uncertain') return current;
-    const seq = entry.state === 'executed' ? last + 1 : null;
+    const seq = entry.state === 'executed' && toCollectionAccount ? last + 1 : null;
     if (seq !== null) await writeSetting(trx, LAST_CREDIT, String(seq));
     const row = { state: entry.state, credit: entry.state === 'executed' ? JSON.stringify(entry.credit) : null, credit_seq: seq, updated_at: now.getTime() };
     if (current) await books(trx).updateTable('demobank_transfers').set(row).where('order_id', '=', orderId).execute();

@@ -249,7 +249,7 @@ async function settle(trx: Kysely<DB>, row: DemoBankDebitsTable, now: Date, forc
     return;
   }
   const order = JSON.parse(row.order_json) as DebitOrder;
-  await bookTransfer(trx, row.order_id, { state: 'executed', credit: creditOf(order, mandate, now) }, now);
+  await bookTransfer(trx, row.order_id, { state: 'executed', credit: creditOf(order, mandate, now) }, now, true);
   await books(trx).updateTable('demobank_debits').set({ state: 'settled', updated_at: now.getTime() }).where('order_id', '=', row.order_id).execute();
 }
 

@@ -2,8 +2,13 @@
 // DemoBank's code reads its triggers from, GET /sandbox/scenarios serves, and
 // docs/automatic-payments.md repeats. A new scenario is a new row here.
 
-/** Coordinates (the challenge's three answers) and RUTs that trigger a scenario. */
-export const DEMO_COORDINATES = { pay: ['11', '22', '33'], fail: ['99', '99', '99'] } as const;
+/**
+ * Coordinates (the challenge's three answers) and RUTs that trigger a scenario. Any two-digit
+ * answers other than `pay` and `fail` leave a transfer uncertain; `uncertain` is the one shown and used.
+ */
+export const DEMO_COORDINATES = { pay: ['11', '22', '33'], fail: ['99', '99', '99'], uncertain: ['12', '34', '56'] } as const;
+/** A RUT that signs in at DemoBank as an ordinary payer (any valid RUT does, with the password 1234). */
+export const DEMO_RUT = '11.111.111-1';
 /** A mandate signed with this RUT waits one bank business day for DemoBank's approval. */
 export const PENDING_APPROVAL_RUT = '33.333.333-3';
 /** Every debit under a mandate signed with this RUT fails for insufficient funds. */
@@ -37,7 +42,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: 'transfer-uncertain',
     flow: 'payment',
-    trigger: 'Payer page, DemoBank: any other two-digit coordinates',
+    trigger: `Payer page, DemoBank: any other two-digit coordinates, e.g. ${DEMO_COORDINATES.uncertain.join(' ')}`,
     outcome: 'The result is uncertain: the payment is verifying until POST /sandbox/demobank/payments/{id}/confirm|fail or `quipu demobank confirm|fail`',
     callbacks: ['On confirm: the payment notification'],
   },

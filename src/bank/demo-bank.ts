@@ -29,7 +29,8 @@ export function demoBankOutcome(answers: readonly string[]): BookEntry['state'] 
 function entryFor(order: TransferOrder, state: BookEntry['state'], now: Date): BookEntry {
   if (state !== 'executed') return { state };
   const payer = { name: order.payer.holderName, email: order.payerEmail, personalIdentifier: order.payer.personalIdentifier, accountNumber: order.payer.accountNumber };
-  return { state, credit: demoBankCredit(order, payer, 'simplified_transfer', now) };
+  // Money to an account Quipu does not collect on is still booked, against that account's number.
+  return { state, credit: demoBankCredit({ ...order, account: order.account ?? order.destination.number }, payer, 'simplified_transfer', now) };
 }
 
 function resultOf(entry: BookEntry): TransferResult {
@@ -79,7 +80,7 @@ export const demoBank: DemoBank = {
   },
 
   async transfer(order: TransferOrder, answers: readonly string[], call: BankCall): Promise<TransferResult> {
-    const entry = await bookTransfer(call.db, order.orderId, entryFor(order, demoBankOutcome(answers), call.now), call.now);
+    const entry = await bookTransfer(call.db, order.orderId, entryFor(order, demoBankOutcome(answers), call.now), call.now, order.account !== null);
     return answered(call, 'transfer', order, resultOf(entry));
   },
 
@@ -100,6 +101,6 @@ export const demoBank: DemoBank = {
   mandates: demoBankMandates,
 
   async decide(order: TransferOrder, decision: DemoBankDecision, call: BankCall): Promise<void> {
-    await bookTransfer(call.db, order.orderId, entryFor(order, decision === 'confirm' ? 'executed' : 'failed', call.now), call.now);
+    await bookTransfer(call.db, order.orderId, entryFor(order, decision === 'confirm' ? 'executed' : 'failed', call.now), call.now, order.account !== null);
   },
 };

@@ -1,6 +1,8 @@
-// `quipu keys rotate|list`: the keys that sign OAuth tokens. Rotation takes effect in running
-// servers within INVALIDATION_POLL_MS; tokens signed by the previous keys stay valid.
+// `quipu keys rotate|list`: the keys that sign OAuth tokens, and with --descriptors those that seal
+// operation descriptors. Rotation takes effect in running servers within INVALIDATION_POLL_MS;
+// tokens signed and descriptors sealed by the previous keys stay valid until they expire.
 import { Command } from 'commander';
+import { rotateDescriptorKeys } from '../app/descriptor-keys.js';
 import { rotateKeys } from '../app/rotate-keys.js';
 import { keyRetentionCutoff } from '../app/token-keys.js';
 import { liveKeys } from '../store/oauth-keys.js';
@@ -12,12 +14,13 @@ export function keysCommand(): Command {
   keys
     .command('rotate')
     .description('sign new tokens with a new key; tokens signed by previous keys stay valid until they expire')
+    .option('--descriptors', 'rotate the operation descriptor keys instead: descriptors sealed by previous keys open until they expire')
     .option('--json', 'print JSON')
     .action(async (options) =>
       withRuntime(async (ctx) => {
-        const rotation = await rotateKeys(ctx);
+        const rotation = options.descriptors ? await rotateDescriptorKeys(ctx) : await rotateKeys(ctx);
         if (options.json) console.log(JSON.stringify(rotation));
-        else console.log(`signing key ${rotation.kid}${rotation.retired.length > 0 ? ` (previous: ${rotation.retired.join(', ')})` : ''}`);
+        else console.log(`${options.descriptors ? 'descriptor' : 'signing'} key ${rotation.kid}${rotation.retired.length > 0 ? ` (previous: ${rotation.retired.join(', ')})` : ''}`);
       }),
     );
 

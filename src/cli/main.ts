@@ -1,6 +1,6 @@
 // The `quipu` command line.
+import fs from 'node:fs';
 import { Command } from 'commander';
-import { loadConfig } from '../config.js';
 import { startRuntime } from '../runtime/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
 import { clockCommand } from './clock.js';
@@ -12,9 +12,12 @@ import { listenCommand } from './listen.js';
 import { merchantsCommand } from './merchants.js';
 import { notificationsCommand } from './notifications.js';
 import { demoBankCommand } from './demobank.js';
+import { descriptorsCommand } from './descriptors.js';
 import { paymentsCommand } from './payments.js';
 import { creditsCommand, reconcileCommand } from './reconcile.js';
+import { commandConfig } from './runtime.js';
 import { subscriptionsCommand } from './subscriptions.js';
+import { usersCommand } from './users.js';
 
 // serve and worker load the HTTP server and delivery worker, which the one-shot commands never
 // need: importing them lazily keeps every other command's start-up short.
@@ -24,16 +27,18 @@ export async function main(argv: string[]): Promise<void> {
     if (error.code === 'EPIPE') process.exit(0);
     throw error;
   });
-  const program = new Command('quipu').description('Quipu: a self-hostable instant bank-transfer payment service').showHelpAfterError();
+  const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const program = new Command('quipu').description('Quipu: a self-hostable instant bank-transfer payment service').version(version).showHelpAfterError();
   program
     .command('serve')
     .description('start the HTTP server (migrates the database first)')
     .action(async () => (await import('./serve.js')).serve());
   program
     .command('migrate')
-    .description('apply pending database migrations')
+    .description('apply pending database migrations (creating the database if there is none)')
     .action(async () => {
-      const config = loadConfig();
+      const config = commandConfig({ createDatabase: true });
+      if (!config) return;
       const runtime = await startRuntime(config, createLogger('info', 2));
       await runtime.close();
       console.log('database is up to date');
@@ -53,7 +58,9 @@ export async function main(argv: string[]): Promise<void> {
   program.addCommand(creditsCommand());
   program.addCommand(paymentsCommand());
   program.addCommand(subscriptionsCommand());
+  program.addCommand(descriptorsCommand());
   program.addCommand(demoBankCommand());
   program.addCommand(jobsCommand());
+  program.addCommand(usersCommand());
   await program.parseAsync(argv);
 }

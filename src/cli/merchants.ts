@@ -1,6 +1,6 @@
 // `quipu merchants create|list|show|update`: collection accounts from the command line.
 import { Command, InvalidArgumentError } from 'commander';
-import { createMerchant } from '../app/create-merchant.js';
+import { createMerchantWithUser } from '../app/create-merchant.js';
 import { updateMerchant, type MerchantChanges } from '../app/update-merchant.js';
 import { isEmail, isWebUrl } from '../domain/formats.js';
 import { FEATURE_NAMES, type MerchantFeatures, NOTIFY_API_VERSIONS } from '../domain/merchant.js';
@@ -11,7 +11,7 @@ import { redirectUrisOf } from '../store/oauth-redirect-uris.js';
 import { toMerchant } from '../app/merchant-directory.js';
 import { notFound } from '../domain/errors.js';
 import { merchantView, printHuman } from './merchant-view.js';
-import { oneOf } from './options.js';
+import { oneOf, receiverId } from './options.js';
 import { withRuntime } from './runtime.js';
 
 // Commander turns --contract-url into options.contractUrl: the flags map onto feature names.
@@ -47,11 +47,6 @@ function redirectUri(value: string, previous: string[] = []): string[] {
   return collect(value, previous);
 }
 
-function receiverId(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a receiver id (a number)');
-  return Number(value);
-}
-
 function features(options: Record<string, unknown>): Partial<MerchantFeatures> {
   const out: Partial<MerchantFeatures> = {};
   for (const name of FEATURE_NAMES) {
@@ -71,8 +66,9 @@ export function merchantsCommand(): Command {
 
   const create = merchants
     .command('create')
-    .description('create a collection account (developer mode unless --production) and print its credentials')
+    .description('create a collection account (developer mode unless --production) and print its credentials and its dashboard sign-in')
     .requiredOption('--name <name>', 'account name')
+    .option('--email <email>', "the dashboard user's email (default owner-<receiver_id>@quipu.local)", (value: string) => email(value)[0]!)
     .option('--production', 'a regular account: real banks, no test bank')
     .option('--notify-url <url>', 'default notification URL', url)
     .option('--notify-api-version <version>', 'default notification API version', oneOf(NOTIFY_API_VERSIONS))
@@ -83,7 +79,7 @@ export function merchantsCommand(): Command {
   for (const { flag, help } of Object.values(FEATURE_FLAGS)) create.option(`--${flag}`, help);
   create.action(async (options) =>
     withRuntime(async (ctx) => {
-      const { credentials } = await createMerchant(ctx, {
+      const { credentials } = await createMerchantWithUser(ctx, {
         name: options.name,
         developer: !options.production,
         features: features(options),
@@ -92,7 +88,7 @@ export function merchantsCommand(): Command {
         renditionUrl: options.renditionUrl,
         users: options.user,
         paymentMethods: options.paymentMethod,
-      });
+      }, { email: options.email });
       output(credentials, options.json === true);
     }),
   );

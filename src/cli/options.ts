@@ -13,3 +13,8 @@ export function oneOf<T extends string>(values: readonly T[]): (value: string) =
     return value as T;
   };
 }
+
+export function receiverId(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a receiver id (a number)');
+  return Number(value);
+}

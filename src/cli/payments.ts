@@ -4,6 +4,8 @@ import { Command } from 'commander';
 import { markPaid } from '../app/mark-paid.js';
 import { getPayerPayment } from '../app/payer-payment.js';
 import type { Payment } from '../domain/payment.js';
+import { payCommand } from './pay.js';
+import { paymentListCommand } from './payment-list.js';
 import { withRuntime } from './runtime.js';
 
 /** One line of a payment: its id and status (quipu demobank prints it too). */
@@ -20,5 +22,7 @@ export function paymentsCommand(): Command {
         showPayment(await markPaid(ctx, merchant, id));
       }),
     );
+  payments.addCommand(payCommand());
+  payments.addCommand(paymentListCommand());
   return payments;
 }

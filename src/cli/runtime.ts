@@ -1,20 +1,41 @@
 // Runs one CLI command against the configured database, reporting failures as one clear line.
 import type { AppContext } from '../app/context.js';
-import { loadConfig } from '../config.js';
+import { type Config, ConfigError, loadConfig } from '../config.js';
 import { DomainError } from '../domain/errors.js';
 import { startRuntime } from '../runtime/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
+import { announceDatabase, missingDefaultDatabase } from './database-choice.js';
+
+function fail(message: string): undefined {
+  console.error(`quipu: ${message}`);
+  process.exitCode = 2;
+  return undefined;
+}
+
+/** The configuration of a one-shot command, named on stderr; undefined (said in one line) when the command must not run. */
+export function commandConfig(options: { createDatabase?: boolean } = {}): Config | undefined {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(error.message);
+    throw error;
+  }
+  announceDatabase(config);
+  const missing = options.createDatabase ? undefined : missingDefaultDatabase(config);
+  return missing ? fail(missing) : config;
+}
 
 export async function withRuntime(work: (ctx: AppContext) => Promise<void>): Promise<void> {
-  const config = loadConfig();
+  const config = commandConfig();
+  if (!config) return;
   const runtime = await startRuntime(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2));
   try {
     await work(runtime.ctx);
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     const detail = error.fields.map((f) => `\n  ${f.field}: ${f.message}`).join('');
-    console.error(`quipu: ${error.message}${detail}`);
-    process.exitCode = 2;
+    fail(`${error.message}${detail}`);
   } finally {
     await runtime.close();
   }

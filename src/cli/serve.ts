@@ -4,20 +4,37 @@ import { ensureDemoAccount } from '../app/demo-account.js';
 import { DeliveryWorker } from '../delivery/worker.js';
 import { buildServer } from '../http/server.js';
 import { JobRunner } from '../jobs/runner.js';
-import { startRuntime } from '../runtime/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
-import { loadServiceConfig } from './service-config.js';
+import { describeClock } from './clock.js';
+import { announceDatabase } from './database-choice.js';
+import { loadServiceConfig, startService } from './service-config.js';
 import { closeOnSignals } from './shutdown.js';
 
 export async function serve(): Promise<void> {
   const config = loadServiceConfig();
   if (!config) return;
   const log = createLogger(config.logLevel);
-  const runtime = await startRuntime(config, log, { longRunning: true });
-  const demo = config.demoAccount ? await ensureDemoAccount(runtime.ctx) : undefined;
+  const runtime = await startService(config, log);
+  if (!runtime) return;
   const app = await buildServer(runtime.ctx);
-  const address = await app.listen({ port: config.port, host: config.host });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    const reason = listenFailure(error as NodeJS.ErrnoException, config.host, config.port);
+    if (!reason) throw error;
+    console.error(`quipu: cannot start: ${reason}`);
+    process.exitCode = 2;
+    await app.close();
+    await runtime.close();
+    return;
+  }
+  // Named once listening, so that a start that fails says one thing: why.
+  announceDatabase(config);
+  // Once listening: a start that fails before must not spend the demo account's one showing.
+  const demo = config.demoAccount ? await ensureDemoAccount(runtime.ctx) : undefined;
   log.info({ address, publicBaseUrl: config.publicBaseUrl, database: config.databaseUrl.split(':')[0] }, 'quipu is listening');
+  if (runtime.ctx.clock.offsetMs !== 0) console.log(`The developer clock is ahead of real time: ${describeClock(runtime.ctx.clock)}; \`quipu clock reset\` brings it back.`);
   if (demo) {
     console.log(
       [
@@ -26,6 +43,10 @@ export async function serve(): Promise<void> {
         `  receiver_id  ${demo.receiver_id}`,
         `  secret       ${demo.secret}`,
         `  api_key      ${demo.api_key}`,
+        '',
+        `  dashboard    ${config.publicBaseUrl}/`,
+        `  email        ${demo.email}`,
+        `  password     ${demo.password}`,
         '',
         `  curl -H 'x-api-key: ${demo.api_key}' ${config.publicBaseUrl}/v3/banks`,
         `  API reference: ${config.publicBaseUrl}/docs`,
@@ -44,4 +65,12 @@ export async function serve(): Promise<void> {
     await Promise.all([worker?.stop(), jobs?.stop()]);
     await runtime.close();
   });
+}
+
+/** What an operator reads when the port cannot be had; undefined for a failure that is not theirs to fix. */
+function listenFailure(error: NodeJS.ErrnoException, host: string, port: number): string | undefined {
+  if (error.code === 'EADDRINUSE') return `port ${port} on ${host} is already in use: stop what listens there, or set PORT to another port`;
+  if (error.code === 'EACCES') return `no permission to listen on port ${port}: use a port above 1023 (PORT), or run with the privilege to bind it`;
+  if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') return `HOST ${host} is not an address of this machine`;
+  return undefined;
 }

@@ -2,7 +2,9 @@
 // start, with one line naming every missing setting, where a production installation would be
 // unsafe. One-shot commands load the configuration without this rule, so an operator can still
 // migrate or inspect a database while putting the settings in place.
+import type { Logger } from 'pino';
 import { type Config, ConfigError, loadConfig, productionProblems } from '../config.js';
+import { type Runtime, startRuntime } from '../runtime/bootstrap.js';
 
 /** The configuration, or undefined (the reason on stderr, a failing exit code) when the service must not start. */
 export function loadServiceConfig(): Config | undefined {
@@ -21,4 +23,17 @@ function refuse(reason: string): undefined {
   console.error(`quipu: refusing to start: ${reason}`);
   process.exitCode = 2;
   return undefined;
+}
+
+/**
+ * The runtime of a long-running command, or undefined (the reason on stderr, a failing exit code)
+ * when its descriptor key ring is broken: a key that does not open, or the key of an operation
+ * still open missing. Said at start, not at the first request that needs the key.
+ */
+export async function startService(config: Config, log: Logger): Promise<Runtime | undefined> {
+  const runtime = await startRuntime(config, log, { longRunning: true });
+  const problems = await runtime.ctx.descriptorKeys.problems();
+  if (problems.length === 0) return runtime;
+  await runtime.close();
+  return refuse(problems.join('; '));
 }

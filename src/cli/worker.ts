@@ -3,16 +3,18 @@
 // number may run against one PostgreSQL database.
 import { DeliveryWorker } from '../delivery/worker.js';
 import { JobRunner } from '../jobs/runner.js';
-import { startRuntime } from '../runtime/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
-import { loadServiceConfig } from './service-config.js';
+import { announceDatabase } from './database-choice.js';
+import { loadServiceConfig, startService } from './service-config.js';
 import { closeOnSignals } from './shutdown.js';
 
 export async function worker(): Promise<void> {
   const config = loadServiceConfig();
   if (!config) return;
+  announceDatabase(config);
   const log = createLogger(config.logLevel);
-  const runtime = await startRuntime(config, log, { longRunning: true });
+  const runtime = await startService(config, log);
+  if (!runtime) return;
   const delivery = new DeliveryWorker(runtime.ctx);
   const jobs = new JobRunner(runtime.ctx);
   delivery.start();

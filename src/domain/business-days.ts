@@ -7,7 +7,7 @@ const ZONE = 'America/Santiago';
 /** Funds of a settlement day are delivered at this local hour. */
 const SETTLEMENT_HOUR = 10;
 
-interface LocalDate {
+export interface LocalDate {
   year: number;
   month: number; // 1-12
   day: number;
@@ -114,13 +114,32 @@ export function isBusinessDay(date: LocalDate): boolean {
   return day !== SUNDAY && day !== SATURDAY && !chileanHolidays(date.year).includes(isoDate(date));
 }
 
+/** How far Santiago's clocks are from UTC at `instant` (whole seconds), in milliseconds: format it locally and compare. */
+function zoneOffset(instant: number): number {
+  const local = localParts(new Date(instant));
+  return Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second) - instant;
+}
+
 /** The instant of `SETTLEMENT_HOUR` local time on `date` in Santiago. */
 function settlementInstant(date: LocalDate): Date {
   const guess = Date.UTC(date.year, date.month - 1, date.day, SETTLEMENT_HOUR);
-  // The zone's offset at that moment: format the guess locally and compare.
-  const local = localParts(new Date(guess));
-  const asUtc = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
-  return new Date(guess - (asUtc - guess));
+  return new Date(guess - zoneOffset(guess));
+}
+
+const sameDate = (a: LocalDate, b: LocalDate) => a.year === b.year && a.month === b.month && a.day === b.day;
+
+/**
+ * The first instant of `date` in Santiago. Chile moves its clocks at midnight: the day that
+ * skips an hour starts at 01:00, and midnight of the day that repeats one is taken with the
+ * offset after the change. Of the instants the offsets before and after give, the earliest that
+ * falls on `date`.
+ */
+export function startOfDay(date: LocalDate): Date {
+  const guess = Date.UTC(date.year, date.month - 1, date.day);
+  const before = guess - zoneOffset(guess);
+  const after = guess - zoneOffset(before);
+  const onDate = [before, after].filter((t) => sameDate(localParts(new Date(t)), date));
+  return new Date(Math.min(...onDate));
 }
 
 /** When funds confirmed at `instant` are delivered: the next business day after it, at settlement time. */

@@ -18,3 +18,16 @@ export function parseDuration(text: string): DurationParse {
   if (ms === 0) return { ok: false, reason: 'must be greater than zero' };
   return { ok: true, ms };
 }
+
+/** An offset from real time as people read it: `+2d 3h`, `+90s` read as `+1m 30s`, `0`; whole seconds. */
+export function formatOffset(ms: number): string {
+  let rest = Math.floor(Math.abs(ms) / UNIT_MS.s!);
+  if (rest === 0) return '0';
+  const parts: string[] = [];
+  for (const unit of ['d', 'h', 'm', 's']) {
+    const size = UNIT_MS[unit]! / UNIT_MS.s!;
+    if (rest >= size) parts.push(`${Math.floor(rest / size)}${unit}`);
+    rest %= size;
+  }
+  return `${ms < 0 ? '-' : '+'}${parts.join(' ')}`;
+}

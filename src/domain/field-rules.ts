@@ -6,7 +6,8 @@ import type { FieldErrors } from './errors.js';
 import { isEmail, isRedirectUrl, isWebUrl } from './formats.js';
 import { numberToDecimalText } from './money.js';
 
-export type FieldKind = 'amount' | 'string' | 'web-url' | 'redirect-url' | 'email' | 'date-time' | 'boolean';
+/** `text-or-number`: text, or a JSON number taken as its decimal text (an account number written unquoted). */
+export type FieldKind = 'amount' | 'string' | 'text-or-number' | 'web-url' | 'redirect-url' | 'email' | 'date-time' | 'boolean';
 
 export interface FieldRule {
   kind: FieldKind;
@@ -42,10 +43,13 @@ function decodeOne(rule: FieldRule, value: string | number | boolean): { value?:
       const text = typeof value === 'number' ? numberToDecimalText(value) : typeof value === 'string' ? value.trim() : undefined;
       return text === undefined ? { error: 'must be a number' } : { value: text };
     }
+    case 'text-or-number':
+      if (typeof value === 'number') value = numberToDecimalText(value) ?? '';
+      break;
     default:
       break;
   }
-  if (typeof value !== 'string') return { error: 'must be a string' };
+  if (typeof value !== 'string') return { error: rule.kind === 'text-or-number' ? 'must be a string or a number' : 'must be a string' };
   if (rule.minLength !== undefined && value.length < rule.minLength) return { error: `must be at least ${rule.minLength} characters long` };
   if (rule.maxLength !== undefined && value.length > rule.maxLength) return { error: `must be at most ${rule.maxLength} characters long` };
   if (rule.enum && !rule.enum.includes(value)) return { error: `must be one of ${rule.enum.join(', ')}` };

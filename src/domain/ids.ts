@@ -55,5 +55,22 @@ export function newReceiverId(random: RandomBytes): number {
 
 export const PAYMENT_ID_PATTERN = /^[a-z0-9]{12}$/;
 
+/** What newReceiverSecret and newReceiverId make: the provider's 40 lower-case hex digits, six digits. */
+export const RECEIVER_SECRET_PATTERN = /^[0-9a-f]{40}$/;
+export const RECEIVER_ID_PATTERN = /^[1-9]\d{5}$/;
+
 /** The ids newUuid makes: attempts, subscriptions, signing sessions. */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+// No 0/O, 1/l/I: a generated password is read off a terminal and typed.
+const PASSWORD_ALPHABET = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+/** A generated dashboard password: 20 characters, about 117 bits. */
+export function newPassword(random: RandomBytes): string {
+  return randomString(random, PASSWORD_ALPHABET, 20);
+}
+
+/** A dashboard session's token, kept only in the browser's cookie (the database holds its hash). */
+export function newSessionToken(random: RandomBytes): string {
+  return Buffer.from(random(32)).toString('base64url');
+}

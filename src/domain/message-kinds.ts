@@ -9,7 +9,7 @@ export type Channel = 'http' | 'email';
 export type Signing = 'none' | 'khipu-signature';
 
 /** What a message is about: its `subject_id` is a payment id, a receiver id, ... */
-export type SubjectType = 'payment' | 'receiver' | 'subscription';
+export type SubjectType = 'payment' | 'receiver' | 'subscription' | 'operation';
 
 export interface KindRule {
   channel: Channel;
@@ -60,6 +60,12 @@ export const MESSAGE_KINDS = {
     subject: 'payment',
     signing: 'khipu-signature',
     description: "A charge intent's debit failed: {subscription_id, transaction_id, error_message} as JSON, signed, to its error_response_url",
+  },
+  'operation.result': {
+    channel: 'http',
+    subject: 'operation',
+    signing: 'khipu-signature',
+    description: "An operation run from a descriptor finished: its result as the SDKs return it ({operationId, result, ...}) as JSON, signed, to the account's notify_url",
   },
 } as const satisfies Record<string, KindRule>;
 

@@ -93,3 +93,14 @@ export function isPaidNormally(state: PaymentState): boolean {
 export function isPayable(state: PaymentState): boolean {
   return same(state, PENDING);
 }
+
+/** Every state a payment can be in: the first, and those the table moves payments from and to. */
+export const PAYMENT_STATES: readonly PaymentState[] = [PENDING, ...Object.values(PAYMENT_TRANSITIONS).flatMap((rule) => [...rule.from, rule.to])].filter(
+  (state, i, all) => all.findIndex((other) => same(other, state)) === i,
+);
+
+/** The status_details a payment in `status` can have. */
+export const detailsIn = (status: PaymentStatus): StatusDetail[] => PAYMENT_STATES.filter((s) => s.status === status).map((s) => s.statusDetail);
+
+/** The statuses a payment with `detail` can be in. */
+export const statusesWith = (detail: StatusDetail): PaymentStatus[] => PAYMENT_STATES.filter((s) => s.statusDetail === detail).map((s) => s.status);

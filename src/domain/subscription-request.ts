@@ -57,7 +57,7 @@ const ONE = 10 ** SCALE;
  * An amount in `currency`; without a known currency (a bad one, an unknown subscription) it is
  * still checked against the contract's four decimals, so the 400 names it too.
  */
-function amountOf(errors: FieldErrors, field: string, value: string | undefined, currency: string | undefined, minimum: number): number {
+export function amountOf(errors: FieldErrors, field: string, value: string | undefined, currency: string | undefined, minimum: number): number {
   if (value === undefined) return 0;
   const decimals = (currency ? findCurrency(currency)?.decimals : undefined) ?? SCALE;
   const parsed = parseAmount(value, decimals);

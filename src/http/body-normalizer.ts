@@ -21,14 +21,18 @@ export function defaultEmptyBody(request: FastifyRequest, _reply: FastifyReply, 
   done();
 }
 
+/** Drops the null and empty members of `value`, when it is a JSON object (a body, or an object inside one). */
+export function dropEmptyMembers(value: unknown): void {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [key, member] of Object.entries(value)) {
+      if (member === null || member === '') delete (value as Record<string, unknown>)[key];
+    }
+  }
+}
+
 /** A preValidation hook in callback form: it never waits, so it costs no promise. */
 export function dropEmptyFields(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   emptyObjectIfMissing(request);
-  const body = request.body;
-  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    for (const [key, value] of Object.entries(body)) {
-      if (value === null || value === '') delete (body as Record<string, unknown>)[key];
-    }
-  }
+  dropEmptyMembers(request.body);
   done();
 }

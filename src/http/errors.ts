@@ -38,7 +38,18 @@ export const V2_UNEXPECTED_STATUS = 503;
 
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query string', params: 'path', headers: 'headers' };
 
-function fastifyFailure(error: FastifyError): { status: number; message: string; errors?: FieldError[] } | undefined {
+/** The body types a scope parses, in the order a client should prefer them. */
+const BODY_TYPES = ['application/json', 'application/x-www-form-urlencoded'];
+
+/** A 415 says which type to send instead: the scope's parsers are the operation's answer. */
+function unsupportedType(request: FastifyRequest): string {
+  const sent = request.headers['content-type']?.split(';')[0]?.trim();
+  const taken = BODY_TYPES.filter((type) => request.server.hasContentTypeParser(type));
+  const what = sent ? `Unsupported Content-Type ${sent}` : 'Missing Content-Type';
+  return taken.length > 0 ? `${what}: send the body as ${taken.join(' or ')}` : `${what} for this operation`;
+}
+
+function fastifyFailure(error: FastifyError, request: FastifyRequest): { status: number; message: string; errors?: FieldError[] } | undefined {
   if (error.validation) {
     const errors = fieldErrors(error.validation as never);
     const part = PART_NAMES[error.validationContext ?? 'body'] ?? 'request';
@@ -46,7 +57,7 @@ function fastifyFailure(error: FastifyError): { status: number; message: string;
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, message: 'Unsupported Content-Type for this operation' };
+      return { status: 415, message: unsupportedType(request) };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, message: 'Request body is too large' };
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -62,18 +73,18 @@ function fastifyFailure(error: FastifyError): { status: number; message: string;
   return undefined;
 }
 
-export function errorResponse(error: unknown, statuses: StatusMap): ErrorBody | undefined {
+export function errorResponse(error: unknown, statuses: StatusMap, request: FastifyRequest): ErrorBody | undefined {
   if (error instanceof DomainError) {
     const status = statuses[error.kind];
     return error.kind === 'validation' ? { status, message: error.message, errors: error.fields } : { status, message: error.message };
   }
   if (error instanceof IllegalTransition) return { status: statuses.state, message: 'The payment is not in a state that allows this operation' };
-  return fastifyFailure(error as FastifyError);
+  return fastifyFailure(error as FastifyError, request);
 }
 
 export function errorHandler(statuses: StatusMap, unexpectedStatus = 500) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply): void => {
-    const body = errorResponse(error, statuses);
+    const body = errorResponse(error, statuses, request);
     if (body) {
       if (body.status === 409) reply.header('retry-after', '1');
       void reply.code(body.status).send(body);
@@ -84,6 +95,15 @@ export function errorHandler(statuses: StatusMap, unexpectedStatus = 500) {
   };
 }
 
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** A path the router knows under other methods is a 405 naming them (RFC 9110 15.5.6); any other, a 404. */
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
-  void reply.code(404).send({ status: 404, message: `No operation ${request.method} ${request.url.split('?')[0]}` });
+  const path = request.url.split('?')[0]!;
+  const allowed = METHODS.filter((method) => request.server.findRoute({ method, url: path }) !== null);
+  if (allowed.length > 0) {
+    void reply.code(405).header('allow', allowed.join(', ')).send({ status: 405, message: `${request.method} is not allowed on ${path}: use ${allowed.join(', ')}` });
+    return;
+  }
+  void reply.code(404).send({ status: 404, message: `No operation ${request.method} ${path}` });
 }

@@ -2,6 +2,7 @@
 // cases all read the same rules.
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import { FORM_BOOLEANS, type FieldRule, type FieldTable } from '../domain/field-rules.js';
+import { asForm, type ExampleBody } from './request-examples.js';
 
 export type BodyEncoding = 'json' | 'form';
 
@@ -14,15 +15,22 @@ function fieldSchema(rule: FieldRule, encoding: BodyEncoding): TSchema {
   // Form bodies are text; their booleans and amounts are decoded by the use case.
   if (rule.kind === 'amount') return encoding === 'json' ? Type.Number({ ...common, format: 'double' }) : Type.String({ ...common, maxLength: 32 });
   if (rule.kind === 'boolean') return encoding === 'json' ? Type.Boolean(common) : Type.String({ ...common, enum: Object.keys(FORM_BOOLEANS) });
-  const format = rule.kind === 'string' ? undefined : rule.kind;
+  if (rule.kind === 'text-or-number' && encoding === 'json') return Type.Unsafe<string | number>(defined({ ...common, type: ['string', 'number'], maxLength: rule.maxLength }));
+  const format = rule.kind === 'string' || rule.kind === 'text-or-number' ? undefined : rule.kind;
   return Type.String(defined({ ...common, minLength: rule.minLength, maxLength: rule.maxLength, enum: rule.enum ? [...rule.enum] : undefined, format }));
 }
 
-export function schemaFromFields(table: FieldTable, encoding: BodyEncoding): TObject {
+/**
+ * `example`: the body the API reference offers (request-examples.ts), written as the encoding sends
+ * it. Swagger UI fills a form's fields one by one from each field's own example, and sends those
+ * left empty not at all: every field of a form gets the example's value, or an empty one.
+ */
+export function schemaFromFields(table: FieldTable, encoding: BodyEncoding, example?: ExampleBody): TObject {
   const properties: Record<string, TSchema> = {};
   for (const [name, rule] of Object.entries(table)) {
-    const schema = fieldSchema(rule, encoding);
+    const field = fieldSchema(rule, encoding);
+    const schema = example && encoding === 'form' ? { ...field, examples: [asForm(example)[name] ?? ''] } : field;
     properties[name] = rule.required ? schema : Type.Optional(schema);
   }
-  return Type.Object(properties, { additionalProperties: false });
+  return Type.Object(properties, defined({ additionalProperties: false, examples: example && [encoding === 'form' ? asForm(example) : example] }));
 }

@@ -10,6 +10,8 @@ export interface PageDocument {
   /** Extra content of the header bar (a language switch). */
   header?: Html | string;
   content: Html;
+  /** A stylesheet of this surface, after the shared one (the dashboard's). */
+  stylesheet?: string;
   /** One inline script, allowed by the page's CSP nonce (the form_post page only). */
   script?: { nonce: string; source: string };
 }
@@ -23,6 +25,7 @@ export function pageDocument(page: PageDocument): string {
 <meta name="referrer" content="no-referrer">
 <title>${page.title} · Quipu</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
+${page.stylesheet ? html`<link rel="stylesheet" href="${page.stylesheet}">` : ''}
 </head>
 <body>
 <header><span class="brand">Quipu</span>${page.header ?? ''}</header>

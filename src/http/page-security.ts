@@ -6,7 +6,8 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { DomainError } from '../domain/errors.js';
 
 export interface PageSecurityOptions {
   cookieKey: string;
@@ -50,4 +51,17 @@ export function contentSecurityPolicy(extraFormTargets: readonly string[], extra
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ].join('; ');
+}
+
+/** What a page scope's fault page says: not found, a stale or forged form, a bad request, or our failure. */
+export type PageFault = { kind: 'not-found'; status: 404 } | { kind: 'form'; status: 403 } | { kind: 'bad-request'; status: number } | { kind: 'error'; status: 500 };
+
+export function pageFaultOf(error: FastifyError): PageFault {
+  if (error instanceof DomainError && error.kind === 'not_found') return { kind: 'not-found', status: 404 };
+  // A missing or stale CSRF token: the form expired, or it did not come from our page.
+  if (error.code?.startsWith('FST_CSRF')) return { kind: 'form', status: 403 };
+  if ((error instanceof DomainError && error.kind === 'validation') || error.validation || (error.statusCode ?? 500) < 500) {
+    return { kind: 'bad-request', status: error.statusCode && error.statusCode < 500 ? error.statusCode : 400 };
+  }
+  return { kind: 'error', status: 500 };
 }

@@ -78,8 +78,8 @@ function responsesFrom(table: ErrorTable) {
 export const v3Responses = responsesFrom(V3_ERRORS);
 export const v2Responses = responsesFrom(V2_ERRORS);
 
-/** A body with no fields: clients may send an empty form, `{}` or nothing; any field is refused by name. */
-export const NoFields = Type.Optional(Type.Object({}, { additionalProperties: false }));
+/** A body with no fields: clients may send an empty form, `{}` or nothing; any field is refused by name (ignored where the route says so). */
+export const NoFields = Type.Optional(Type.Object({}, { additionalProperties: false, examples: [{}] }));
 
 export const Message = Type.Object({ message: str('Message for the user') });
 

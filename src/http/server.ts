@@ -2,18 +2,21 @@
 // health and metrics, and each API surface in its own encapsulated scope.
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import type { AppContext } from '../app/context.js';
 import { durable } from '../store/database.js';
+import { apiReference } from './api-reference.js';
 import { assetRoutes } from './assets.js';
+import { dashboard } from './dashboard/index.js';
 import { demoBankPortal } from './demobank-portal/index.js';
 import { errorHandler, notFoundHandler, V3_STATUS } from './errors.js';
 import { healthRoutes } from './health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
+import { IGNORED_FIELDS_HEADER, ignoreUnknownFieldsOn } from './ignored-fields.js';
 import { jsonBodyParser } from './json-body.js';
 import { optionalBodies } from './openapi-optional-body.js';
 import { mandatePages } from './mandate/index.js';
+import { operationPages } from './operation/index.js';
 import { refuseNulOn } from './nul-refusal.js';
 import { paymentCycleRoutes } from './payer/index.js';
 import { oauthApi } from './oauth/index.js';
@@ -35,8 +38,9 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: requestLogger,
     bodyLimit: ctx.config.bodyLimit,
-    // Path ids longer than the contract's 255 reach validation and get a 400 naming the field.
-    routerOptions: { maxParamLength: 1024 },
+    // Path ids longer than the contract's 255 reach validation and get a 400 naming the field; an
+    // operation descriptor, a few KB of Base64, is a path parameter of its page (/operation/...).
+    routerOptions: { maxParamLength: 16384 },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -57,6 +61,8 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   const parseJson = jsonBodyParser(app);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => parseJson(request, body as string, done));
 
+  // Unknown members leave the body first: a NUL inside one is ignored with it.
+  app.addHook('onRoute', ignoreUnknownFieldsOn);
   app.addHook('onRoute', refuseNulOn);
 
   app.decorateRequest('ctx', null as unknown as AppContext);
@@ -76,8 +82,10 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     flushed.then(() => done(null, payload), done);
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const level = reply.statusCode >= 500 ? 'error' : 'debug';
-    if (ctx.log.isLevelEnabled(level)) request.log[level]({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
+    const ignored = reply.getHeader(IGNORED_FIELDS_HEADER);
+    // Ignored members may be a typo the developer should see: the line is then written at info.
+    const level = reply.statusCode >= 500 ? 'error' : ignored === undefined ? 'debug' : 'info';
+    if (ctx.log.isLevelEnabled(level)) request.log[level]({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime, ignored_fields: ignored }, 'request');
     done();
   });
 
@@ -106,7 +114,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     },
     transformObject: (document) => ('openapiObject' in document ? optionalBodies(document.openapiObject) : document.swaggerObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await apiReference(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   metricsPlugin(app);
@@ -120,6 +128,8 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   if (ctx.config.sandbox) await app.register(demoBankPortal, { config: ctx.config });
   await app.register(paymentCycleRoutes, { config: ctx.config });
   await app.register(mandatePages, { config: ctx.config });
+  await app.register(dashboard, { config: ctx.config });
+  await app.register(operationPages, { config: ctx.config });
   await app.register(oauthApi, { ctx });
   return app;
 }

@@ -1,5 +1,6 @@
-// Request validation. Bodies are checked strictly (JSON types as sent, unknown fields refused,
-// every error reported); query strings, path parameters and headers arrive as text and are coerced.
+// Request validation. Bodies are checked strictly (JSON types as sent, unknown fields refused
+// unless the route ignores them: ignored-fields.ts, every error reported); query strings, path
+// parameters and headers arrive as text and are coerced.
 // The formats are the domain's own checks, so a rule has one definition.
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import formatsPlugin from 'ajv-formats';
@@ -53,7 +54,8 @@ function messageOf(error: ErrorObject): string {
     case 'enum':
       return `must be one of ${(p.allowedValues as unknown[]).join(', ')}`;
     case 'type':
-      return `must be ${p.type === 'object' ? 'a JSON object' : `a ${p.type}`}`;
+      // A field of several types names them all: "string,number" is "a string or a number".
+      return `must be ${p.type === 'object' ? 'a JSON object' : String(p.type).split(',').map((type) => `a ${type}`).join(' or ')}`;
     case 'format':
       return FORMATS[p.format as keyof typeof FORMATS]?.message ?? `must be a valid ${p.format}`;
     default:

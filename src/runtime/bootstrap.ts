@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import { bearerAuthentication } from '../app/bearer-verifier.js';
 import type { AppContext } from '../app/context.js';
+import { DescriptorKeyRing } from '../app/descriptor-keys.js';
 import { MerchantDirectory } from '../app/merchant-directory.js';
 import type { Config } from '../config.js';
 import { Outbox } from '../delivery/outbox.js';
@@ -53,6 +54,7 @@ export async function startRuntime(config: Config, log: Logger = createLogger(co
       feed,
       merchants: new MerchantDirectory(database.db, secrets, feed, config.credentialCacheSize),
       outbox: new Outbox(clock, random),
+      descriptorKeys: new DescriptorKeyRing(database.db, secrets, clock, feed, random),
     };
     ctx.bearer = bearerAuthentication(ctx);
     return {

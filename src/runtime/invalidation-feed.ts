@@ -6,9 +6,9 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { appendInvalidation, invalidationsSince, pruneInvalidations } from '../store/invalidations.js';
 import type { DB } from '../store/schema.js';
-import { readSetting } from '../store/settings.js';
+import { readSettings } from '../store/settings.js';
 import { inTransaction } from '../store/transaction.js';
-import { CLOCK_OFFSET_SETTING, type ShiftableClock } from './clock.js';
+import { CLOCK_EPOCH_SETTING, CLOCK_OFFSET_SETTING, type ShiftableClock } from './clock.js';
 
 type Listener = (item: string) => void;
 
@@ -83,8 +83,9 @@ export class InvalidationFeed {
     // The next read starts one window before now, and a row is seen only after it was written, so
     // an id seen two windows ago cannot come back (the window's own allowance for clock skew).
     for (const [id, at] of this.#seen) if (at < now - 2 * WINDOW_MS) this.#seen.delete(id);
-    const offset = await readSetting(this.db, CLOCK_OFFSET_SETTING);
-    if (offset !== undefined) this.clock.setOffset(Number(offset));
+    const clock = await readSettings(this.db, [CLOCK_OFFSET_SETTING, CLOCK_EPOCH_SETTING]);
+    const offset = clock.get(CLOCK_OFFSET_SETTING);
+    if (offset !== undefined) this.clock.setOffset(Number(offset), Number(clock.get(CLOCK_EPOCH_SETTING) ?? 0));
     if (now - this.#lastPrune > 3_600_000) {
       this.#lastPrune = now;
       await pruneInvalidations(this.db, now - RETENTION_MS);

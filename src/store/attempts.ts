@@ -30,6 +30,12 @@ export async function findAttempt(db: Kysely<DB>, attemptId: string): Promise<Pa
   return row && toAttempt(row);
 }
 
+/** Every attempt of a payment, oldest first. */
+export async function attemptsOfPayment(db: Kysely<DB>, paymentId: string): Promise<PaymentAttempt[]> {
+  const rows = await db.selectFrom('payment_attempts').selectAll().where('payment_id', '=', paymentId).orderBy('started_at').execute();
+  return rows.map(toAttempt);
+}
+
 /** The payment's most recent attempt in one of `states`. */
 export async function latestAttemptIn(db: Kysely<DB>, paymentId: string, states: readonly AttemptState[]): Promise<PaymentAttempt | undefined> {
   const row = await db

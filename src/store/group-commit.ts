@@ -3,6 +3,9 @@
 // batch has committed (its answer then waits for the commit to be on disk, like any other: see
 // src/store/wal-sync.ts). Per write, the batch reports the error that write alone met, so a
 // failing write fails alone.
+import type { Kysely } from 'kysely';
+import { dialectOf } from './database.js';
+import type { DB } from './schema.js';
 
 interface Pending<T> {
   item: T;
@@ -55,4 +58,33 @@ export function inChunks<T>(items: readonly T[]): T[][] {
   const chunks: T[][] = [];
   for (let i = 0; i < items.length; i += PER_STATEMENT) chunks.push(items.slice(i, i + PER_STATEMENT));
   return chunks;
+}
+
+/** Each row inserted alone, reporting its own error. */
+async function insertEach<R>(db: Kysely<DB>, rows: R[], insertOne: (db: Kysely<DB>, row: R) => Promise<unknown>): Promise<unknown[]> {
+  const errors: unknown[] = [];
+  for (const row of rows) errors.push(await insertOne(db, row).then(() => undefined, (error: unknown) => error));
+  return errors;
+}
+
+/**
+ * Group commit of the inserts into one table. SQLite: one transaction, one WAL append, for the
+ * whole batch (a failing insert aborts only its statement). PostgreSQL: one multi-row insert per
+ * chunk, one round trip; if it fails, its rows are retried one by one so that only the offending
+ * row fails.
+ */
+export function groupedInserts<R>(db: Kysely<DB>, table: keyof DB & string, insertOne: (db: Kysely<DB>, row: R) => Promise<unknown>): GroupCommit<R> {
+  if (dialectOf(db) === 'sqlite') return new GroupCommit((rows: R[]) => db.transaction().execute((trx) => insertEach(trx, rows, insertOne)));
+  return new GroupCommit(async (rows: R[]) => {
+    const results = await Promise.all(
+      inChunks(rows).map((chunk) =>
+        db
+          .insertInto(table)
+          .values(chunk as never)
+          .execute()
+          .then(() => chunk.map(() => undefined) as unknown[], () => insertEach(db, chunk, insertOne)),
+      ),
+    );
+    return results.flat();
+  });
 }

@@ -15,6 +15,10 @@ import * as jobs from './migrations/011-jobs.js';
 import * as emails from './migrations/012-emails.js';
 import * as fundDeliveries from './migrations/013-fund-deliveries.js';
 import * as automaticPayments from './migrations/014-automatic-payments.js';
+import * as operationDescriptors from './migrations/015-operation-descriptors.js';
+import * as paymentList from './migrations/016-payment-list.js';
+import * as dashboardUsers from './migrations/017-dashboard-users.js';
+import * as operationList from './migrations/018-operation-list.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -32,6 +36,10 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '012-emails': emails,
   '013-fund-deliveries': fundDeliveries,
   '014-automatic-payments': automaticPayments,
+  '015-operation-descriptors': operationDescriptors,
+  '016-payment-list': paymentList,
+  '017-dashboard-users': dashboardUsers,
+  '018-operation-list': operationList,
 };
 
 export interface MigrationReport {

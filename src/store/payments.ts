@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { Payment } from '../domain/payment.js';
 import type { PaymentStatus, StatusDetail } from '../domain/payment-status.js';
 import { changeMark, dialectOf, turnMark } from './database.js';
-import { GroupCommit, inChunks } from './group-commit.js';
+import { groupedInserts } from './group-commit.js';
 import { GroupRead } from './group-read.js';
 import { perDatabase } from './per-database.js';
 import { prepare } from './prepared.js';
@@ -78,35 +78,7 @@ const insertRow = prepare(
   (row) => PAYMENT_COLUMNS.map((c) => row[c]),
 );
 
-/** Each write alone, reporting its own error. */
-async function insertEach(db: Kysely<DB>, rows: PaymentRow[]): Promise<unknown[]> {
-  const errors: unknown[] = [];
-  for (const row of rows) errors.push(await insertRow.run(db, row).then(() => undefined, (error: unknown) => error));
-  return errors;
-}
-
-/**
- * SQLite: one transaction, one WAL append, for the whole batch (a failing insert aborts only its
- * statement). PostgreSQL: one multi-row insert per chunk, one round trip; if it fails, its rows
- * are retried one by one so that only the offending row fails.
- */
-function batchWriter(db: Kysely<DB>) {
-  if (dialectOf(db) === 'sqlite') return (rows: PaymentRow[]) => db.transaction().execute((trx) => insertEach(trx, rows));
-  return async (rows: PaymentRow[]) => {
-    const results = await Promise.all(
-      inChunks(rows).map((chunk) =>
-        db
-          .insertInto('payments')
-          .values(chunk)
-          .execute()
-          .then(() => chunk.map(() => undefined) as unknown[], () => insertEach(db, chunk)),
-      ),
-    );
-    return results.flat();
-  };
-}
-
-const batchOf = perDatabase((db: Kysely<DB>) => new GroupCommit(batchWriter(db)));
+const batchOf = perDatabase((db: Kysely<DB>) => groupedInserts(db, 'payments', (trx, row: PaymentRow) => insertRow.run(trx, row)));
 
 /** Inserts a new payment; outside a transaction, through group commit with the inserts that arrive with it. */
 export async function insertPayment(db: Kysely<DB>, row: PaymentRow): Promise<void> {

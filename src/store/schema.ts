@@ -7,6 +7,8 @@ export interface MerchantsTable {
   name: string;
   secret_enc: string;
   api_key_hash: string;
+  /** The API key sealed (the dashboard shows it again); null for keys issued before migration 017. */
+  api_key_enc: string | null;
   developer: number;
   notify_url: string | null;
   notify_api_version: string;
@@ -424,6 +426,66 @@ export interface DebitsTable {
   updated_at: number;
 }
 
+/** A person who signs in to an account's dashboard. */
+export interface DashboardUsersTable {
+  user_id: string;
+  receiver_id: number;
+  email: string;
+  /** domain/password-hash.ts: scrypt with its parameters and salt */
+  password_hash: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A signed-in dashboard session; instants on the wall clock (the developer clock does not age it). */
+export interface DashboardSessionsTable {
+  /** SHA-256 of the cookie's token */
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+}
+
+/** A failed dashboard sign-in, by email and by client address (domain/sign-in-limits.ts). */
+export interface SignInFailuresTable {
+  subject: string;
+  failed_at: number;
+}
+
+/** A key of the operation descriptor ring (domain/operation-descriptor.ts): the newest unretired one seals. */
+export interface DescriptorKeysTable {
+  kid: string;
+  /** The 32-byte AES-256-GCM key, base64, sealed with the secret box */
+  key_enc: string;
+  created_at: number;
+  retired_at: number | null;
+}
+
+/** An operation issued with a descriptor, run once by a payer (domain/operation.ts). */
+export interface OperationsTable {
+  operation_id: string;
+  receiver_id: number;
+  /** The descriptor key it was sealed with */
+  key_id: string;
+  /** The origin bank as the merchant named it */
+  bank: string;
+  /** The descriptor as issued: its params are readable only with the key */
+  description: string;
+  /** issued, authenticated, running, ok, error or warning */
+  state: string;
+  /** The bank it was run at, once the payer signed in */
+  bank_id: string | null;
+  payer_identifier: string | null;
+  payer_account: string | null;
+  payer_name: string | null;
+  failure: string | null;
+  /** JSON: [{name, type, timestamp}] */
+  events: string;
+  expires_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface DB {
   merchants: MerchantsTable;
   payments: PaymentsTable;
@@ -448,6 +510,11 @@ export interface DB {
   subscription_changes: SubscriptionChangesTable;
   mandate_signings: MandateSigningsTable;
   debits: DebitsTable;
+  descriptor_keys: DescriptorKeysTable;
+  operations: OperationsTable;
+  dashboard_users: DashboardUsersTable;
+  dashboard_sessions: DashboardSessionsTable;
+  sign_in_failures: SignInFailuresTable;
 }
 
 export type MerchantRow = Selectable<MerchantsTable>;
@@ -468,3 +535,7 @@ export type SubscriptionUpdate = Updateable<SubscriptionsTable>;
 export type MandateSigningRow = Selectable<MandateSigningsTable>;
 export type DebitRow = Selectable<DebitsTable>;
 export type DebitUpdate = Updateable<DebitsTable>;
+export type DashboardUserRow = Selectable<DashboardUsersTable>;
+export type DescriptorKeyRow = Selectable<DescriptorKeysTable>;
+export type OperationRow = Selectable<OperationsTable>;
+export type OperationUpdate = Updateable<OperationsTable>;

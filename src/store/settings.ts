@@ -7,6 +7,12 @@ export async function readSetting(db: Kysely<DB>, name: string): Promise<string 
   return row?.value;
 }
 
+/** Several settings in one read, so that values written together are seen together. */
+export async function readSettings(db: Kysely<DB>, names: readonly string[]): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('settings').select(['name', 'value']).where('name', 'in', names).execute();
+  return new Map(rows.map((row) => [row.name, row.value]));
+}
+
 export async function writeSetting(db: Kysely<DB>, name: string, value: string): Promise<void> {
   await db
     .insertInto('settings')

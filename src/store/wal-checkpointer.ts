@@ -52,6 +52,9 @@ export function startWalCheckpointer(file: string, onFailure: (error: Error) => 
   return {
     stop: async () => {
       settled = true;
+      // Waited for, the thread must keep the process alive until it exits: a process that stops
+      // right after it started would otherwise end with the wait unsettled.
+      worker.ref();
       worker.postMessage('stop');
       await exited;
     },

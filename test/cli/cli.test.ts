@@ -18,7 +18,14 @@ describe('quipu CLI', () => {
     const dev = await quipu(['merchants', 'create', '--name', 'Shop', '--json', '--refunds', '--contract-url', '--user', 'a@shop.example'], env);
     expect(dev.code).toBe(0);
     const created = JSON.parse(dev.stdout);
-    expect(created).toEqual({ receiver_id: expect.any(Number), secret: expect.stringMatching(/^[0-9a-f]{40}$/), api_key: expect.stringMatching(/^[0-9a-f-]{36}$/), developer: true });
+    expect(created).toEqual({
+      receiver_id: expect.any(Number),
+      secret: expect.stringMatching(/^[0-9a-f]{40}$/),
+      api_key: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      developer: true,
+      email: `owner-${created.receiver_id}@quipu.local`,
+      password: expect.stringMatching(/^[A-Za-z0-9]{20}$/),
+    });
     const prod = JSON.parse((await quipu(['merchants', 'create', '--name', 'Real shop', '--production', '--json'], env)).stdout);
     expect(prod.developer).toBe(false);
 

@@ -27,7 +27,7 @@ describe('GET/POST /sandbox/clock', () => {
     const api = client(server.baseUrl, developer.api_key);
     const read = await api.get('/sandbox/clock');
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ now: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+    expect(read.body).toEqual({ now: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), offset_ms: 0 });
 
     const before = await now();
     const moved = await api.post('/sandbox/clock', { advance: '3h' });
@@ -115,7 +115,9 @@ describe('quipu clock', () => {
     expect(await eventually(() => now(), (t) => t >= printed)).toBeGreaterThanOrEqual(printed);
     const shown = await quipu(['clock', 'show'], env);
     expect(shown.code).toBe(0);
-    expect(Date.parse(shown.stdout.trim())).toBeGreaterThanOrEqual(printed);
+    const [, offset, time] = /^(\+\S+(?: \S+)*) \(developer clock (\S+)\)$/.exec(shown.stdout.trim())!;
+    expect(offset).toMatch(/^\+\d+d/);
+    expect(Date.parse(time!)).toBeGreaterThanOrEqual(printed);
   }, 60_000);
 
   it('refuses bad durations and a closed sandbox without moving the clock', async () => {

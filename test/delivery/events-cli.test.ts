@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseName } from '../../src/cli/database-choice.js';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
 import { MESSAGE_KIND_NAMES, PAYMENT_NOTIFICATION_KIND } from '../../src/domain/message-kinds.js';
 import type { Payment } from '../../src/domain/payment.js';
@@ -41,7 +42,8 @@ afterAll(async () => {
 
 const json = async (args: string[]) => {
   const result = await quipu(args, env);
-  expect(result.stderr).toBe('');
+  // Nothing but the line naming the database: JSON on stdout, no warnings.
+  expect(result.stderr).toBe(`database: ${databaseName(server.database.url)}\n`);
   expect(result.code).toBe(0);
   return JSON.parse(result.stdout);
 };
@@ -125,7 +127,7 @@ async function listen(args: string[]): Promise<Listener> {
   child.stderr!.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await eventually(async () => stderr, (text) => text.includes('listening') || child.exitCode !== null, 30_000);
-  expect(stderr).toMatch(/^quipu listen: listening \(.*\); Ctrl-C to stop\n$/);
+  expect(stderr).toMatch(/^database: .*\nquipu listen: listening \(.*\); Ctrl-C to stop\n$/);
   return { child, stdout: () => stdout, exited };
 }
 

@@ -12,9 +12,10 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function quipu(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** `cwd`: the folder the command runs in (the test runner's by default). */
+export async function quipu(args: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 60_000, cwd });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };

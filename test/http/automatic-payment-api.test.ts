@@ -89,7 +89,6 @@ describe('POST /v1/automatic-payment/subscription with a broken rule', () => {
     ['service_reference', long(256)],
     ['service_reference', 12345678],
     ['description', long(1025)],
-    ['unknown_field', 'x'],
   ] as const)('%s = %j: a 400 naming it', async (field, value) => {
     await refused(SUBSCRIPTION_PATH, { ...NEW_SUBSCRIPTION, [field]: value }, [field]);
   });
@@ -175,7 +174,6 @@ describe('POST /v1/automatic-payment/charge-intent with a broken rule', () => {
     ['notify_url', longUrl(1025)],
     ['notify_api_version', '2.0'],
     ['notify_api_version', long(256)],
-    ['currency', 'CLP'],
   ] as const)('%s = %j: a 400 naming it', async (field, value) => {
     await refused(CHARGE_PATH, { ...charge(), [field]: value }, [field]);
   });

@@ -4,11 +4,12 @@
 // says how to call its endpoint successfully with fresh resources of an account; then every endpoint
 // accepts that account's bearer token and acts as that account, refuses a bad token with a bare 401,
 // refuses both credentials with 400, and with API_KEYS_RETIRED refuses x-api-key with the clear
-// error while the bearer token keeps working.
+// error while the bearer token keeps working. The dashboard's pages take a session, never a token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCharge } from '../../src/app/create-charge.js';
 import { createPayment } from '../../src/app/create-payment.js';
 import { createSubscription } from '../../src/app/create-subscription.js';
+import { issueDescriptor } from '../../src/app/issue-descriptor.js';
 import type { RawValue } from '../../src/domain/field-rules.js';
 import { reconciledPaymentIn } from '../helpers/delivery.js';
 import { call, type JsonResponse } from '../helpers/http.js';
@@ -16,6 +17,7 @@ import { clientCredentialsToken, FORM } from '../helpers/oauth.js';
 import { csrfOf, loginToDemoBank, PayerSession, startDemoBankAttempt } from '../helpers/payer-session.js';
 import { payByTransfer } from '../helpers/payments.js';
 import { validReceiver } from '../helpers/receivers.js';
+import { NEW_DESCRIPTOR } from '../helpers/operations.js';
 import { concretePath, registeredRoutes } from '../helpers/routes.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { NEW_SUBSCRIPTION, newCharge, signAtDemoBank } from '../helpers/subscriptions.js';
@@ -80,6 +82,9 @@ const enabledSubscription = async (on: TestServer, account: TestAccount) => {
 };
 /** A charge intent's payment, its debit not submitted yet. */
 const charge = async (on: TestServer, account: TestAccount) => (await createCharge(on.ctx, account.merchant, newCharge(await enabledSubscription(on, account)) as Record<string, RawValue>)).paymentId;
+const operation = async (on: TestServer, account: TestAccount) => (await issueDescriptor(on.ctx, account.merchant, NEW_DESCRIPTOR)).operationId;
+const operationOwnerOf = async (on: TestServer, operationId: string) =>
+  (await on.ctx.db.selectFrom('operations').select('receiver_id').where('operation_id', '=', operationId).executeTakeFirstOrThrow()).receiver_id;
 const ownerOf = async (on: TestServer, paymentId: string) =>
   (await on.ctx.db.selectFrom('payments').select('receiver_id').where('payment_id', '=', paymentId).executeTakeFirstOrThrow()).receiver_id;
 const parentOf = async (on: TestServer, receiverId: string) => (await on.ctx.merchants.byReceiverId(Number(receiverId)))?.parentReceiverId;
@@ -167,6 +172,10 @@ const ENDPOINTS: Record<string, Endpoint> = {
     check: (res, account) => expect(res.body.receiver_id).toBe(account.receiver_id),
     owned: true,
   },
+  'GET /quipu/v1/payments': {
+    prepare: async (on, account) => ({ method: 'GET', path: `/quipu/v1/payments?q=${await pending(on, account)}` }),
+    check: (res, account) => expect(res.body.items).toEqual([expect.objectContaining({ receiver_id: account.receiver_id })]),
+  },
   'POST /quipu/v1/payments/:id/mark-paid': { prepare: async (on, account) => ({ method: 'POST', path: `/quipu/v1/payments/${await pending(on, account)}/mark-paid` }), owned: true },
   'POST /v1/automatic-payment/subscription': {
     prepare: async () => ({ method: 'POST', path: '/v1/automatic-payment/subscription', json: NEW_SUBSCRIPTION }),
@@ -179,8 +188,26 @@ const ENDPOINTS: Record<string, Endpoint> = {
     prepare: async (on, account) => ({ method: 'POST', path: '/v1/automatic-payment/charge-intent', json: newCharge(await enabledSubscription(on, account)) }),
     check: async (res, account, on) => expect(await ownerOf(on, res.body.payment_id)).toBe(account.receiver_id),
   },
+  'POST /v1/descriptor/payment': {
+    prepare: async () => ({ method: 'POST', path: '/v1/descriptor/payment', json: NEW_DESCRIPTOR }),
+    check: async (res, account, on) => expect(await operationOwnerOf(on, res.body.operation.id)).toBe(account.receiver_id),
+  },
+  'GET /quipu/v1/operations/:id': {
+    prepare: async (on, account) => ({ method: 'GET', path: `/quipu/v1/operations/${await operation(on, account)}` }),
+    check: async (res, account, on) => {
+      expect(res.body.result).toBe('CONTINUE');
+      expect(await operationOwnerOf(on, res.body.operationId)).toBe(account.receiver_id);
+    },
+    owned: true,
+  },
+  'GET /sandbox/descriptors/:id': {
+    prepare: async (on, account) => ({ method: 'GET', path: `/sandbox/descriptors/${await operation(on, account)}` }),
+    check: (res, account) => expect(res.body).toEqual(expect.objectContaining({ receiver_id: account.receiver_id, params: expect.objectContaining({ amount: NEW_DESCRIPTOR.params.amount }) })),
+    owned: true,
+  },
   'GET /sandbox/clock': { prepare: async () => ({ method: 'GET', path: '/sandbox/clock' }) },
   'POST /sandbox/clock': { prepare: async () => ({ method: 'POST', path: '/sandbox/clock', json: { advance: '1s' } }) },
+  'POST /sandbox/clock/reset': { prepare: async () => ({ method: 'POST', path: '/sandbox/clock/reset' }) },
   'POST /sandbox/demobank/payments/:id/:outcome': { prepare: async (on, account) => ({ method: 'POST', path: `/sandbox/demobank/payments/${await uncertain(on, account)}/fail` }), owned: true },
   'POST /sandbox/demobank/charges/:id/:decision': { prepare: async (on, account) => ({ method: 'POST', path: `/sandbox/demobank/charges/${await charge(on, account)}/settle` }), owned: true },
   'POST /sandbox/demobank/subscriptions/:id/:decision': {
@@ -245,6 +272,16 @@ describe('the endpoints that authenticate a merchant', () => {
     }
     expect(found.sort()).toEqual(ROUTES);
   });
+
+  it('leave out the dashboard: a bearer token opens none of its pages, which send to the sign-in form', async () => {
+    const pages = registeredRoutes(server.app).filter((route) => route.method === 'GET' && route.url.startsWith('/dashboard/') && !/sign-in|assets/.test(route.url));
+    expect(pages.map((route) => route.url)).toContain('/dashboard/operations/:id');
+    for (const route of pages) {
+      const res = await fetch(`${server.baseUrl}${concretePath(route.url)}`, { headers: bearer(token), redirect: 'manual' });
+      expect(res.status, route.url).toBe(303);
+      expect(res.headers.get('location'), route.url).toBe('/dashboard/sign-in');
+    }
+  });
 });
 
 describe.each(ROUTES)('%s', (route) => {
@@ -258,7 +295,7 @@ describe.each(ROUTES)('%s', (route) => {
   it('refuses a bad token with a bare 401 and the invalid_token challenge', async () => {
     const res = await send(server, await endpoint.prepare(server, account), bearer(tampered(token)));
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ status: 401, message: 'Missing or invalid credentials' });
+    expect(res.body).toEqual({ status: 401, message: 'Invalid or expired access token: get a new one from POST /oauth2/token' });
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="quipu", error="invalid_token"');
   });
 

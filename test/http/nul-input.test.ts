@@ -1,6 +1,7 @@
-// A NUL (U+0000) in any text a request carries is refused before anything reads it, on both
-// databases: a field is a 400 naming it, a path id is a 404, and nothing is written. The sweep
-// covers every route the running server registered, so a new one cannot slip past.
+// A NUL (U+0000) in any text a request carries (but an unknown JSON member a route ignores, with
+// whatever it holds) is refused before anything reads it, on both databases: a field is a 400
+// naming it, a path id is a 404, and nothing is written. The sweep covers every route the running
+// server registered, so a new one cannot slip past.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/http.js';
 import { authorizeParams, basicAuth, FORM, formPost, registerRedirectUris } from '../helpers/oauth.js';
@@ -35,7 +36,7 @@ const credentials = (url: string): Record<string, string> => (url.startsWith('/o
 async function send(method: string, path: string, headers: Record<string, string>, body?: string) {
   const res = await fetch(`${server.baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
   const text = await res.text();
-  return { status: res.status, text };
+  return { status: res.status, text, ignored: res.headers.get('quipu-ignored-fields') };
 }
 
 describe('a NUL in a request', () => {
@@ -51,9 +52,9 @@ describe('a NUL in a request', () => {
     const nested = await call(server.baseUrl, 'POST', '/operator/v1/credits', { body: { credits: [{ bank_reference: 'mov\u0000' }] }, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
     expect(nested.status).toBe(400);
     expect(nested.body.errors[0].field).toBe('credits.0.bank_reference');
-    const named = await call(server.baseUrl, 'POST', '/v3/payments', { apiKey: account.api_key, body: { amount: 1000, currency: 'CLP', subject: 's', 'a\u0000': 1 } });
+    const named = await call(server.baseUrl, 'POST', '/operator/v1/credits', { body: { credits: [{ 'a\u0000': 1 }] }, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
     expect(named.status).toBe(400);
-    expect(named.body.errors[0].field).toBe('body');
+    expect(named.body.errors[0].field).toBe('credits.0');
   });
 
   it('in a path id: 404', async () => {
@@ -89,13 +90,13 @@ describe('a NUL in a request', () => {
     expect(await rowCounts()).toEqual(before);
   });
 
-  it('on every registered route: a path id is 404, a query or body field 400 (415 where the body type is not taken), nothing written', async () => {
+  it('on every registered route: a path id is 404, a query or body field 400 (415 where the body type is not taken, ignored where unknown members are), nothing written', async () => {
     const before = await rowCounts();
     const failures: string[] = [];
     // HEAD routes are their GET's twins, with its hooks; their answers carry no body to tell a route from none.
     for (const { method, url } of registeredRoutes(server.app).filter((route) => route.method !== 'HEAD')) {
       const headers = credentials(url);
-      const expectations: [string, Promise<{ status: number; text: string }>, number[]][] = [];
+      const expectations: [string, ReturnType<typeof send>, number[]][] = [];
       if (url.includes(':') || url.includes('*')) expectations.push(['path', send(method, concretePath(url, '%00'), headers), [404]]);
       const path = concretePath(url);
       expectations.push(['query', send(method, `${path}?nul=a%00b`, headers), [400]]);
@@ -104,9 +105,11 @@ describe('a NUL in a request', () => {
         expectations.push(['form body', send(method, path, { ...headers, 'content-type': FORM }, 'nul=a%00b'), [400, 415]]);
       }
       for (const [part, answer, statuses] of expectations) {
-        const { status, text } = await answer;
+        const { status, text, ignored } = await answer;
         // A route the helper cannot reach with a made-up value (the docs' static files under /docs/static/).
         if (status === 404 && text.includes('"No operation ')) continue;
+        // A route that ignores unknown JSON members ignores `nul` whatever it holds; a NUL in its own fields is tested with them.
+        if (part === 'JSON body' && ignored === 'nul' && status < 500) continue;
         if (!statuses.includes(status)) failures.push(`${method} ${url} (${part}): ${status}`);
       }
     }

@@ -105,7 +105,9 @@ describe('authorization code flow', () => {
   it('opens no flow for HEAD', async () => {
     const before = await countRows(server.ctx.db, 'oauth_authorizations');
     const res = await fetch(`${server.baseUrl}/oauth2/authorize?${new URLSearchParams(authorizeParams(account, CALLBACK))}`, { method: 'HEAD', redirect: 'manual' });
-    expect(res.status).toBe(404);
+    // The path takes GET and POST only: a HEAD is refused before any handler runs.
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, POST');
     expect(res.headers.get('location')).toBeNull();
     expect(res.headers.get('set-cookie')).toBeNull();
     expect(await countRows(server.ctx.db, 'oauth_authorizations')).toBe(before);

@@ -199,7 +199,7 @@ describe('bearer authentication', () => {
   it.each(attacks)('refuses %s with a bare 401', async (_name, make) => {
     const res = await getPayment(await make());
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ status: 401, message: 'Missing or invalid credentials' });
+    expect(res.body).toEqual({ status: 401, message: 'Invalid or expired access token: get a new one from POST /oauth2/token' });
     // The same challenge whichever check failed.
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="quipu", error="invalid_token"');
   });
@@ -213,7 +213,7 @@ describe('revocation', () => {
     expect(res.status).toBe(200);
     const refused = await getPayment(token);
     expect(refused.status).toBe(401);
-    expect(refused.body).toEqual({ status: 401, message: 'Missing or invalid credentials' });
+    expect(refused.body).toEqual({ status: 401, message: 'Invalid or expired access token: get a new one from POST /oauth2/token' });
     expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="quipu", error="invalid_token"');
     const row = await server.ctx.db.selectFrom('oauth_tokens').select('revoked_at').where('jti', '=', decodeJwtPart(token, 1).jti as string).executeTakeFirstOrThrow();
     expect(row.revoked_at).not.toBeNull();

@@ -48,7 +48,7 @@ describe('v3 authentication', () => {
     const res = await call(server.baseUrl, 'GET', '/v3/banks', { headers: { authorization } });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="quipu", error="invalid_token"');
-    expect(res.body).toEqual({ status: 401, message: 'Missing or invalid credentials' });
+    expect(res.body).toEqual({ status: 401, message: 'Invalid or expired access token: get a new one from POST /oauth2/token' });
   });
 
   it('answers another scheme in Authorization as a request without credentials', async () => {

@@ -100,7 +100,7 @@ const badRequests: Case[] = [
   ['negative integrator_fee', { ...valid, integrator_fee: '-1' }, ['integrator_fee'], () => child],
   ['transaction_id as a number', { ...valid, transaction_id: 42 }, ['transaction_id']],
   ['custom as a number', { ...valid, custom: 42 }, ['custom']],
-  ['unknown field', { ...valid, colour: 'blue' }, ['colour']],
+  ['a bad field next to an unknown one, which is ignored', { ...valid, amount: 'ten', colour: 'blue' }, ['amount']],
   ['several bad fields at once', { amount: 'x', currency: 'XYZ', subject: long(300) }, ['amount', 'currency', 'subject']],
   ['schema and account rules report together', { ...valid, subject: long(300), send_email: true, mandatory_payment_method: 'CARD' }, ['subject', 'payer_name', 'payer_email', 'mandatory_payment_method']],
   ['context rules report together', { ...valid, send_email: true, integrator_fee: '1', mandatory_payment_method: 'CARD' }, ['payer_name', 'payer_email', 'integrator_fee', 'mandatory_payment_method']],

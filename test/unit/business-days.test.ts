@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chileanHolidays, isBusinessDay, nextBusinessDay } from '../../src/domain/business-days.js';
+import { chileanHolidays, isBusinessDay, nextBusinessDay, startOfDay } from '../../src/domain/business-days.js';
 
 describe('business days in Santiago', () => {
   it('delivers on the next weekday at 10:00 local time', () => {
@@ -19,6 +19,20 @@ describe('business days in Santiago', () => {
   it('counts days in Santiago, not UTC', () => {
     // 2026-06-05 02:00 UTC is still Thursday 4 June 22:00 in Santiago (UTC-4 in winter) → Friday 5 June 10:00 = 14:00 UTC.
     expect(nextBusinessDay(new Date('2026-06-05T02:00:00Z')).toISOString()).toBe('2026-06-05T14:00:00.000Z');
+  });
+});
+
+describe('the first instant of a day in Santiago', () => {
+  it.each([
+    ['summer, UTC-3', { year: 2024, month: 1, day: 15 }, '2024-01-15T03:00:00.000Z'],
+    ['winter, UTC-4', { year: 2024, month: 6, day: 15 }, '2024-06-15T04:00:00.000Z'],
+    // Clocks go from Saturday 24:00 to Sunday 01:00: that Sunday starts at 01:00, UTC-3.
+    ['the day that skips midnight', { year: 2024, month: 9, day: 8 }, '2024-09-08T04:00:00.000Z'],
+    // Clocks go from Sunday 00:00 back to Saturday 23:00: the Sunday starts at the second midnight, UTC-4.
+    ['the day after an hour repeats', { year: 2024, month: 4, day: 7 }, '2024-04-07T04:00:00.000Z'],
+    ['the day whose last hour repeats', { year: 2024, month: 4, day: 6 }, '2024-04-06T03:00:00.000Z'],
+  ])('%s', (_, date, instant) => {
+    expect(startOfDay(date).toISOString()).toBe(instant);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyEvent, canApply, IllegalTransition, isDeletable, PAYMENT_TRANSITIONS, type PaymentEvent, type PaymentState } from '../../src/domain/payment-status.js';
+import { applyEvent, canApply, detailsIn, IllegalTransition, isDeletable, PAYMENT_STATES, PAYMENT_TRANSITIONS, type PaymentEvent, type PaymentState, statusesWith } from '../../src/domain/payment-status.js';
 
 const pending: PaymentState = { status: 'pending', statusDetail: 'pending' };
 const paid: PaymentState = { status: 'done', statusDetail: 'normal' };
@@ -31,5 +31,26 @@ describe('payment transition table', () => {
     expect(isDeletable(pending)).toBe(true);
     expect(isDeletable({ status: 'verifying', statusDetail: 'pending' })).toBe(false);
     expect(isDeletable(paid)).toBe(false);
+  });
+});
+
+describe('the states a payment can be in', () => {
+  it('are the first and those the table moves payments from and to, each once', () => {
+    expect(PAYMENT_STATES.map((s) => `${s.status}/${s.statusDetail}`).sort()).toEqual([
+      'done/marked-paid-by-receiver',
+      'done/normal',
+      'done/reversed',
+      'pending/marked-as-abuse',
+      'pending/pending',
+      'pending/rejected-by-payer',
+      'verifying/pending',
+    ]);
+  });
+
+  it('tell the details a status comes with and the statuses a detail comes with', () => {
+    expect(detailsIn('done')).toEqual(['normal', 'marked-paid-by-receiver', 'reversed']);
+    expect(detailsIn('verifying')).toEqual(['pending']);
+    expect(statusesWith('pending')).toEqual(['pending', 'verifying']);
+    expect(statusesWith('reversed')).toEqual(['done']);
   });
 });

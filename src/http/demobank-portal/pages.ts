@@ -4,12 +4,14 @@ import type { DemoMandate } from '../../bank/demo-bank-mandates.js';
 import { formatInstant, formatMoney } from '../../render/format.js';
 import { type Html, html } from '../../render/html.js';
 import type { Messages } from '../../render/words.js';
+import { demoBankTestValues } from '../demobank-test-values.js';
 import { bankLoginForm, csrfField, type FormErrors } from '../payer/pages.js';
 import { PORTAL_PATH } from './session.js';
 
 export function signInPage(m: Messages, csrf: string, values: { rut?: string }, errors: FormErrors): Html {
   return html`<p>${m.demoBankPortal.intro}</p>
-${bankLoginForm(m, `${PORTAL_PATH}/sign-in`, csrf, values, errors)}`;
+${bankLoginForm(m, `${PORTAL_PATH}/sign-in`, csrf, values, errors)}
+${demoBankTestValues(m, 'portal-login')}`;
 }
 
 /** Only a mandate in force or waiting for the bank can be revoked: the others are over. */

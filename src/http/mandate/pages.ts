@@ -7,6 +7,7 @@ import { mandatePath, type Subscription } from '../../domain/subscription.js';
 import { formatMoney } from '../../render/format.js';
 import { type Html, html } from '../../render/html.js';
 import type { Messages } from '../../render/words.js';
+import { atDemoBank, demoBankTestValues } from '../demobank-test-values.js';
 import { bankLoginForm, bankNotice, challengeForm, csrfField, errorLine, type FormErrors, merchantLink, noticeContent } from '../payer/pages.js';
 
 export interface MandateView {
@@ -67,6 +68,7 @@ export function mandateLoginPage(view: SigningPageView, values: { rut?: string }
   return html`${bankNotice(view.bankMessage)}
 <p>${m.mandate.signSummary(view.merchant.name, maxAmountOf(m, subscription))}</p>
 ${bankLoginForm(m, `${signingPath(view.signing)}/login`, view.csrf, values, errors)}
+${atDemoBank(view.signing.bankId, view.merchant) ? demoBankTestValues(m, 'mandate-login') : ''}
 ${cancelLink(m, subscription)}`;
 }
 
@@ -76,6 +78,7 @@ export function signPage(view: SigningPageView, challenge: readonly string[], er
 ${mandateSummary(view)}
 <p>${m.payer}: ${view.signing.personalIdentifier}</p>
 ${challengeForm(m, `${signingPath(view.signing)}/sign`, view.csrf, challenge, errors, { id: 'sign', label: m.mandate.sign })}
+${atDemoBank(view.signing.bankId, view.merchant) ? demoBankTestValues(m, 'mandate-sign') : ''}
 ${cancelLink(m, subscription)}`;
 }
 

@@ -8,6 +8,7 @@ import { CREDIT_FIELDS, type CreditStatus, parseCredits } from '../../domain/ban
 import { MAX_CREDIT_PAGE } from '../../domain/credit-listing.js';
 import type { RawValue } from '../../domain/field-rules.js';
 import { schemaFromFields } from '../field-schema.js';
+import { CREDIT_EXAMPLE } from '../request-examples.js';
 import { creditResource } from './credit-resource.js';
 
 const MAX_CREDITS = 1000;
@@ -21,7 +22,7 @@ const CreditItem = { ...schemaFromFields(optional, 'json'), additionalProperties
 
 const CreditsBody = Type.Object(
   { credits: Type.Array(CreditItem, { minItems: 1, maxItems: MAX_CREDITS, description: 'Credits to collection accounts, as the bank reports them' }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ credits: [CREDIT_EXAMPLE] }] },
 );
 
 const Outcome = Type.Object({

@@ -3,10 +3,10 @@
 // OpenAPI document.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
-import { DomainError } from '../../domain/errors.js';
 import { html } from '../../render/html.js';
 import type { Messages } from '../../render/words.js';
 import { frameOf, sendPage } from './routes.js';
+import { pageFaultOf } from '../page-security.js';
 import { payerSecurity } from './security.js';
 
 /** What a scope's fault pages name: the thing not found, and the page to start again from. */
@@ -24,14 +24,12 @@ export async function payerPageScope(app: FastifyInstance, options: { config: Co
     const { m } = frame;
     const words = options.words(m);
     const page = (status: number, title: string, text: string) => sendPage(reply, frame, status, title, html`<p class="notice">${text}</p>`);
-    if (error instanceof DomainError && error.kind === 'not_found') return page(404, words.notFoundTitle, words.notFound);
-    // A missing or stale CSRF token: the form expired, or it did not come from our page.
-    if (error.code?.startsWith('FST_CSRF')) return page(403, m.formTitle, words.formInvalid);
-    if ((error instanceof DomainError && error.kind === 'validation') || error.validation || (error.statusCode ?? 500) < 500) {
-      return page(error.statusCode && error.statusCode < 500 ? error.statusCode : 400, m.errorTitle, m.badRequest);
-    }
+    const fault = pageFaultOf(error);
+    if (fault.kind === 'not-found') return page(fault.status, words.notFoundTitle, words.notFound);
+    if (fault.kind === 'form') return page(fault.status, m.formTitle, words.formInvalid);
+    if (fault.kind === 'bad-request') return page(fault.status, m.errorTitle, m.badRequest);
     request.log.error({ err: error }, 'payer page failed');
-    return page(500, m.errorTitle, m.error);
+    return page(fault.status, m.errorTitle, m.error);
   });
   // Pages for people, not operations of the API: they stay out of the OpenAPI document.
   app.addHook('onRoute', (route) => {

@@ -9,6 +9,7 @@ import type { PaymentMethodInfo } from '../../domain/payment-methods.js';
 import { formatInstant, formatMoney } from '../../render/format.js';
 import { type Html, html } from '../../render/html.js';
 import type { Messages } from '../../render/words.js';
+import { atDemoBank, demoBankTestValues } from '../demobank-test-values.js';
 
 export interface PaymentView {
   m: Messages;
@@ -153,6 +154,7 @@ export function bankLoginPage(view: AttemptView, values: { rut?: string }, error
   return html`${bankNotice(view.bankMessage)}
 <p>${m.transferSummary(amountOf(m, view.payment), view.merchant.name)}</p>
 ${bankLoginForm(m, `/payment/bank/${attempt.attemptId}/login`, view.csrf, values, errors)}
+${atDemoBank(attempt.bankId, view.merchant) ? demoBankTestValues(m, 'payment-login') : ''}
 ${cancelLink(m, view.payment.cancelUrl)}`;
 }
 
@@ -161,6 +163,7 @@ export function authorizePage(view: AttemptView, challenge: readonly string[], e
   return html`<p>${m.transferSummary(amountOf(m, view.payment), view.merchant.name)}</p>
 <p>${m.payer}: ${attempt.personalIdentifier}</p>
 ${challengeForm(m, `/payment/bank/${attempt.attemptId}/authorize`, view.csrf, challenge, errors, { id: 'authorize', label: m.authorize })}
+${atDemoBank(attempt.bankId, view.merchant) ? demoBankTestValues(m, 'payment-authorize') : ''}
 ${cancelLink(m, view.payment.cancelUrl)}`;
 }
 

@@ -3,9 +3,16 @@
 // It runs before the body is read, so an unauthenticated request costs almost nothing.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { DomainError, fieldError } from '../../domain/errors.js';
+import { UUID_PATTERN } from '../../domain/ids.js';
 import type { Merchant } from '../../domain/merchant.js';
 
 const CHALLENGE = 'Bearer realm="quipu"';
+
+// Each says what to do next: the first thing a developer reads when a request is refused.
+const MISSING = 'Missing credentials: send your API key in the x-api-key header (or an access token as Authorization: Bearer <token>)';
+const UNKNOWN_KEY = "Unknown API key: check the x-api-key value against your account's API key";
+const KEY_AS_BEARER = 'This is an API key: send it in the x-api-key header, or get an access token from POST /oauth2/token';
+const INVALID_TOKEN = 'Invalid or expired access token: get a new one from POST /oauth2/token';
 
 /**
  * A 401 of the merchant APIs. RFC 7235 wants a challenge on every 401: it names the bearer scheme,
@@ -14,7 +21,7 @@ const CHALLENGE = 'Bearer realm="quipu"';
  */
 export function unauthenticated(reply: FastifyReply, options: { message?: string; tokenSent?: boolean } = {}): DomainError {
   reply.header('www-authenticate', options.tokenSent ? `${CHALLENGE}, error="invalid_token"` : CHALLENGE);
-  return new DomainError('unauthenticated', options.message ?? 'Missing or invalid credentials');
+  return new DomainError('unauthenticated', options.message ?? MISSING);
 }
 
 function bearerToken(request: FastifyRequest): string | undefined {
@@ -47,11 +54,13 @@ async function merchantOf(request: FastifyRequest, reply: FastifyReply, credenti
   if ('apiKey' in credential) {
     const merchant = await request.ctx.merchants.byApiKey(credential.apiKey);
     if (merchant) return merchant;
-    throw unauthenticated(reply);
+    throw unauthenticated(reply, { message: UNKNOWN_KEY });
   }
   const merchant = credential.bearer ? await request.ctx.bearer?.verify(credential.bearer) : undefined;
   if (merchant) return merchant;
-  throw unauthenticated(reply, { tokenSent: true });
+  // Access tokens are JWTs; a UUID is what an API key looks like, pasted into the wrong header.
+  const message = credential.bearer && UUID_PATTERN.test(credential.bearer.toLowerCase()) ? KEY_AS_BEARER : INVALID_TOKEN;
+  throw unauthenticated(reply, { tokenSent: true, message });
 }
 
 /** Resolves the request's credential to an account, or fails with 400/401. */

@@ -6,6 +6,8 @@ import { requireMerchant } from '../plugins/auth.js';
 import { emailRoutes } from './emails.js';
 import { eventRoutes } from './events.js';
 import { notificationRoutes } from './notifications.js';
+import { operationRoutes } from './operations.js';
+import { paymentListRoutes } from './payments.js';
 
 export async function quipuApi(app: FastifyInstance): Promise<void> {
   app.setErrorHandler(errorHandler(V3_STATUS));
@@ -13,4 +15,6 @@ export async function quipuApi(app: FastifyInstance): Promise<void> {
   await app.register(notificationRoutes);
   await app.register(emailRoutes);
   await app.register(eventRoutes);
+  await app.register(operationRoutes);
+  await app.register(paymentListRoutes);
 }

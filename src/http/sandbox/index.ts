@@ -1,12 +1,13 @@
-// The sandbox, only where the operator left SANDBOX on: the developer clock and DemoBank's
-// decisions about automatic payments for developer-mode accounts (merchant credentials, v3's error
-// bodies), and DemoBank's scenario table for anyone.
+// The sandbox, only where the operator left SANDBOX on: the developer clock, DemoBank's decisions
+// about automatic payments and the content of descriptors for developer-mode accounts (merchant
+// credentials, v3's error bodies), and DemoBank's scenario table for anyone.
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../../domain/errors.js';
 import { errorHandler, V3_STATUS } from '../errors.js';
 import { requireMerchant } from '../plugins/auth.js';
 import { clockRoutes } from './clock.js';
 import { demoBankDecisionRoutes } from './demobank-decisions.js';
+import { descriptorSandboxRoutes } from './descriptors.js';
 import { scenarioRoutes } from './scenarios.js';
 
 export async function sandboxApi(app: FastifyInstance): Promise<void> {
@@ -18,6 +19,7 @@ export async function sandboxApi(app: FastifyInstance): Promise<void> {
     });
     await developer.register(clockRoutes);
     await developer.register(demoBankDecisionRoutes);
+    await developer.register(descriptorSandboxRoutes);
   });
   await app.register(scenarioRoutes);
 }

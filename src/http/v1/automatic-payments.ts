@@ -10,6 +10,7 @@ import type { RawValue } from '../../domain/field-rules.js';
 import { subscriptionRedirectUrl } from '../../domain/subscription.js';
 import { CHARGE_INTENT_FIELDS, SUBSCRIPTION_REQUEST_FIELDS } from '../../domain/subscription-request.js';
 import { schemaFromFields } from '../field-schema.js';
+import { CHARGE_INTENT_EXAMPLE, SUBSCRIPTION_EXAMPLE } from '../request-examples.js';
 import { v3Responses } from '../schemas.js';
 import { schemaFindings } from '../validation.js';
 import { ChargeIntentCreated, SubscriptionCreated, SubscriptionStatus, subscriptionStatus } from './subscription-resource.js';
@@ -22,9 +23,9 @@ export const automaticPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.post(
     '/v1/automatic-payment/subscription',
     {
-      schema: { tags, summary: 'Create subscription', body: schemaFromFields(SUBSCRIPTION_REQUEST_FIELDS, 'json'), response: v3Responses(SubscriptionCreated, { body: true, idempotent: true }) },
+      schema: { tags, summary: 'Create subscription', body: schemaFromFields(SUBSCRIPTION_REQUEST_FIELDS, 'json', SUBSCRIPTION_EXAMPLE), response: v3Responses(SubscriptionCreated, { body: true, idempotent: true }) },
       attachValidation: true,
-      config: { idempotent: true },
+      config: { idempotent: true, ignoreUnknownFields: true },
     },
     async (request) => {
       const subscription = await createSubscription(request.ctx, request.merchant!, request.body as Record<string, RawValue>, schemaFindings(request));
@@ -45,9 +46,9 @@ export const automaticPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.post(
     '/v1/automatic-payment/charge-intent',
     {
-      schema: { tags, summary: 'Create charge intent', body: schemaFromFields(CHARGE_INTENT_FIELDS, 'json'), response: v3Responses(ChargeIntentCreated, { body: true, idempotent: true }) },
+      schema: { tags, summary: 'Create charge intent', body: schemaFromFields(CHARGE_INTENT_FIELDS, 'json', CHARGE_INTENT_EXAMPLE), response: v3Responses(ChargeIntentCreated, { body: true, idempotent: true }) },
       attachValidation: true,
-      config: { idempotent: true },
+      config: { idempotent: true, ignoreUnknownFields: true },
     },
     async (request) => {
       const payment = await createCharge(request.ctx, request.merchant!, request.body as Record<string, RawValue>, schemaFindings(request));

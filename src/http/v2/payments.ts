@@ -16,17 +16,18 @@ import { schemaFindings } from '../validation.js';
 import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
 import { legacyPaymentResource } from '../payment-resource.js';
 import { representationCache } from '../representation-cache.js';
+import { asForm, PAYMENT_EXAMPLE, REFUND_EXAMPLE } from '../request-examples.js';
 import { Message, NoFields, PaymentCreated, PaymentIdParams, PaymentV2, v2Responses } from '../schemas.js';
 import { FORM_ONLY, FORM_OR_JSON } from './form-body.js';
 import type { V2RouteOptions } from './route-options.js';
 
-const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v2, 'form');
+const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v2, 'form', PAYMENT_EXAMPLE);
 // The contract says JSON with an optional amount; the official clients send a form. Both are read:
 // the amount as a JSON number or as decimal text.
 const RefundBody = Type.Optional(
   Type.Object(
-    { amount: Type.Optional(Type.Union([Type.Number({ format: 'double' }), Type.String({ maxLength: 32 })], { description: 'Amount to refund; the whole remaining amount if omitted' })) },
-    { additionalProperties: false },
+    { amount: Type.Optional(Type.Union([Type.Number({ format: 'double' }), Type.String({ maxLength: 32 })], { description: 'Amount to refund; the whole remaining amount if omitted', examples: [asForm(REFUND_EXAMPLE).amount] })) },
+    { additionalProperties: false, examples: [asForm(REFUND_EXAMPLE)] },
   ),
 );
 const TokenQuery = Type.Object({

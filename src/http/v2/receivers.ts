@@ -4,12 +4,13 @@ import { createReceiver } from '../../app/create-receiver.js';
 import type { RawValue } from '../../domain/field-rules.js';
 import { RECEIVER_REQUEST_FIELDS } from '../../domain/receiver-request.js';
 import { schemaFromFields } from '../field-schema.js';
+import { RECEIVER_EXAMPLE } from '../request-examples.js';
 import { ReceiverCreated, v2Responses } from '../schemas.js';
 import { schemaFindings } from '../validation.js';
 import { FORM_ONLY } from './form-body.js';
 import type { V2RouteOptions } from './route-options.js';
 
-const ReceiverBody = schemaFromFields(RECEIVER_REQUEST_FIELDS, 'form');
+const ReceiverBody = schemaFromFields(RECEIVER_REQUEST_FIELDS, 'form', RECEIVER_EXAMPLE);
 
 export const v2ReceiverRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async (app, { alias }) => {
   app.post(

@@ -1,4 +1,5 @@
-// The payment API host's JSON surface, the instant payment API v3 and the automatic payment API v1:
+// The payment API host's JSON surface, the instant payment API v3, the automatic payment API v1 and
+// the operation descriptor API v1:
 // every operation authenticated, bodies normalised, errors in the contract's shape.
 import type { FastifyInstance } from 'fastify';
 import { defaultEmptyBody, dropEmptyFields } from '../body-normalizer.js';
@@ -6,6 +7,7 @@ import { errorHandler, V3_STATUS } from '../errors.js';
 import { authenticate } from '../plugins/auth.js';
 import { ErrorBody } from '../schemas.js';
 import { automaticPaymentRoutes } from '../v1/automatic-payments.js';
+import { descriptorRoutes } from '../v1/descriptors.js';
 import { v3CatalogueRoutes } from './catalogue.js';
 import { v3PaymentRoutes } from './payments.js';
 import { v3ReceiverRoutes } from './receivers.js';
@@ -24,4 +26,5 @@ export async function v3Api(app: FastifyInstance): Promise<void> {
   await app.register(v3CatalogueRoutes);
   await app.register(v3ReceiverRoutes);
   await app.register(automaticPaymentRoutes);
+  await app.register(descriptorRoutes);
 }

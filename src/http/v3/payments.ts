@@ -15,11 +15,12 @@ import { schemaFindings } from '../validation.js';
 import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
 import { paymentResource } from '../payment-resource.js';
 import { representationCache } from '../representation-cache.js';
+import { PAYMENT_EXAMPLE, REFUND_EXAMPLE } from '../request-examples.js';
 import { Message, NoFields, PaymentCreated, PaymentIdParams, PaymentV3, v3Responses } from '../schemas.js';
 
-const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v3, 'json');
+const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v3, 'json', PAYMENT_EXAMPLE);
 const RefundBody = Type.Optional(
-  Type.Object({ amount: Type.Optional(Type.Number({ format: 'double', description: 'Amount to refund; the whole remaining amount if omitted (null is refused)' })) }, { additionalProperties: false }),
+  Type.Object({ amount: Type.Optional(Type.Number({ format: 'double', description: 'Amount to refund; the whole remaining amount if omitted (null is refused)' })) }, { examples: [REFUND_EXAMPLE] }),
 );
 const tags = ['Payments'];
 const sendPayment = representationCache(paymentResource);
@@ -27,7 +28,7 @@ const sendPayment = representationCache(paymentResource);
 export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v3/payments',
-    { schema: { tags, summary: 'Create payment', body: CreatePaymentBody, response: v3Responses(PaymentCreated, { body: true, idempotent: true }) }, attachValidation: true, config: { idempotent: true } },
+    { schema: { tags, summary: 'Create payment', body: CreatePaymentBody, response: v3Responses(PaymentCreated, { body: true, idempotent: true }) }, attachValidation: true, config: { idempotent: true, ignoreUnknownFields: true } },
     async (request) => {
       const payment = await createPayment(request.ctx, request.merchant!, 'v3', request.body as Record<string, RawValue>, schemaFindings(request));
       return paymentUrls(request.ctx.config.publicBaseUrl, payment);
@@ -46,7 +47,7 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/v3/payments/:id/confirm',
-    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, body: NoFields, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true } },
+    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, body: NoFields, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true, ignoreUnknownFields: true } },
     async (request) => {
       const delivery = await confirmPayment(request.ctx, request.merchant!, request.params.id);
       return { message: confirmedMessage(delivery) };
@@ -55,7 +56,7 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/v3/payments/:id/refunds',
-    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true, keepEmptyFields: true } },
+    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true, keepEmptyFields: true, ignoreUnknownFields: true } },
     async (request) => {
       const refund = await refundPayment(request.ctx, request.merchant!, request.params.id, request.body?.amount);
       return { message: refundMessage(refund) };

@@ -4,6 +4,7 @@ import { createReceiver } from '../../app/create-receiver.js';
 import type { RawValue } from '../../domain/field-rules.js';
 import { RECEIVER_REQUEST_FIELDS } from '../../domain/receiver-request.js';
 import { schemaFromFields } from '../field-schema.js';
+import { RECEIVER_EXAMPLE } from '../request-examples.js';
 import { ReceiverCreated, v3Responses } from '../schemas.js';
 import { schemaFindings } from '../validation.js';
 
@@ -11,9 +12,9 @@ export const v3ReceiverRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v3/receivers',
     {
-      schema: { tags: ['Receivers'], summary: 'Create receiver', body: schemaFromFields(RECEIVER_REQUEST_FIELDS, 'json'), response: v3Responses(ReceiverCreated, { feature: true, body: true, idempotent: true }) },
+      schema: { tags: ['Receivers'], summary: 'Create receiver', body: schemaFromFields(RECEIVER_REQUEST_FIELDS, 'json', RECEIVER_EXAMPLE), response: v3Responses(ReceiverCreated, { feature: true, body: true, idempotent: true }) },
       attachValidation: true,
-      config: { idempotent: true },
+      config: { idempotent: true, ignoreUnknownFields: true },
     },
     async (request) => {
       const created = await createReceiver(request.ctx, request.merchant!, request.body as Record<string, RawValue>, schemaFindings(request));

@@ -1,0 +1,30 @@
+// Which database a command works on. Every command names it on stderr before anything else, so one
+// run from another folder, or with another DATABASE_URL, says so at once. And the one-shot commands
+// do not create the default embedded database where there is none: run from the wrong folder they
+// would act on a new, empty one and find nothing, without saying why.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+
+/** `sqlite <absolute path>`, or `postgres <URL>` without its password. */
+export function databaseName(url: string): string {
+  if (url.startsWith('sqlite:')) return `sqlite ${path.resolve(url.slice('sqlite:'.length))}`;
+  const parsed = new URL(url);
+  parsed.password = '';
+  return `postgres ${parsed.toString()}`;
+}
+
+export function announceDatabase(config: Config): void {
+  console.error(`database: ${databaseName(config.databaseUrl)}`);
+}
+
+/**
+ * Why a one-shot command must not open the configured database, or undefined: the default one
+ * (neither DATABASE_URL nor DATA_DIR set, so it depends on the folder) where there is none.
+ */
+export function missingDefaultDatabase(config: Config, env: Record<string, string | undefined> = process.env): string | undefined {
+  if (env.DATABASE_URL || env.DATA_DIR) return undefined;
+  const file = config.databaseUrl.slice('sqlite:'.length);
+  if (fs.existsSync(file)) return undefined;
+  return `no database at ${file} (neither DATABASE_URL nor DATA_DIR is set: the default is data/quipu.db in the current folder). Run the command where Quipu runs, set DATABASE_URL or DATA_DIR, or create a database here with \`quipu migrate\``;
+}

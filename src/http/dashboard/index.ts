@@ -1,0 +1,71 @@
+// The merchant dashboard (`/`, pages under /dashboard): server-rendered pages in a scope of their
+// own with the payer pages' defences (helmet, CSRF bound to a cookie scoped to the dashboard, a
+// no-script CSP), a session checked before every page but sign-in's, and a page saying what
+// happened for every fault. Out of the OpenAPI document.
+import fs from 'node:fs';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.js';
+import { currentSession } from '../../app/dashboard-sessions.js';
+import { notFound } from '../../domain/errors.js';
+import { html } from '../../render/html.js';
+import { pageFaultOf, pageSecurity } from '../page-security.js';
+import { developerRoutes } from './developer.js';
+import { eventRoutes } from './events.js';
+import { homeRoutes } from './home.js';
+import { frameOf, rememberSession, sendPage, STYLESHEET_PATH } from './layout.js';
+import { operationRoutes } from './operations.js';
+import { paymentRoutes } from './payments.js';
+import { CSRF_COOKIE, DASHBOARD_PATH, secureCookies, sessionToken } from './session-cookie.js';
+import { settingsRoutes } from './settings.js';
+import { SIGN_IN_PATH, signInRoutes } from './sign-in.js';
+import { subscriptionRoutes } from './subscriptions.js';
+
+const STYLESHEET = fs.readFileSync(new URL('./dashboard.css', import.meta.url), 'utf8');
+
+/** Routes any visitor may reach; every other page needs a session. */
+const PUBLIC_PATHS = new Set(['/', SIGN_IN_PATH, STYLESHEET_PATH]);
+
+async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (PUBLIC_PATHS.has(request.routeOptions.url ?? '')) return;
+  const token = sessionToken(request);
+  const session = token ? await currentSession(request.ctx, token) : undefined;
+  // A form posted without a live session (after signing out, or once it ended) changes nothing.
+  if (!session) return reply.redirect(SIGN_IN_PATH, 303);
+  rememberSession(request, session);
+}
+
+function faultPages(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const frame = frameOf(request, reply, request.url.split('?')[0]!);
+    const { w } = frame;
+    const page = (status: number, title: string, text: string) => sendPage(reply, frame, status, title, html`<p class="notice">${text}</p>`);
+    const fault = pageFaultOf(error);
+    if (fault.kind === 'not-found') return page(fault.status, w.notFoundTitle, w.notFound);
+    if (fault.kind === 'form') return page(fault.status, w.formTitle, w.formInvalid);
+    if (fault.kind === 'bad-request') return page(fault.status, w.errorTitle, w.badRequest);
+    request.log.error({ err: error }, 'dashboard page failed');
+    return page(fault.status, w.errorTitle, w.error);
+  });
+}
+
+export async function dashboard(app: FastifyInstance, { config }: { config: Config }): Promise<void> {
+  await pageSecurity(app, { cookieKey: CSRF_COOKIE, cookiePath: DASHBOARD_PATH, sameSite: 'lax', secureCookies: secureCookies(config) });
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  app.addHook('preHandler', requireSession);
+  faultPages(app);
+  app.get('/', async (_request, reply) => reply.redirect(DASHBOARD_PATH, 303));
+  app.get(STYLESHEET_PATH, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET));
+  signInRoutes(app);
+  homeRoutes(app);
+  paymentRoutes(app);
+  eventRoutes(app);
+  subscriptionRoutes(app);
+  operationRoutes(app);
+  settingsRoutes(app);
+  if (config.sandbox) developerRoutes(app);
+  app.get(`${DASHBOARD_PATH}/*`, async () => {
+    throw notFound('Page');
+  });
+}

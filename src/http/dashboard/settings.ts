@@ -1,0 +1,111 @@
+// The account's settings: credentials shown only when asked for with a POST (never in a GET's page
+// or address), the API key rotated only with a ticked confirmation, and the account's URLs and
+// OAuth redirect URIs changed through update-merchant, which checks every field before writing
+// anything.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { accountRedirectUris, revealCredentials } from '../../app/account-settings.js';
+import { updateMerchant } from '../../app/update-merchant.js';
+import { DomainError, type FieldError, fieldError } from '../../domain/errors.js';
+import { type Merchant, NOTIFY_API_VERSIONS } from '../../domain/merchant.js';
+import { type Html, html } from '../../render/html.js';
+import { csrfField, errorLine } from '../payer/pages.js';
+import { type DashboardFrame, frameOf, sendPage, sessionOf } from './layout.js';
+import { DASHBOARD_PATH } from './session-cookie.js';
+
+const SETTINGS_PATH = `${DASHBOARD_PATH}/settings`;
+
+type Form = Record<string, string | undefined>;
+
+interface SettingsView {
+  /** Shown in clear after a reveal or a rotation. */
+  credentials?: { apiKey: string | null; secret: string };
+  rotated?: boolean;
+  values?: Form;
+  errors?: FieldError[];
+  notice?: Html;
+}
+
+function credentialsSection(frame: DashboardFrame, merchant: Merchant, view: SettingsView): Html {
+  const s = frame.w.settings;
+  const shown = view.credentials;
+  const hidden = html`<span class="hidden">${s.hidden}</span>`;
+  return html`<h2>${s.credentials}</h2>
+${view.rotated ? html`<p class="notice" role="status">${s.rotated}</p>` : ''}
+<dl><dt>${s.receiverId}</dt><dd class="secret" id="receiver-id">${merchant.receiverId}</dd>
+<dt>${s.apiKey}</dt><dd class="secret" id="api-key">${shown ? (shown.apiKey ?? s.keyUnknown) : hidden}</dd>
+<dt>${s.secret}</dt><dd class="secret" id="secret">${shown ? shown.secret : hidden}</dd></dl>
+${shown ? '' : html`<form method="post" action="${SETTINGS_PATH}/reveal">${csrfField(frame.csrf)}<button class="secondary" id="reveal">${s.reveal}</button></form>`}
+<form method="post" action="${SETTINGS_PATH}/rotate-key">${csrfField(frame.csrf)}
+<label><input type="checkbox" name="confirm" value="yes" id="rotate-confirm"> ${s.rotateConfirm}</label>
+<button class="secondary" id="rotate">${s.rotate}</button></form>`;
+}
+
+function accountForm(frame: DashboardFrame, merchant: Merchant, redirectUris: string[], view: SettingsView): Html {
+  const s = frame.w.settings;
+  const values = view.values ?? {
+    notify_url: merchant.notifyUrl ?? '',
+    notify_api_version: merchant.notifyApiVersion,
+    rendition_url: merchant.renditionUrl ?? '',
+    redirect_uris: redirectUris.join('\n'),
+  };
+  const errorOf = (field: string) => errorLine(view.errors?.filter((e) => e.field === field).map((e) => e.message).join('; ') || undefined);
+  return html`<h2>${s.account}</h2>
+<form method="post" action="${SETTINGS_PATH}" class="settings">${csrfField(frame.csrf)}
+${view.errors ? errorLine(s.invalid) : ''}
+<label for="notify_url">${s.notifyUrl}</label><input type="text" id="notify_url" name="notify_url" value="${values.notify_url ?? ''}">${errorOf('notify_url')}
+<label for="notify_api_version">${s.notifyApiVersion}</label><select id="notify_api_version" name="notify_api_version">${NOTIFY_API_VERSIONS.map(
+    (v) => html`<option value="${v}"${values.notify_api_version === v ? html` selected` : ''}>${v}</option>`,
+  )}</select>${errorOf('notify_api_version')}
+<label for="rendition_url">${s.renditionUrl}</label><input type="text" id="rendition_url" name="rendition_url" value="${values.rendition_url ?? ''}">${errorOf('rendition_url')}
+<label for="redirect_uris">${s.redirectUris}</label><textarea id="redirect_uris" name="redirect_uris" rows="4">${values.redirect_uris ?? ''}</textarea>${errorOf('redirect_uri')}
+<button id="save">${s.save}</button></form>`;
+}
+
+async function showSettings(request: FastifyRequest, reply: FastifyReply, status: number, view: SettingsView) {
+  const frame = frameOf(request, reply, SETTINGS_PATH);
+  const { merchant } = sessionOf(request);
+  // A rotation changed the account: read it again rather than the session's copy.
+  const current = (await request.ctx.merchants.byReceiverId(merchant.receiverId)) ?? merchant;
+  const redirectUris = await accountRedirectUris(request.ctx, current);
+  return sendPage(reply, frame, status, frame.w.nav.settings, html`${view.notice ?? ''}${credentialsSection(frame, current, view)}${accountForm(frame, current, redirectUris, view)}`);
+}
+
+const optionalUrl = (text: string | undefined) => (text?.trim() ? text.trim() : null);
+
+export function settingsRoutes(app: FastifyInstance): void {
+  app.get<{ Querystring: { done?: string } }>(SETTINGS_PATH, async (request, reply) => {
+    const saved = request.query.done === 'saved' ? frameOf(request, reply, '').w.settings.saved : undefined;
+    return showSettings(request, reply, 200, { notice: saved ? html`<p class="notice" role="status" id="notice">${saved}</p>` : undefined });
+  });
+
+  app.post(`${SETTINGS_PATH}/reveal`, { preHandler: app.csrfProtection }, async (request, reply) =>
+    showSettings(request, reply, 200, { credentials: await revealCredentials(request.ctx, sessionOf(request).merchant) }),
+  );
+
+  app.post<{ Body: Form }>(`${SETTINGS_PATH}/rotate-key`, { preHandler: app.csrfProtection }, async (request, reply) => {
+    if (request.body?.confirm !== 'yes') {
+      return showSettings(request, reply, 400, { notice: html`<p class="error" role="alert" id="notice">${frameOf(request, reply, '').w.settings.rotateUnconfirmed}</p>` });
+    }
+    const { merchant, apiKey } = await updateMerchant(request.ctx, sessionOf(request).merchant.receiverId, { rotateApiKey: true });
+    return showSettings(request, reply, 200, { rotated: true, credentials: { apiKey: apiKey!, secret: merchant.secret } });
+  });
+
+  app.post<{ Body: Form }>(SETTINGS_PATH, { preHandler: app.csrfProtection }, async (request, reply) => {
+    const form = request.body ?? {};
+    const version = form.notify_api_version;
+    const redirectUris = (form.redirect_uris ?? '').split(/\r?\n/).map((uri) => uri.trim()).filter(Boolean);
+    try {
+      if (!(NOTIFY_API_VERSIONS as readonly (string | undefined)[]).includes(version)) throw fieldError('notify_api_version', `must be one of ${NOTIFY_API_VERSIONS.join(', ')}`);
+      await updateMerchant(request.ctx, sessionOf(request).merchant.receiverId, {
+        notifyUrl: optionalUrl(form.notify_url),
+        notifyApiVersion: version,
+        renditionUrl: optionalUrl(form.rendition_url),
+        redirectUris,
+      });
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.kind !== 'validation') throw error;
+      return showSettings(request, reply, 400, { values: form, errors: error.fields });
+    }
+    return reply.redirect(`${SETTINGS_PATH}?done=saved`, 303);
+  });
+}

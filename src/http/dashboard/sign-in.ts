@@ -1,0 +1,55 @@
+// Signing in and out. A wrong email or password and too many attempts each render the form again
+// with a message and start no session; signing out deletes the session and forgets the form secret,
+// so neither the cookie nor a form of the old session is worth anything afterwards.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { signOut } from '../../app/dashboard-sessions.js';
+import { signIn } from '../../app/dashboard-sign-in.js';
+import { html } from '../../render/html.js';
+import { csrfField, errorLine } from '../payer/pages.js';
+import { frameOf, sendPage } from './layout.js';
+import { clearSessionCookie, CSRF_COOKIE, DASHBOARD_PATH, sessionToken, setSessionCookie } from './session-cookie.js';
+
+export const SIGN_IN_PATH = `${DASHBOARD_PATH}/sign-in`;
+
+type Form = Record<string, string | undefined>;
+
+function signInPage(request: FastifyRequest, reply: FastifyReply, status: number, email: string, error?: 'wrongCredentials' | 'tooManyAttempts'): FastifyReply {
+  const frame = frameOf(request, reply, SIGN_IN_PATH);
+  const { w } = frame;
+  return sendPage(
+    reply,
+    frame,
+    status,
+    w.signInTitle,
+    html`<form method="post" action="${SIGN_IN_PATH}" class="sign-in">
+${csrfField(frame.csrf)}
+${errorLine(error && w[error])}
+<label for="email">${w.email}</label>
+<input type="email" id="email" name="email" required autocomplete="username" value="${email}">
+<label for="password">${w.password}</label>
+<input type="password" id="password" name="password" required autocomplete="current-password">
+<button id="sign-in">${w.signIn}</button>
+</form>`,
+  );
+}
+
+export function signInRoutes(app: FastifyInstance): void {
+  app.get(SIGN_IN_PATH, async (request, reply) => signInPage(request, reply, 200, ''));
+
+  app.post<{ Body: Form }>(SIGN_IN_PATH, { preHandler: app.csrfProtection }, async (request, reply) => {
+    const email = request.body?.email ?? '';
+    const outcome = await signIn(request.ctx, { email, password: request.body?.password ?? '', address: request.ip });
+    if ('token' in outcome) {
+      setSessionCookie(reply, outcome.token);
+      return reply.redirect(DASHBOARD_PATH, 303);
+    }
+    return outcome.refused === 'too-many-attempts' ? signInPage(request, reply, 429, email, 'tooManyAttempts') : signInPage(request, reply, 401, email, 'wrongCredentials');
+  });
+
+  app.post(`${DASHBOARD_PATH}/sign-out`, { preHandler: app.csrfProtection }, async (request, reply) => {
+    await signOut(request.ctx, sessionToken(request)!);
+    clearSessionCookie(reply);
+    void reply.clearCookie(CSRF_COOKIE, { path: DASHBOARD_PATH });
+    return reply.redirect(SIGN_IN_PATH, 303);
+  });
+}

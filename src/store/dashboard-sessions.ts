@@ -1,0 +1,55 @@
+// Dashboard sessions, found by the hash of the cookie's token, and the failed sign-ins that
+// rate-limit guessing (domain/dashboard-session.ts).
+import type { Kysely } from 'kysely';
+import type { SignInSubject } from '../domain/dashboard-session.js';
+import type { DB } from './schema.js';
+
+export interface SessionRow {
+  tokenHash: string;
+  userId: string;
+  email: string;
+  receiverId: number;
+  createdAt: number;
+  lastSeenAt: number;
+}
+
+export async function insertSession(db: Kysely<DB>, tokenHash: string, userId: string, at: number): Promise<void> {
+  await db.insertInto('dashboard_sessions').values({ token_hash: tokenHash, user_id: userId, created_at: at, last_seen_at: at }).execute();
+}
+
+export async function findSession(db: Kysely<DB>, tokenHash: string): Promise<SessionRow | undefined> {
+  const row = await db
+    .selectFrom('dashboard_sessions as s')
+    .innerJoin('dashboard_users as u', 'u.user_id', 's.user_id')
+    .select(['s.token_hash', 's.user_id', 'u.email', 'u.receiver_id', 's.created_at', 's.last_seen_at'])
+    .where('s.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  return row && { tokenHash: row.token_hash, userId: row.user_id, email: row.email, receiverId: Number(row.receiver_id), createdAt: Number(row.created_at), lastSeenAt: Number(row.last_seen_at) };
+}
+
+export async function touchSession(db: Kysely<DB>, tokenHash: string, at: number): Promise<void> {
+  await db.updateTable('dashboard_sessions').set({ last_seen_at: at }).where('token_hash', '=', tokenHash).execute();
+}
+
+export async function deleteSession(db: Kysely<DB>, tokenHash: string): Promise<void> {
+  await db.deleteFrom('dashboard_sessions').where('token_hash', '=', tokenHash).execute();
+}
+
+export async function deleteSessionsOfUser(db: Kysely<DB>, userId: string): Promise<void> {
+  await db.deleteFrom('dashboard_sessions').where('user_id', '=', userId).execute();
+}
+
+export async function recordSignInFailure(db: Kysely<DB>, subjects: readonly SignInSubject[], at: number): Promise<void> {
+  await db.insertInto('sign_in_failures').values(subjects.map((subject) => ({ subject, failed_at: at }))).execute();
+}
+
+/** Failures of `subject` since `since`; older ones are deleted on the way, so the table stays as small as the window. */
+export async function countSignInFailures(db: Kysely<DB>, subject: SignInSubject, since: number): Promise<number> {
+  await db.deleteFrom('sign_in_failures').where('subject', '=', subject).where('failed_at', '<', since).execute();
+  const row = await db.selectFrom('sign_in_failures').select((eb) => eb.fn.countAll<number>().as('n')).where('subject', '=', subject).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function clearSignInFailures(db: Kysely<DB>, subject: SignInSubject): Promise<void> {
+  await db.deleteFrom('sign_in_failures').where('subject', '=', subject).execute();
+}

@@ -1,0 +1,28 @@
+// The people who sign in to an account's dashboard. Emails are stored in lower case, so the unique
+// index makes them unique whatever the case they were typed in.
+import type { Kysely } from 'kysely';
+import type { DashboardUserRow, DB } from './schema.js';
+import { isUniqueViolation } from './transaction.js';
+
+/** False when the email is taken. */
+export async function insertUser(db: Kysely<DB>, row: DashboardUserRow): Promise<boolean> {
+  try {
+    await db.insertInto('dashboard_users').values(row).execute();
+    return true;
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+}
+
+export async function findUserByEmail(db: Kysely<DB>, email: string): Promise<DashboardUserRow | undefined> {
+  return db.selectFrom('dashboard_users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export async function usersOf(db: Kysely<DB>, receiverId: number): Promise<DashboardUserRow[]> {
+  return db.selectFrom('dashboard_users').selectAll().where('receiver_id', '=', receiverId).orderBy('email').execute();
+}
+
+export async function setPasswordHash(db: Kysely<DB>, userId: string, passwordHash: string, at: number): Promise<void> {
+  await db.updateTable('dashboard_users').set({ password_hash: passwordHash, updated_at: at }).where('user_id', '=', userId).execute();
+}

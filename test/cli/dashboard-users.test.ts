@@ -1,0 +1,74 @@
+// Dashboard sign-ins from the command line: `quipu merchants create` prints the account's first
+// user beside its API credentials, `quipu users add|reset-password` manage the others, and `npm
+// start`'s demo account prints its own; each password signs in to a running server's dashboard.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { csrfOf, PayerSession } from '../helpers/payer-session.js';
+import { quipu, serveOnFreePort, type ServerProcess } from '../helpers/process.js';
+
+let database: TestDatabase;
+let env: Record<string, string>;
+let server: ServerProcess & { baseUrl: string };
+const started: ServerProcess[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  env = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'info' };
+  server = await serveOnFreePort(env, started);
+});
+afterAll(async () => {
+  for (const process of started) await process.stop();
+  await database?.drop();
+});
+
+async function signInStatus(email: string, password: string): Promise<number> {
+  const session = new PayerSession(server.baseUrl);
+  const form = await session.get('/dashboard/sign-in');
+  return (await session.post('/dashboard/sign-in', { _csrf: csrfOf(form), email, password })).status;
+}
+
+describe('dashboard users', () => {
+  it("npm start's demo account prints a dashboard sign-in that works", async () => {
+    const out = await server.waitFor(/password\s+\S+/);
+    expect(out).toContain('email        demo@quipu.local');
+    const password = /password\s+(\S+)/.exec(out)![1]!;
+    expect(await signInStatus('demo@quipu.local', password)).toBe(303);
+    expect(await signInStatus('demo@quipu.local', 'wrong-password')).toBe(401);
+  });
+
+  it('merchants create prints the email chosen and a password that signs in', async () => {
+    const created = await quipu(['merchants', 'create', '--name', 'Shop', '--email', 'Boss@Shop.example'], env);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/email\s+boss@shop\.example/);
+    const password = /password\s+(\S+)/.exec(created.stdout)![1]!;
+    expect(await signInStatus('boss@shop.example', password)).toBe(303);
+    const taken = await quipu(['merchants', 'create', '--name', 'Again', '--email', 'boss@shop.example', '--json'], env);
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toContain('email: is already a dashboard user');
+    // Nothing of the refused account was written.
+    const list = JSON.parse((await quipu(['merchants', 'list', '--json'], env)).stdout) as { name: string }[];
+    expect(list.map((m) => m.name)).not.toContain('Again');
+  });
+
+  it('users add gives another person a sign-in; reset-password replaces it', async () => {
+    const { receiver_id } = JSON.parse((await quipu(['merchants', 'create', '--name', 'Team', '--json'], env)).stdout);
+    const added = await quipu(['users', 'add', String(receiver_id), '--email', 'clerk@team.example', '--json'], env);
+    expect(added.code).toBe(0);
+    const clerk = JSON.parse(added.stdout);
+    expect(clerk).toEqual({ email: 'clerk@team.example', password: expect.stringMatching(/^[A-Za-z0-9]{20}$/) });
+    expect(await signInStatus(clerk.email, clerk.password)).toBe(303);
+
+    const reset = JSON.parse((await quipu(['users', 'reset-password', 'CLERK@team.example', '--json'], env)).stdout);
+    expect(reset.password).not.toBe(clerk.password);
+    expect(await signInStatus(clerk.email, clerk.password)).toBe(401);
+    expect(await signInStatus(clerk.email, reset.password)).toBe(303);
+
+    const unknownAccount = await quipu(['users', 'add', '999', '--email', 'x@team.example'], env);
+    expect(unknownAccount.code).toBe(2);
+    expect(unknownAccount.stderr).toContain('Merchant not found');
+    const badEmail = await quipu(['users', 'add', String(receiver_id), '--email', 'not-an-email'], env);
+    expect(badEmail.stderr).toContain('email: must be an email address');
+    const nobody = await quipu(['users', 'reset-password', 'nobody@team.example'], env);
+    expect(nobody.stderr).toContain('Dashboard user not found');
+  });
+});

@@ -1,0 +1,84 @@
+// The descriptor key ring and descriptors from the command line, as real processes on the database
+// of a running test server: `quipu keys rotate --descriptors` seals later descriptors with a new
+// key while earlier ones still open; `quipu descriptors show` decrypts by id or by the descriptor,
+// in developer mode only; and `quipu serve` and `quipu worker` refuse to start, in one line, when a
+// key of the ring does not open with QUIPU_ENCRYPTION_KEY or the key of an operation still open is
+// missing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readEnvelope } from '../../src/domain/operation-descriptor.js';
+import { issueOperation } from '../helpers/operations.js';
+import { quipu } from '../helpers/process.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let account: TestAccount;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  account = await server.account();
+  env = { DATABASE_URL: server.database.url, DATA_DIR: server.database.dataDir, LOG_LEVEL: 'warn', PORT: '0', DEMO_ACCOUNT: 'false' };
+});
+afterAll(async () => server?.close());
+
+const PROCESSES = { timeout: 120_000 };
+
+/** The one line the command refused with (stderr may name the database first), without a stack trace. */
+async function refusal(command: string, settings: Record<string, string>): Promise<string> {
+  const result = await quipu([command], settings);
+  expect(result.code).toBe(2);
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines.filter((line) => line.startsWith('quipu:'))).toHaveLength(1);
+  expect(lines.some((line) => /^\s+at /.test(line))).toBe(false);
+  return lines.at(-1)!;
+}
+
+describe('quipu keys rotate --descriptors and quipu descriptors show', PROCESSES, () => {
+  it('rotates the ring; descriptors sealed before and after both show decrypted', async () => {
+    const before = await issueOperation(server.baseUrl, account.api_key);
+    const rotated = await quipu(['keys', 'rotate', '--descriptors', '--json'], env);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    const rotation = JSON.parse(rotated.stdout);
+    expect(rotation.retired).toEqual([readEnvelope(before.description)!.k]);
+    // The server hears of the new key through the invalidation feed; a new descriptor waits for nothing.
+    const after = await issueOperation(server.baseUrl, account.api_key);
+    expect([rotation.kid, readEnvelope(before.description)!.k]).toContain(readEnvelope(after.description)!.k);
+    for (const ref of [before.id, after.description]) {
+      const shown = await quipu(['descriptors', 'show', ref, '--json'], env);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(JSON.parse(shown.stdout)).toMatchObject({ receiver_id: account.receiver_id, bank: 'Bawdf', params: { target_account_number: '123459876', amount: 15000 } });
+    }
+  });
+
+  it('refuses in a production installation, and names an unknown or altered descriptor', async () => {
+    const op = await issueOperation(server.baseUrl, account.api_key);
+    const production = await quipu(['descriptors', 'show', op.id], { ...env, SANDBOX: 'false' });
+    expect(production.code).toBe(2);
+    expect(production.stderr).toContain('only in developer mode');
+    expect(production.stdout).toBe('');
+    const altered = await quipu(['descriptors', 'show', `${op.description.slice(0, -4)}AAAA`], env);
+    expect(altered.code).toBe(2);
+    expect(altered.stderr).toContain('Operation not found');
+  });
+});
+
+describe.each(['serve', 'worker'])('quipu %s with a broken descriptor key ring', (command) => {
+  it('refuses to start when a key does not open with QUIPU_ENCRYPTION_KEY', PROCESSES, async () => {
+    await issueOperation(server.baseUrl, account.api_key);
+    const line = await refusal(command, { ...env, QUIPU_ENCRYPTION_KEY: 'ab'.repeat(32) });
+    expect(line).toMatch(/^quipu: refusing to start: descriptor key [0-9a-f]{16}(, [0-9a-f]{16})* cannot be opened with this QUIPU_ENCRYPTION_KEY$/);
+  });
+
+  it('refuses to start when the key of an operation that has not expired is missing', PROCESSES, async () => {
+    const op = await issueOperation(server.baseUrl, account.api_key);
+    const kid = readEnvelope(op.description)!.k;
+    const saved = await server.ctx.db.selectFrom('descriptor_keys').selectAll().where('kid', '=', kid).executeTakeFirstOrThrow();
+    await server.ctx.db.deleteFrom('descriptor_keys').where('kid', '=', kid).execute();
+    try {
+      const line = await refusal(command, env);
+      expect(line).toBe(`quipu: refusing to start: descriptor key ${kid} of operations that have not expired is missing from the key ring`);
+    } finally {
+      await server.ctx.db.insertInto('descriptor_keys').values(saved).execute();
+    }
+  });
+});

@@ -1,0 +1,59 @@
+// The dashboard's pure rules: password hashes that carry their parameters, session lifetimes and
+// sign-in limits, and per-day totals folded in Santiago's days.
+import { describe, expect, it } from 'vitest';
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SIGN_IN_LIMITS, sessionAlive, signInBlocked } from '../../src/domain/dashboard-session.js';
+import { hashPassword, verifyPassword } from '../../src/domain/password-hash.js';
+import { dayOf, foldTotals, HOUR_MS, periodStart } from '../../src/domain/payment-totals.js';
+
+describe('password hashes', () => {
+  it('verify the password they were made from, and nothing else', async () => {
+    const stored = await hashPassword('correct horse', new Uint8Array(16).fill(7));
+    expect(stored).toMatch(/^\$scrypt\$ln=15,r=8,p=1\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/);
+    expect(await verifyPassword('correct horse', stored)).toBe(true);
+    expect(await verifyPassword('correct horsE', stored)).toBe(false);
+    expect(await verifyPassword('correct horse', stored.replace('ln=15', 'ln=14'))).toBe(false);
+    expect(await verifyPassword('x', 'not a hash')).toBe(false);
+  });
+});
+
+describe('sessions and sign-in limits', () => {
+  it('end when idle or too old', () => {
+    expect(sessionAlive({ createdAt: 0, lastSeenAt: 0 }, SESSION_IDLE_MS - 1)).toBe(true);
+    expect(sessionAlive({ createdAt: 0, lastSeenAt: 0 }, SESSION_IDLE_MS)).toBe(false);
+    expect(sessionAlive({ createdAt: 0, lastSeenAt: SESSION_ABSOLUTE_MS - 1 }, SESSION_ABSOLUTE_MS)).toBe(false);
+  });
+
+  it('block at either limit', () => {
+    expect(signInBlocked({ email: SIGN_IN_LIMITS.email - 1, address: SIGN_IN_LIMITS.address - 1 })).toBe(false);
+    expect(signInBlocked({ email: SIGN_IN_LIMITS.email, address: 0 })).toBe(true);
+    expect(signInBlocked({ email: 0, address: SIGN_IN_LIMITS.address })).toBe(true);
+  });
+});
+
+describe('per-day totals', () => {
+  it('count every local day of the period, across a change of Chile’s offset, today included', () => {
+    // Chile goes back from -03 to -04 on the first Sunday of April (2024-04-07).
+    const now = Date.parse('2024-04-10T15:00:00Z');
+    const start = periodStart(now, 5);
+    expect(dayOf(start)).toBe('2024-04-06');
+    expect(dayOf(start - HOUR_MS)).toBe('2024-04-05');
+    const hourOf = (iso: string) => (Date.parse(iso) - start) / HOUR_MS;
+    const totals = foldTotals(
+      [
+        { hour: hourOf('2024-04-07T03:00:00Z'), currency: 'CLP', paid: true, count: 2, amount: 30_000_000 },
+        { hour: hourOf('2024-04-10T14:00:00Z'), currency: 'CLP', paid: false, count: 1, amount: 5_000_000 },
+        { hour: hourOf('2024-04-10T14:00:00Z'), currency: 'USD', paid: true, count: 1, amount: 10_000 },
+      ],
+      start,
+      now,
+    );
+    expect(totals.map((t) => t.currency)).toEqual(['CLP', 'USD']);
+    const clp = totals[0]!;
+    expect(clp.days.map((d) => d.day)).toEqual(['2024-04-06', '2024-04-07', '2024-04-08', '2024-04-09', '2024-04-10']);
+    // 03:00Z on the 7th is when the clocks go back from midnight to 23:00: still the 6th in Santiago.
+    expect(clp.days[0]).toEqual({ day: '2024-04-06', created: 2, paid: 2, amountPaid: 30_000_000 });
+    expect(clp.days[1]).toEqual({ day: '2024-04-07', created: 0, paid: 0, amountPaid: 0 });
+    expect(clp.today).toEqual({ day: '2024-04-10', created: 1, paid: 0, amountPaid: 0 });
+    expect(clp.period).toMatchObject({ created: 3, paid: 2, amountPaid: 30_000_000 });
+  });
+});
