@@ -1,6 +1,6 @@
 // What the dashboard's home reads: payments created since an instant, grouped by hour, currency and
-// whether they are paid (payments_receiver_created serves the range), and the account's transfers
-// that wait for their bank's answer.
+// whether they are paid (payments_list, which leads with receiver_id and created_at, serves the
+// range), and the account's transfers that wait for their bank's answer.
 import { type Kysely, sql } from 'kysely';
 import { HOUR_MS, type HourTotal } from '../domain/payment-totals.js';
 import { toAttempt } from './attempts.js';
