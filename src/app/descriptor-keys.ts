@@ -3,7 +3,6 @@
 // they sealed has expired, and are deleted after. Keys are kept sealed with the secret box
 // (QUIPU_ENCRYPTION_KEY), like receiver secrets.
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import type { RandomBytes } from '../domain/ids.js';
 import { type DescriptorKey, KEY_ID_PATTERN, OPERATION_LIFETIME_MS } from '../domain/operation-descriptor.js';
 import type { ShiftableClock } from '../runtime/clock.js';
@@ -13,13 +12,10 @@ import { deleteDescriptorKeysRetiredBefore, insertDescriptorKey, liveDescriptorK
 import { keysOfOpenOperationsOutside } from '../store/operations.js';
 import type { DB, DescriptorKeyRow } from '../store/schema.js';
 import type { AppContext } from './context.js';
-import { ReloadedRing } from './reloaded-ring.js';
+import { ReloadedRing, unknownKidMemory } from './reloaded-ring.js';
 
 export const DESCRIPTOR_KEYS_TOPIC = 'descriptor-keys';
 
-/** A kid this process has not loaded is looked for in the database again at most this often. */
-const UNKNOWN_KID_RETRY_MS = 1000;
-const UNKNOWN_KIDS_REMEMBERED = 1000;
 
 /** Keys retired before this instant open nothing any more: every descriptor they sealed has expired. */
 export function descriptorKeyCutoff(now: Date): number {
@@ -44,7 +40,7 @@ interface LoadedKeys {
 
 export class DescriptorKeyRing {
   readonly #ring: ReloadedRing<LoadedKeys>;
-  readonly #unknownKids = new LRUCache<string, true>({ max: UNKNOWN_KIDS_REMEMBERED, ttl: UNKNOWN_KID_RETRY_MS });
+  readonly #unknownKids = unknownKidMemory();
 
   constructor(
     private readonly db: Kysely<DB>,

@@ -2,7 +2,15 @@
 // rotation is published on the ring's topic (or after a load that failed), and its first key
 // created on first use, once among the process's concurrent callers. The OAuth signing keys and
 // the descriptor keys are both held this way.
+import { LRUCache } from 'lru-cache';
 import type { InvalidationFeed } from '../runtime/invalidation-feed.js';
+
+/**
+ * A kid a ring has not loaded is looked up in the database (a key created elsewhere, before the feed
+ * says so); one that is not there is not looked up again for a second. The memory is per kid, so
+ * made-up kids never delay the lookup of a real one, and bounded.
+ */
+export const unknownKidMemory = () => new LRUCache<string, true>({ max: 1000, ttl: 1000 });
 
 export class ReloadedRing<T> {
   #loaded: Promise<T> | undefined;

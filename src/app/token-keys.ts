@@ -3,24 +3,16 @@
 // invalidated by `quipu keys rotate`. Private keys are kept sealed with the secret box.
 import { calculateJwkThumbprint, type CryptoKey, exportJWK, exportPKCS8, generateKeyPair, importJWK, importPKCS8, type JWK } from 'jose';
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import { TOKEN_ALGORITHM, TOKEN_LIFETIME_SECONDS } from '../domain/oauth-tokens.js';
 import type { ShiftableClock } from '../runtime/clock.js';
 import type { InvalidationFeed } from '../runtime/invalidation-feed.js';
 import type { SecretBox } from '../runtime/secret-box.js';
 import { insertKey, isLiveKey, liveKeys } from '../store/oauth-keys.js';
 import type { DB } from '../store/schema.js';
-import { ReloadedRing } from './reloaded-ring.js';
+import { ReloadedRing, unknownKidMemory } from './reloaded-ring.js';
 
 export const KEYS_TOPIC = 'oauth-keys';
 
-/**
- * A kid this process has not loaded is looked up in the database (a key created elsewhere, before
- * the feed says so); one that is not there is not looked up again for this long. The memory is per
- * kid, so tokens with made-up kids never delay the lookup of a real one, and bounded.
- */
-const UNKNOWN_KID_RETRY_MS = 1000;
-const UNKNOWN_KIDS_REMEMBERED = 1000;
 /** Every kid is an RFC 7638 thumbprint (SHA-256, base64url): anything else is not looked up. */
 const KID = /^[A-Za-z0-9_-]{43}$/;
 
@@ -58,7 +50,7 @@ export async function createSigningKey(db: Kysely<DB>, secrets: SecretBox, now: 
 
 export class KeyRing {
   readonly #ring: ReloadedRing<LoadedKeys>;
-  readonly #unknownKids = new LRUCache<string, true>({ max: UNKNOWN_KIDS_REMEMBERED, ttl: UNKNOWN_KID_RETRY_MS });
+  readonly #unknownKids = unknownKidMemory();
 
   constructor(
     private readonly db: Kysely<DB>,
