@@ -18,7 +18,7 @@ import { startAttempt } from './start-attempt.js';
 export type DemoBankOutcome = keyof typeof DEMO_COORDINATES;
 
 /** Where the payment names no payer email, the receipt goes to DemoBank's own test payer. */
-const DEMO_PAYER_EMAIL = 'payer@demobank.test';
+export const DEMO_PAYER_EMAIL = 'payer@demobank.test';
 
 export async function payWithDemoBank(ctx: AppContext, paymentId: string, outcome: DemoBankOutcome): Promise<Payment> {
   const { payment, merchant } = await getPayerPayment(ctx, paymentId);

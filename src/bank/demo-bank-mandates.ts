@@ -243,7 +243,8 @@ function settlementFailure(mandate: DemoBankMandatesTable | undefined): string |
 /** Settles (or fails) one debit in `trx`, booking its credit on the collection account when the money moves. */
 async function settle(trx: Kysely<DB>, row: DemoBankDebitsTable, now: Date, forced?: 'settle' | 'fail'): Promise<void> {
   const mandate = await findMandateRow(trx, row.mandate_id);
-  const failure = forced === 'fail' ? DEBIT_REFUSED : forced === 'settle' ? undefined : settlementFailure(mandate);
+  // Failed by hand, a debit fails for the reason its settlement day would have given, if any.
+  const failure = forced === 'fail' ? (settlementFailure(mandate) ?? DEBIT_REFUSED) : forced === 'settle' ? undefined : settlementFailure(mandate);
   if (failure !== undefined || !mandate) {
     await books(trx).updateTable('demobank_debits').set({ state: 'failed', message: failure ?? MANDATE_NOT_ACTIVE, updated_at: now.getTime() }).where('order_id', '=', row.order_id).execute();
     return;

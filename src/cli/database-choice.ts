@@ -28,3 +28,13 @@ export function missingDefaultDatabase(config: Config, env: Record<string, strin
   if (fs.existsSync(file)) return undefined;
   return `no database at ${file} (neither DATABASE_URL nor DATA_DIR is set: the default is data/quipu.db in the current folder). Run the command where Quipu runs, set DATABASE_URL or DATA_DIR, or create a database here with \`quipu migrate\``;
 }
+
+// Nothing to connect to, a refused sign-in, no such database; a file SQLite cannot open or read.
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', '28P01', '28000', '3D000', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_PERM']);
+
+/** What an operator reads when the database named at start cannot be reached or opened; undefined for any other failure. */
+export function databaseFailure(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !UNREACHABLE.has(code)) return undefined;
+  return `cannot use the database: ${(error as Error).message}. Check DATABASE_URL, and that the database is running and takes this user`;
+}

@@ -15,7 +15,9 @@ import { demoBankCommand } from './demobank.js';
 import { descriptorsCommand } from './descriptors.js';
 import { paymentsCommand } from './payments.js';
 import { creditsCommand, reconcileCommand } from './reconcile.js';
+import { databaseFailure } from './database-choice.js';
 import { commandConfig } from './runtime.js';
+import { scenariosCommand } from './scenarios.js';
 import { subscriptionsCommand } from './subscriptions.js';
 import { usersCommand } from './users.js';
 
@@ -60,7 +62,16 @@ export async function main(argv: string[]): Promise<void> {
   program.addCommand(subscriptionsCommand());
   program.addCommand(descriptorsCommand());
   program.addCommand(demoBankCommand());
+  program.addCommand(scenariosCommand());
   program.addCommand(jobsCommand());
   program.addCommand(usersCommand());
-  await program.parseAsync(argv);
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    // Said in one line under the database's name, which every command prints first.
+    const reason = databaseFailure(error);
+    if (!reason) throw error;
+    console.error(`quipu: ${reason}`);
+    process.exitCode = 2;
+  }
 }

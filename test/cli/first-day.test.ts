@@ -159,6 +159,29 @@ describe('the database a command uses', PROCESSES, () => {
     expect(shown.stderr).toBe(`database: postgres ${url.toString()}\n`);
   });
 
+  it('that cannot be reached or read is said in one line, without a stack trace, by one-shot commands and serve alike', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'quipu-unusable-'));
+    try {
+      const garbage = path.join(folder, 'not-a-database.db');
+      fs.writeFileSync(garbage, 'this is not a SQLite database, and longer than its header'.repeat(20));
+      const cases = [
+        { url: 'postgres://postgres@127.0.0.1:1/quipu', reason: /^quipu: cannot use the database: connect ECONNREFUSED 127\.0\.0\.1:1\. Check DATABASE_URL/ },
+        { url: `sqlite:${garbage}`, reason: /^quipu: cannot use the database: file is not a database\. Check DATABASE_URL/ },
+      ];
+      for (const { url, reason } of cases) {
+        for (const args of [['payments', 'list', '--receiver', '123456'], ['serve']]) {
+          const result = await quipu(args, { DATABASE_URL: url, DATA_DIR: folder, LOG_LEVEL: 'warn', PORT: '0', QUIPU_ENCRYPTION_KEY: 'ab'.repeat(32) });
+          const lines = result.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('database: '));
+          expect(result.code, `${args[0]} ${url}`).toBe(2);
+          expect(lines, `${args[0]} ${url}`).toHaveLength(1);
+          expect(lines[0]).toMatch(reason);
+        }
+      }
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('quipu --version prints the version of package.json', async () => {
     const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
     const printed = await quipu(['--version'], env);

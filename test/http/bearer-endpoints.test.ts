@@ -215,6 +215,10 @@ const ENDPOINTS: Record<string, Endpoint> = {
     check: (res) => expect(res.body.status).toBe('DISABLED'),
     owned: true,
   },
+  'POST /sandbox/scenarios/:id/run': {
+    prepare: async () => ({ method: 'POST', path: '/sandbox/scenarios/transfer-pays/run' }),
+    check: async (res, account, on) => expect(await ownerOf(on, res.body.payment.payment_id)).toBe(account.receiver_id),
+  },
   'POST /sandbox/institutions/:bank_id/users/:rut/credential-change': {
     prepare: async () => ({ method: 'POST', path: '/sandbox/institutions/Bawdf/users/11111111-1/credential-change' }),
     check: (res) => expect(res.body.revoked_tokens).toEqual(expect.any(Number)),

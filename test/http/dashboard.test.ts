@@ -386,6 +386,51 @@ describe('developer mode', () => {
     expect((await session.get('/dashboard/developer')).html).toContain('<dd id="clock-offset">0</dd>');
   });
 
+  it("runs a scenario from its row and opens what it made; a form without the page's token runs nothing", async () => {
+    const session = await signedIn();
+    const page = await session.get('/dashboard/developer');
+    for (const id of ['transfer-pays', 'mandate-enabled', 'charge-refused']) expect(page.html).toContain(`action="/dashboard/developer/scenarios/${id}/run"`);
+    const subjects = async () => (await server.ctx.db.selectFrom('payments').select('subject').where('receiver_id', '=', account.receiver_id).execute()).map((p) => p.subject);
+
+    const forged = await session.post('/dashboard/developer/scenarios/transfer-pays/run', {});
+    expect(forged.status).toBe(403);
+    expect(titleOf(forged)).toBe('Formulario no válido');
+    expect(await subjects()).not.toContain('Scenario transfer-pays');
+
+    const paid = await submit(session, page, '/dashboard/developer/scenarios/transfer-pays/run');
+    expect(paid.status).toBe(303);
+    const paymentId = /^\/dashboard\/payments\/([a-z0-9]{12})$/.exec(paid.location ?? '')?.[1];
+    expect(paymentId, paid.location ?? '').toBeDefined();
+    const paymentPage = await session.get(paid.location!);
+    expect(paymentPage.html).toContain('Scenario transfer-pays');
+    expect(await statusOf(paymentId!)).toBe('done');
+
+    const enabled = await submit(session, page, '/dashboard/developer/scenarios/mandate-enabled/run');
+    expect(enabled.status).toBe(303);
+    expect(enabled.location).toMatch(/^\/dashboard\/subscriptions\/[0-9a-f-]{36}$/);
+    expect((await session.get(enabled.location!)).html).toMatch(/<dd id="status">ENABLED/);
+
+    const before = await subjects();
+    const refused = await submit(session, page, '/dashboard/developer/scenarios/charge-refused/run');
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('El escenario terminó en un rechazo: amount: must not exceed the subscription&#39;s max_amount');
+    expect(await subjects()).toEqual(before);
+
+    const unknown = await submit(session, page, '/dashboard/developer/scenarios/charge-explodes/run');
+    expect(unknown.status).toBe(404);
+    expect(titleOf(unknown)).toBe('No encontrado');
+  });
+
+  it("refuses to run a scenario for a production account's user", async () => {
+    const production = await server.account({ developer: false, name: 'Production shop' });
+    const owner = await addDashboardUser(server.ctx, production.receiver_id, { email: 'owner@production.test' });
+    const { session } = await signIn(owner);
+    const page = await session.get('/dashboard');
+    const refused = await submit(session, page, '/dashboard/developer/scenarios/transfer-pays/run');
+    expect(refused.status).toBe(403);
+    expect(await server.ctx.db.selectFrom('payments').select('payment_id').where('receiver_id', '=', production.receiver_id).execute()).toEqual([]);
+  });
+
   it('shows each email of the inbox as the payer sees it, in a sandboxed frame', async () => {
     const session = await signedIn();
     const id = await newPayment({ subject: 'Inbox teapot', payer_email: 'ana@example.com', payer_name: 'Ana', send_email: true });

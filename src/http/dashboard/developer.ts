@@ -1,11 +1,13 @@
 // Developer mode (developer-mode accounts, where SANDBOX is on): the developer clock (its offset
-// from real time, advance, reset), DemoBank's scenario catalogue, and the inbox of the emails
+// from real time, advance, reset), DemoBank's scenario catalogue with a button that runs each
+// scenario on the account (app/run-scenario.ts) and opens what it made, and the inbox of the emails
 // written to the account's payers, each shown as the payer sees it. An email's HTML is Quipu's
 // own rendering (payment-emails.ts escapes every merchant value); it is still shown in a sandboxed
 // frame of its own, under a policy that runs no script and sends no form.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { moveClock, resetClock } from '../../app/developer-clock.js';
 import { getMessage, pageOfMessages } from '../../app/message-queries.js';
+import { runScenario } from '../../app/run-scenario.js';
 import { SCENARIOS } from '../../bank/demo-bank-scenarios.js';
 import { formatOffset } from '../../domain/duration.js';
 import { decodeEmail } from '../../domain/email-message.js';
@@ -16,10 +18,13 @@ import { type Html, html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
 import { type DashboardFrame, frameOf, sendPage, sessionOf } from './layout.js';
 import { eventPath, paymentPath } from './payment-page.js';
+import { REFUSAL_STATUS } from './payments.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
+import { subscriptionPath } from './subscriptions.js';
 
 const DEVELOPER_PATH = `${DASHBOARD_PATH}/developer`;
 const emailPath = (id: string) => `${DEVELOPER_PATH}/emails/${id}`;
+const runPath = (scenarioId: string) => `${DEVELOPER_PATH}/scenarios/${scenarioId}/run`;
 const INBOX_SIZE = 50;
 
 /** Developer mode is the developer-mode accounts' only: a production account's user gets a page saying so. */
@@ -42,11 +47,15 @@ ${errorLine(error)}
 </div>`;
 }
 
-function scenarioSection(frame: DashboardFrame): Html {
+function scenarioSection(frame: DashboardFrame, refusal?: string): Html {
   const d = frame.w.developer;
   return html`<h2>${d.scenarios}</h2>
-<table class="scenarios"><thead><tr><th>id</th><th>${d.trigger}</th><th>${d.outcome}</th></tr></thead><tbody>
-${SCENARIOS.map((s) => html`<tr><td><code>${s.id}</code></td><td>${s.trigger}</td><td>${s.outcome}</td></tr>`)}
+${errorLine(refusal && `${d.runRefused} ${refusal}`)}
+<table class="scenarios"><thead><tr><th>id</th><th>${d.trigger}</th><th>${d.outcome}</th><th></th></tr></thead><tbody>
+${SCENARIOS.map(
+  (s) =>
+    html`<tr><td><code>${s.id}</code></td><td>${s.trigger}</td><td>${s.outcome}</td><td><form method="post" action="${runPath(s.id)}">${csrfField(frame.csrf)}<button class="secondary" id="run-${s.id}">${d.run}</button></form></td></tr>`,
+)}
 </tbody></table>`;
 }
 
@@ -63,32 +72,57 @@ ${page.messages.map((message) => {
 })}</tbody></table>`}`;
 }
 
-async function showDeveloper(request: FastifyRequest, reply: FastifyReply, status: number, clockError?: string) {
-  const frame = frameOf(request, reply, DEVELOPER_PATH);
-  return sendPage(reply, frame, status, frame.w.nav.developer, html`${clockSection(frame, request, clockError)}${scenarioSection(frame)}${await inboxSection(frame, request)}`);
+/** A refusal, shown beside the section whose form asked. */
+interface Refusal {
+  section: 'clock' | 'scenarios';
+  text: string;
 }
 
-/** Moves the clock; a refusal (a bad duration, production accounts on the installation) is shown beside the clock. */
-async function clockAction(request: FastifyRequest, reply: FastifyReply, move: () => Promise<unknown>) {
+async function showDeveloper(request: FastifyRequest, reply: FastifyReply, status: number, refusal?: Refusal) {
+  const frame = frameOf(request, reply, DEVELOPER_PATH);
+  const beside = (section: Refusal['section']) => (refusal?.section === section ? refusal.text : undefined);
+  return sendPage(reply, frame, status, frame.w.nav.developer, html`${clockSection(frame, request, beside('clock'))}${scenarioSection(frame, beside('scenarios'))}${await inboxSection(frame, request)}`);
+}
+
+/**
+ * Runs a form's action and follows it to the page `work` names; a refusal (a bad duration, a
+ * charge over max_amount, production accounts on the installation) renders the page again with
+ * the reason beside the form.
+ */
+async function developerAction(request: FastifyRequest, reply: FastifyReply, section: Refusal['section'], work: () => Promise<string>) {
   const refused = developerOnly(request, reply);
   if (refused) return refused;
+  let next: string;
   try {
-    await move();
+    next = await work();
   } catch (error) {
-    if (!(error instanceof DomainError) || (error.kind !== 'validation' && error.kind !== 'forbidden')) throw error;
+    const status = error instanceof DomainError ? REFUSAL_STATUS[error.kind] : undefined;
+    if (!(error instanceof DomainError) || status === undefined) throw error;
     const detail = error.fields.length > 0 ? error.fields.map((f) => `${f.field}: ${f.message}`).join('; ') : error.message;
-    return showDeveloper(request, reply, error.kind === 'validation' ? 400 : 403, detail);
+    return showDeveloper(request, reply, status, { section, text: detail });
   }
-  return reply.redirect(DEVELOPER_PATH, 303);
+  return reply.redirect(next, 303);
+}
+
+/** Runs the scenario and opens what it made: its payment, else its subscription. */
+async function runAndOpen(request: FastifyRequest<{ Params: { id: string } }>): Promise<string> {
+  const run = await runScenario(request.ctx, sessionOf(request).merchant, request.params.id);
+  return run.payment ? paymentPath(run.payment.paymentId) : subscriptionPath(run.subscription!.subscriptionId);
 }
 
 export function developerRoutes(app: FastifyInstance): void {
   app.get(DEVELOPER_PATH, async (request, reply) => developerOnly(request, reply) ?? showDeveloper(request, reply, 200));
 
+  const movedTo = async (move: Promise<unknown>) => {
+    await move;
+    return DEVELOPER_PATH;
+  };
   app.post<{ Body: { advance?: string } }>(`${DEVELOPER_PATH}/clock/advance`, { preHandler: app.csrfProtection }, async (request, reply) =>
-    clockAction(request, reply, () => moveClock(request.ctx, { advance: (request.body?.advance ?? '').trim() })),
+    developerAction(request, reply, 'clock', () => movedTo(moveClock(request.ctx, { advance: (request.body?.advance ?? '').trim() }))),
   );
-  app.post(`${DEVELOPER_PATH}/clock/reset`, { preHandler: app.csrfProtection }, async (request, reply) => clockAction(request, reply, () => resetClock(request.ctx)));
+  app.post(`${DEVELOPER_PATH}/clock/reset`, { preHandler: app.csrfProtection }, async (request, reply) => developerAction(request, reply, 'clock', () => movedTo(resetClock(request.ctx))));
+
+  app.post<{ Params: { id: string } }>(runPath(':id'), { preHandler: app.csrfProtection }, async (request, reply) => developerAction(request, reply, 'scenarios', () => runAndOpen(request)));
 
   app.get<{ Params: { id: string } }>(emailPath(':id'), async (request, reply) => {
     const refused = developerOnly(request, reply);

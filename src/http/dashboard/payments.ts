@@ -40,7 +40,7 @@ const ACTIONS: Record<PaymentAction, (ctx: AppContext, merchant: Merchant, id: s
 };
 
 /** Statuses of refusals: the use case's kind says why nothing was done. */
-const REFUSAL_STATUS: Partial<Record<DomainError['kind'], number>> = { validation: 400, forbidden: 403, state: 409, conflict: 409, unavailable: 503 };
+export const REFUSAL_STATUS: Partial<Record<DomainError['kind'], number>> = { validation: 400, forbidden: 403, state: 409, conflict: 409, unavailable: 503 };
 
 export function paymentIdOf(request: FastifyRequest<{ Params: Params }>): string {
   if (!PAYMENT_ID_PATTERN.test(request.params.id)) throw notFound('Payment');

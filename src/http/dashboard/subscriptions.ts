@@ -15,7 +15,7 @@ import { paymentPath } from './payment-page.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
 
 const SUBSCRIPTIONS_PATH = `${DASHBOARD_PATH}/subscriptions`;
-const subscriptionPath = (id: string) => `${SUBSCRIPTIONS_PATH}/${id}`;
+export const subscriptionPath = (id: string) => `${SUBSCRIPTIONS_PATH}/${id}`;
 const LIST_SIZE = 100;
 const MANDATE_DECISIONS: readonly MandateDecision[] = ['approve', 'reject', 'revoke'];
 const CHARGE_DECISIONS: readonly ChargeDecision[] = ['settle', 'fail'];

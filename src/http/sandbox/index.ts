@@ -1,6 +1,7 @@
 // The sandbox, only where the operator left SANDBOX on: the developer clock, DemoBank's decisions
-// about automatic payments and the content of descriptors for developer-mode accounts (merchant
-// credentials, v3's error bodies), and DemoBank's scenario table for anyone.
+// about automatic payments, the content of descriptors and runs of DemoBank's scenarios for
+// developer-mode accounts (merchant credentials, v3's error bodies), and DemoBank's scenario table
+// for anyone.
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../../domain/errors.js';
 import { errorHandler, V3_STATUS } from '../errors.js';
@@ -8,7 +9,7 @@ import { requireMerchant } from '../plugins/auth.js';
 import { clockRoutes } from './clock.js';
 import { demoBankDecisionRoutes } from './demobank-decisions.js';
 import { descriptorSandboxRoutes } from './descriptors.js';
-import { scenarioRoutes } from './scenarios.js';
+import { scenarioRoutes, scenarioRunRoutes } from './scenarios.js';
 
 export async function sandboxApi(app: FastifyInstance): Promise<void> {
   app.setErrorHandler(errorHandler(V3_STATUS));
@@ -20,6 +21,7 @@ export async function sandboxApi(app: FastifyInstance): Promise<void> {
     await developer.register(clockRoutes);
     await developer.register(demoBankDecisionRoutes);
     await developer.register(descriptorSandboxRoutes);
+    await developer.register(scenarioRunRoutes);
   });
   await app.register(scenarioRoutes);
 }

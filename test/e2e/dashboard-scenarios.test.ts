@@ -1,0 +1,44 @@
+// A scenario run with one click, in a real chromium: the merchant signs in, opens the Developer
+// page, runs transfer-pays from its row of DemoBank's scenario table and lands on the payment it
+// made, paid.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDashboardUser, type DashboardCredentials } from '../../src/app/add-dashboard-user.js';
+import { SCENARIOS } from '../../src/bank/demo-bank-scenarios.js';
+import { launchBrowser } from '../helpers/browser.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let browser: Browser;
+let account: TestAccount;
+let user: DashboardCredentials;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  browser = await launchBrowser();
+  account = await server.account({ name: 'Teapots' });
+  user = await addDashboardUser(server.ctx, account.receiver_id, { email: 'owner@teapots.example' });
+  page = await (await browser.newContext()).newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe("DemoBank's scenarios in the dashboard", () => {
+  it('runs transfer-pays with one click and opens the payment it made, done', async () => {
+    await page.goto(`${server.baseUrl}/dashboard`);
+    await page.fill('#email', user.email);
+    await page.fill('#password', user.password);
+    await page.click('#sign-in');
+    expect(new URL(page.url()).pathname).toBe('/dashboard');
+
+    await page.click('nav >> text=Desarrollo');
+    expect(await page.locator('table.scenarios button').count()).toBe(SCENARIOS.length);
+    await page.click('#run-transfer-pays');
+    expect(new URL(page.url()).pathname).toMatch(/^\/dashboard\/payments\/[a-z0-9]{12}$/);
+    expect(await page.textContent('#status')).toContain('done');
+    expect(await page.textContent('main')).toContain('Scenario transfer-pays');
+  });
+});
