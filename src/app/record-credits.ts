@@ -8,11 +8,12 @@ import { newUuid } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import { insertCreditsOnce, type Settlement, settleCredits } from '../store/credits.js';
-import { lockPaymentsById } from '../store/payment-lookup.js';
+import { lockPaymentRows } from '../store/payment-lookup.js';
 import { inTransaction } from '../store/transaction.js';
 import { type AppContext, withDb } from './context.js';
 import { merchantOf } from './merchant-of.js';
-import { type MatchedCredit, reconcilePayment } from './reconcile-payment.js';
+import { HeldPayments } from './change-payment.js';
+import { type MatchedCredit, reconciliation } from './reconcile-payment.js';
 
 export type CreditOutcome =
   | { bankReference: string; status: 'matched'; paymentId: string }
@@ -34,11 +35,11 @@ function matchedCredit(credit: BankCredit, payment: Payment): MatchedCredit {
 }
 
 /**
- * Set-wise, so that a statement of a hundred credits costs a few queries more than its payments'
- * changes: every movement is claimed first (a concurrent import of the same statement waits there
- * and then counts it as a duplicate), the payments they name are locked at once, each claimed
- * credit is matched and its payment reconciled in turn (a second credit for a payment sees it
- * paid), and the outcomes and the notifications are written together.
+ * Set-wise, so that a statement of a hundred credits costs a few queries, not one per credit: every
+ * movement is claimed first (a concurrent import of the same statement waits there and then counts
+ * it as a duplicate), the payments they name are locked at once, each claimed credit is matched and
+ * its payment reconciled in turn (a second credit for a payment sees it paid), and the payments,
+ * the outcomes and the notifications are written together.
  */
 export async function recordCredits(ctx: AppContext, credits: readonly BankCredit[], source: string): Promise<CreditOutcome[]> {
   return inTransaction(ctx.db, async (trx) => {
@@ -48,7 +49,7 @@ export async function recordCredits(ctx: AppContext, credits: readonly BankCredi
     const recorded = credits.map((credit) => ({ ...credit, creditId: newUuid(ctx.random), status: 'unmatched' as const, reason: null, paymentId: null, receiverId: null, source, recordedAt }));
     const claimed = await insertCreditsOnce(trx, recorded);
     const mine = recorded.filter((credit) => claimed.has(credit.creditId));
-    const payments = await lockPaymentsById(trx, mine.flatMap((credit) => (credit.reference === null ? [] : [credit.reference])));
+    const payments = new HeldPayments(inTrx, await lockPaymentRows(trx, mine.flatMap((credit) => (credit.reference === null ? [] : [credit.reference]))));
     const merchants = new Map<number, Promise<Merchant>>();
     const merchant = (receiverId: number) => merchants.get(receiverId) ?? merchants.set(receiverId, merchantOf(inTrx, receiverId)).get(receiverId)!;
     const settlements: Settlement[] = [];
@@ -65,11 +66,11 @@ export async function recordCredits(ctx: AppContext, credits: readonly BankCredi
         outcomes.push({ bankReference: credit.bankReference, status: 'unmatched', reason: match.reason });
         continue;
       }
-      const paid = await reconcilePayment(inTrx, await merchant(payment!.receiverId), payment!.paymentId, matchedCredit(credit, payment!), payment);
-      payments.set(paid.paymentId, paid);
+      const paid = payments.change(payment!.receiverId, payment!.paymentId, reconciliation(ctx, await merchant(payment!.receiverId), matchedCredit(credit, payment!)));
       settlements.push({ creditId: credit.creditId, matched: true });
       outcomes.push({ bankReference: credit.bankReference, status: 'matched', paymentId: paid.paymentId });
     }
+    await payments.write();
     await outbox.flush(trx);
     await settleCredits(trx, settlements);
     return outcomes;

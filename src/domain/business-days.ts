@@ -109,9 +109,17 @@ export function chileanHolidays(year: number): string[] {
   return [...new Set(days.map(isoDate))].sort();
 }
 
+// Asked for every payment reconciled: each year's holidays and each day's settlement instant are
+// worked out once per process (a few hundred entries a year).
+const holidaysByYear = new Map<number, ReadonlySet<string>>();
+const settlementByDate = new Map<string, Date>();
+
 export function isBusinessDay(date: LocalDate): boolean {
   const day = weekday(date);
-  return day !== SUNDAY && day !== SATURDAY && !chileanHolidays(date.year).includes(isoDate(date));
+  if (day === SUNDAY || day === SATURDAY) return false;
+  let holidays = holidaysByYear.get(date.year);
+  if (!holidays) holidaysByYear.set(date.year, (holidays = new Set(chileanHolidays(date.year))));
+  return !holidays.has(isoDate(date));
 }
 
 /** How far Santiago's clocks are from UTC at `instant` (whole seconds), in milliseconds: format it locally and compare. */
@@ -146,5 +154,8 @@ export function startOfDay(date: LocalDate): Date {
 export function nextBusinessDay(instant: Date): Date {
   let date = shift(localParts(instant), 1);
   while (!isBusinessDay(date)) date = shift(date, 1);
-  return settlementInstant(date);
+  const key = isoDate(date);
+  let settlement = settlementByDate.get(key);
+  if (!settlement) settlementByDate.set(key, (settlement = settlementInstant(date)));
+  return new Date(settlement);
 }

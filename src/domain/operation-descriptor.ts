@@ -48,7 +48,9 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * schemas allow extra members).
  */
 function knownMembers(table: FieldTable, raw: Readonly<Record<string, unknown>>): Record<string, RawValue> {
-  return Object.fromEntries(Object.keys(table).filter((name) => Object.hasOwn(raw, name)).map((name) => [name, raw[name] as RawValue]));
+  const known: Record<string, RawValue> = {};
+  for (const name in table) if (Object.hasOwn(raw, name)) known[name] = raw[name] as RawValue;
+  return known;
 }
 
 /** Decodes a request; a 400 names every offending field at once (`params.amount` for a member). */

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Debit, DebitState } from '../domain/debit.js';
 import { dialectOf } from './database.js';
-import { prepare } from './prepared.js';
+import { preparedInsert } from './prepared.js';
 import type { DB, DebitRow, DebitsTable, DebitUpdate } from './schema.js';
 
 const date = (ms: number | null): Date | null => (ms === null ? null : new Date(Number(ms)));
@@ -32,11 +32,7 @@ const DEBIT_COLUMNS = Object.keys({
   state: 0, failure: 0, next_check_at: 0, submitted_at: 0, settled_at: 0, created_at: 0, updated_at: 0,
 } satisfies Record<keyof DebitsTable, 0>) as (keyof DebitsTable)[];
 
-// The columns in one fixed order, whatever the order of the row's keys: the compiled query binds them so.
-const insertRow = prepare(
-  (db, row: DebitsTable) => db.insertInto('debits').values(Object.fromEntries(DEBIT_COLUMNS.map((c) => [c, row[c]])) as unknown as DebitsTable),
-  (row) => DEBIT_COLUMNS.map((c) => row[c]),
-);
+const insertRow = preparedInsert<DebitsTable>('debits', DEBIT_COLUMNS);
 
 export async function insertDebit(db: Kysely<DB>, row: DebitsTable): Promise<void> {
   await insertRow.run(db, row);

@@ -3,7 +3,7 @@
 import { type Insertable, type Kysely, type SqlBool, sql } from 'kysely';
 import { dialectOf } from './database.js';
 import { inChunks } from './group-commit.js';
-import { prepare } from './prepared.js';
+import { preparedInsert } from './prepared.js';
 import type { DB, MessageAttemptRow, MessageAttemptsTable, MessageRow } from './schema.js';
 import { inTransaction } from './transaction.js';
 
@@ -30,10 +30,7 @@ const MESSAGE_COLUMNS = Object.keys({
 } satisfies Record<keyof MessageRow, 0>) as (keyof MessageRow)[];
 
 // Written in every reconciliation's transaction: compiled once (prepared.ts).
-const insertRow = prepare(
-  (db, row: MessageRow) => db.insertInto('messages').values(Object.fromEntries(MESSAGE_COLUMNS.map((c) => [c, row[c]])) as MessageRow),
-  (row) => MESSAGE_COLUMNS.map((c) => row[c]),
-);
+const insertRow = preparedInsert<MessageRow>('messages', MESSAGE_COLUMNS);
 
 export async function insertMessage(db: Kysely<DB>, row: MessageRow): Promise<void> {
   await insertRow.run(db, row);
@@ -163,8 +160,10 @@ const withdrawn = (now: number) => ({ status: CANCELLED, next_attempt_at: null, 
  * Withdraws the pending messages of `kinds` about `subjectId`: they are never sent. One claimed by a
  * worker loses its lease, so the attempt it may have in flight cannot put it back in the schedule.
  */
-export async function withdrawMessages(db: Kysely<DB>, subjectId: string, kinds: readonly string[], now: number): Promise<void> {
-  await db.updateTable('messages').set(withdrawn(now)).where('subject_id', '=', subjectId).where('kind', 'in', kinds).where(PENDING).execute();
+export async function withdrawMessages(db: Kysely<DB>, subjectIds: readonly string[], kinds: readonly string[], now: number): Promise<void> {
+  for (const part of chunks([...subjectIds])) {
+    await db.updateTable('messages').set(withdrawn(now)).where('subject_id', 'in', part).where('kind', 'in', kinds).where(PENDING).execute();
+  }
 }
 
 /**

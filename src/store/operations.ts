@@ -4,6 +4,7 @@ import type { Operation, OperationEvent, OperationState } from '../domain/operat
 import type { PagePosition } from '../domain/page-cursor.js';
 import { groupedInserts } from './group-commit.js';
 import { perDatabase } from './per-database.js';
+import { preparedInsert } from './prepared.js';
 import type { DB, OperationRow, OperationsTable, OperationUpdate } from './schema.js';
 
 function toOperation(row: OperationRow): Operation {
@@ -25,7 +26,13 @@ function toOperation(row: OperationRow): Operation {
   };
 }
 
-const insertOne = (db: Kysely<DB>, row: OperationsTable) => db.insertInto('operations').values(row).execute();
+const OPERATION_COLUMNS = Object.keys({
+  operation_id: 0, receiver_id: 0, key_id: 0, bank: 0, description: 0, state: 0, bank_id: 0, payer_identifier: 0, payer_account: 0,
+  payer_name: 0, failure: 0, events: 0, expires_at: 0, created_at: 0, updated_at: 0,
+} satisfies Record<keyof OperationsTable, 0>) as (keyof OperationsTable)[];
+
+const insertRow = preparedInsert<OperationsTable>('operations', OPERATION_COLUMNS);
+const insertOne = (db: Kysely<DB>, row: OperationsTable) => insertRow.run(db, row);
 const batchOf = perDatabase((db: Kysely<DB>) => groupedInserts(db, 'operations', insertOne));
 
 /** Inserts an operation, through group commit with the inserts that arrive with it (as payments are). */

@@ -4,7 +4,7 @@ import type { Payment } from '../domain/payment.js';
 import { dialectOf } from './database.js';
 import { inChunks } from './group-commit.js';
 import { toPayment } from './payments.js';
-import type { DB } from './schema.js';
+import type { DB, PaymentRow } from './schema.js';
 
 /** A live (not deleted) payment of any account. */
 export async function findPaymentById(db: Kysely<DB>, paymentId: string, options: { lock?: boolean } = {}): Promise<Payment | undefined> {
@@ -21,10 +21,11 @@ export async function findPaymentById(db: Kysely<DB>, paymentId: string, options
 
 /**
  * The live payments of these ids, locked until the transaction ends, in the order of their ids: two
- * transactions that lock overlapping sets wait for each other instead of deadlocking.
+ * transactions that lock overlapping sets wait for each other instead of deadlocking. As rows, which
+ * HeldPayments (change-payment.ts) changes and writes back.
  */
-export async function lockPaymentsById(db: Kysely<DB>, paymentIds: readonly string[]): Promise<Map<string, Payment>> {
-  const found = new Map<string, Payment>();
+export async function lockPaymentRows(db: Kysely<DB>, paymentIds: readonly string[]): Promise<Map<string, PaymentRow>> {
+  const found = new Map<string, PaymentRow>();
   for (const chunk of inChunks([...new Set(paymentIds)].sort())) {
     const rows = await db
       .selectFrom('payments')
@@ -34,7 +35,7 @@ export async function lockPaymentsById(db: Kysely<DB>, paymentIds: readonly stri
       .orderBy('payment_id')
       .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate())
       .execute();
-    for (const row of rows) found.set(row.payment_id, toPayment(row));
+    for (const row of rows) found.set(row.payment_id, row);
   }
   return found;
 }

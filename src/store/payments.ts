@@ -7,7 +7,7 @@ import { changeMark, dialectOf, turnMark } from './database.js';
 import { groupedInserts } from './group-commit.js';
 import { GroupRead } from './group-read.js';
 import { perDatabase } from './per-database.js';
-import { prepare } from './prepared.js';
+import { prepare, preparedInsert } from './prepared.js';
 import type { DB, PaymentRow, PaymentUpdate } from './schema.js';
 
 const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
@@ -73,10 +73,7 @@ const PAYMENT_COLUMNS = Object.keys({
   deleted_at: 0,
 } satisfies Record<keyof PaymentRow, 0>) as (keyof PaymentRow)[];
 
-const insertRow = prepare(
-  (db, row: PaymentRow) => db.insertInto('payments').values(Object.fromEntries(PAYMENT_COLUMNS.map((c) => [c, row[c]])) as PaymentRow),
-  (row) => PAYMENT_COLUMNS.map((c) => row[c]),
-);
+const insertRow = preparedInsert<PaymentRow>('payments', PAYMENT_COLUMNS);
 
 const batchOf = perDatabase((db: Kysely<DB>) => groupedInserts(db, 'payments', (trx, row: PaymentRow) => insertRow.run(trx, row)));
 
@@ -196,6 +193,34 @@ export async function updatePayment(db: Kysely<DB>, paymentId: string, version: 
     .returningAll()
     .executeTakeFirst();
   return row && toPayment(row);
+}
+
+/**
+ * Writes rows changed in memory from rows the transaction locked (HeldPayments), each only if it is
+ * still at the version before its own, and answers how many were written. Only `columns` are set.
+ * PostgreSQL takes them all in one statement, the rows as one JSON parameter read as the table's
+ * own row type; SQLite, in process, one prepared update each.
+ */
+export async function updatePaymentRows(db: Kysely<DB>, rows: readonly PaymentRow[], columns: readonly (keyof PaymentRow)[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  if (dialectOf(db) === 'postgres') {
+    const set = sql.join(columns.map((column) => sql`${sql.ref(column)} = ${sql.ref(`u.${column}`)}`));
+    const result = await sql`update payments as p set ${set}
+      from jsonb_populate_recordset(null::payments, ${JSON.stringify(rows)}::jsonb) as u
+      where p.payment_id = u.payment_id and p.version = u.version - 1`.execute(db);
+    return Number(result.numAffectedRows ?? 0n);
+  }
+  let written = 0;
+  for (const row of rows) {
+    const result = await db
+      .updateTable('payments')
+      .set(Object.fromEntries(columns.map((column) => [column, row[column]])))
+      .where('payment_id', '=', row.payment_id)
+      .where('version', '=', row.version - 1)
+      .executeTakeFirst();
+    written += Number(result.numUpdatedRows);
+  }
+  return written;
 }
 
 export interface DueReminder {

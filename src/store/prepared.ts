@@ -31,3 +31,14 @@ export function prepare<A extends unknown[], R>(build: (db: Kysely<DB>, ...args:
     },
   };
 }
+
+/**
+ * The insert of a whole row into `table`, its values bound in the fixed order of `columns` (every
+ * column of the table), whatever the order of the row's keys.
+ */
+export function preparedInsert<R extends object>(table: keyof DB & string, columns: readonly (keyof R & string)[]): Prepared<[R], unknown> {
+  return prepare(
+    (db, row: R) => db.insertInto(table).values(Object.fromEntries(columns.map((c) => [c, row[c]])) as never),
+    (row) => columns.map((c) => row[c]),
+  );
+}

@@ -188,9 +188,11 @@ describe('a bank that does not answer a debit in time', () => {
     expect((await debitOf(paymentId!)).state).toBe('uncertain');
     expect(await askedOf(paymentId!)).toEqual([]);
 
+    // The bank is asked first; the debit it says it never got is due again at once, so the same run
+    // or the next one (when the answer came within the run's own millisecond) submits it.
     await advance('61s');
     await collectDebits(server.ctx);
-    expect(await askedOf(paymentId!)).toEqual(['debit-status:unknown']);
+    expect((await askedOf(paymentId!))[0]).toBe('debit-status:unknown');
     await collectDebits(server.ctx);
     expect(submissions()).toBe(2);
     expect(await askedOf(paymentId!)).toEqual(['debit-status:unknown', 'debit:accepted']);

@@ -4,7 +4,9 @@
 // expiry, pending ones withdrawn; and a create that fails leaves neither payment nor email.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordCredits } from '../../src/app/record-credits.js';
 import { sendDueReminders } from '../../src/app/send-reminders.js';
+import { findPayment } from '../../src/store/payments.js';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
 import { testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
@@ -188,6 +190,43 @@ describe('payer emails through the mail server', () => {
     for (const id of Object.values(ids)) for (const e of await emailsOf(id)) expect(['cancelled', 'exhausted']).toContain(e.status);
     const accepted = mail.mails.filter((m) => m.answer === 'accepted' && Object.keys(ids).some((which) => m.envelope.to.includes(`${which}@example.com`)));
     expect(accepted).toEqual([]);
+  });
+
+  it('withdraws the waiting emails of every payment a statement of bank credits pays, and writes no reminder for them after', async () => {
+    mail.answer(() => ({ refuse: 451, message: 'Mailbox busy, try later' }));
+    const t0 = server.ctx.clock.now().getTime();
+    const ids: string[] = [];
+    for (const n of [1, 2]) {
+      const created = await emailedPayment({ subject: `Statement ${n}`, payer_email: `statement${n}@example.com`, expires_date: new Date(t0 + 50 * HOUR).toISOString() });
+      ids.push(created.body.payment_id);
+    }
+    for (const id of ids) await eventually(() => emailsOf(id), (list) => list.length === 1 && list[0]!.attempts >= 1);
+
+    const payments = await Promise.all(ids.map(async (id) => (await findPayment(server.ctx.db, account.merchant.receiverId, id))!));
+    const statement = payments.map((payment, n) => ({
+      bankReference: `statement-${payment.paymentId}`,
+      account: payment.collectAccountUuid,
+      amount: payment.amount,
+      currency: payment.currency,
+      reference: payment.paymentId,
+      creditedAt: server.ctx.clock.now(),
+      payerBankId: 'LrNcd',
+      payerName: 'Ana Pérez',
+      payerEmail: `statement${n + 1}@example.com`,
+      payerPersonalIdentifier: '12.345.678-5',
+      payerAccountNumber: '0012345678',
+      paymentMethod: 'regular_transfer' as const,
+      fundsSource: null,
+    }));
+    expect((await recordCredits(server.ctx, statement, 'operator')).map((o) => (o.status === 'unmatched' ? o.reason : o.status))).toEqual(['matched', 'matched']);
+    for (const id of ids) {
+      expect((await api().get(`/v3/payments/${id}`)).body.status).toBe('done');
+      expect((await emailsOf(id)).map((e) => e.status)).toEqual(['cancelled']);
+    }
+    await clockTo(t0 + 47 * HOUR);
+    await sendDueReminders(server.ctx);
+    for (const id of ids) expect(await emailsOf(id)).toHaveLength(1);
+    mail.answer(ACCEPT);
   });
 
   it('writes neither the payment nor its email when the create fails', async () => {
