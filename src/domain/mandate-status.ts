@@ -102,3 +102,24 @@ export function signingNotificationStatus(event: MandateEvent): 'enabled' | 'dis
   if (event === 'rejected-by-bank' || event === 'revoked-by-payer') return 'disabled';
   return undefined;
 }
+
+/**
+ * Changes in the order they were made. Two can share a millisecond (a mandate DemoBank activates as
+ * it is signed), and their ids are random: each change starts from the state the one before left,
+ * so within a millisecond the one that follows on comes next.
+ */
+export function inChainOrder<C extends { from: string; to: string; changedAt: Date }>(changes: C[]): C[] {
+  const ordered: C[] = [];
+  for (let i = 0; i < changes.length; ) {
+    let end = i;
+    while (end < changes.length && changes[end]!.changedAt.getTime() === changes[i]!.changedAt.getTime()) end++;
+    const left = changes.slice(i, end);
+    while (left.length > 0) {
+      const last = ordered.at(-1);
+      const follows = left.findIndex((c) => (last ? c.from === last.to : !left.some((other) => other.to === c.from)));
+      ordered.push(...left.splice(Math.max(follows, 0), 1));
+    }
+    i = end;
+  }
+  return ordered;
+}

@@ -1,6 +1,6 @@
 // Subscription rows, their mapping to the domain's Subscription, and the history of their mandates.
 import type { Kysely } from 'kysely';
-import type { MandateEvent, MandateOrigin, MandateState } from '../domain/mandate-status.js';
+import { inChainOrder, type MandateEvent, type MandateOrigin, type MandateState } from '../domain/mandate-status.js';
 import type { Subscription } from '../domain/subscription.js';
 import { dialectOf } from './database.js';
 import { inChunks } from './group-commit.js';
@@ -107,7 +107,7 @@ export async function insertMandateChange(db: Kysely<DB>, change: MandateChange)
 /** A subscription's history, oldest first. */
 export async function mandateChanges(db: Kysely<DB>, subscriptionId: string): Promise<MandateChange[]> {
   const rows = await db.selectFrom('subscription_changes').selectAll().where('subscription_id', '=', subscriptionId).orderBy('changed_at').orderBy('change_id').execute();
-  return rows.map((row) => ({
+  return inChainOrder(rows.map((row) => ({
     changeId: row.change_id,
     subscriptionId: row.subscription_id,
     event: row.event as MandateEvent,
@@ -116,7 +116,7 @@ export async function mandateChanges(db: Kysely<DB>, subscriptionId: string): Pr
     origin: row.origin as MandateOrigin,
     reason: row.reason,
     changedAt: new Date(Number(row.changed_at)),
-  }));
+  })));
 }
 
 /** The installation's subscriptions, or one account's, newest first. */

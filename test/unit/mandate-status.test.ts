@@ -1,6 +1,7 @@
 // The mandate's transition table: what each event may leave from, what the wire shows, what is sent.
 import { describe, expect, it } from 'vitest';
 import {
+  inChainOrder,
   applyMandateEvent,
   canApplyMandateEvent,
   chargeRefusal,
@@ -43,5 +44,17 @@ describe('the mandate transition table', () => {
       ['rejected-by-bank', 'disabled'],
       ['revoked-by-payer', 'disabled'],
     ]);
+  });
+});
+
+describe('a mandate history in the order it was made', () => {
+  const at = (ms: number) => new Date(ms);
+  it('follows the chain of states where changes share a millisecond, and leaves other orders alone', () => {
+    const signed = { from: 'created', to: 'signed', changedAt: at(1000) };
+    const enabled = { from: 'signed', to: 'enabled', changedAt: at(1000) };
+    const revoked = { from: 'enabled', to: 'revoked', changedAt: at(2000) };
+    expect(inChainOrder([enabled, signed, revoked])).toEqual([signed, enabled, revoked]);
+    expect(inChainOrder([signed, enabled, revoked])).toEqual([signed, enabled, revoked]);
+    expect(inChainOrder([])).toEqual([]);
   });
 });
