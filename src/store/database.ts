@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, type DatabaseConnection, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, SqliteDriver, type SqliteDatabase, type SqliteDialectConfig, type SqliteStatement } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, Kysely, PostgresAdapter, PostgresDialect, SqliteAdapter, SqliteDialect, SqliteDriver, type SqliteDatabase, type SqliteDialectConfig, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DB } from './schema.js';
@@ -209,6 +209,18 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/**
+ * Kysely runs SQLite migrations outside a transaction and without a lock, so a server and a worker
+ * starting together on a new database both ran them ("table already exists"). SQLite's DDL is
+ * transactional: in one `BEGIN IMMEDIATE` transaction the migrations hold the write lock, the
+ * other process waits and then finds them applied, and a failed migration leaves nothing behind.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 class QuipuSqliteDialect extends SqliteDialect {
   constructor(private readonly config: SqliteDialectConfig) {
     super(config);
@@ -216,6 +228,10 @@ class QuipuSqliteDialect extends SqliteDialect {
 
   override createDriver(): SqliteDriver {
     return new ImmediateSqliteDriver(this.config);
+  }
+
+  override createAdapter(): SqliteAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 
