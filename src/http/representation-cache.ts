@@ -1,5 +1,5 @@
 // The answer to a GET of an unchanged payment is the same bytes every time: the store hands out
-// one frozen Payment while it is unchanged (findPaymentToRead), so its serialised representation
+// one frozen Payment per version of it (findPaymentToRead), so its serialised representation
 // is kept beside it and sent as is, sparing the object, its serialisation and its UTF-8 encoding.
 // Building it needs the public base URL and the acting account (its default notify_url) too; the
 // account is compared by identity: the account directory hands out a new object when it changes.

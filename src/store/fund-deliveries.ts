@@ -40,7 +40,8 @@ const CHUNK = 500;
 
 /**
  * Names the delivery on payments that no delivery includes yet (a compare-and-set): returns how
- * many it took, so a payment another delivery took first is never counted twice.
+ * many it took, so a payment another delivery took first is never counted twice. Not a column a
+ * Payment holds: the payment's version stays (sharedPayment in payments.ts).
  */
 export async function includeInDelivery(db: Kysely<DB>, deliveryId: string, paymentIds: readonly string[]): Promise<number> {
   let included = 0;

@@ -123,22 +123,40 @@ const liveByIds = prepare(
   (paymentIds) => [paymentIds],
 );
 
-const groupReads = perDatabase(
-  (db: Kysely<DB>) =>
-    new GroupRead(async (ids: string[]) => {
-      const { rows } = await liveByIds.run(db, ids);
-      return new Map(rows.map((row) => [row.payment_id, Object.freeze(toPayment(row))]));
-    }),
-);
-
 interface ReadPayment {
-  mark: number;
+  /** SQLite's change mark taken before the row was read (findPaymentToRead). */
+  mark: number | undefined;
   payment: Readonly<Payment>;
 }
 
 // A few MB at most: payments read again are those being polled, recent ones.
 const READ_CACHE_SIZE = 4096;
-const readCaches = new WeakMap<Kysely<DB>, LRUCache<string, ReadPayment>>();
+const readCaches = perDatabase((_db: Kysely<DB>) => new LRUCache<string, ReadPayment>({ max: READ_CACHE_SIZE }));
+
+/**
+ * The frozen Payment of a row just read: the one already handed out while the row is at the same
+ * version, since every change of a column a Payment holds moves the version (updatePayment,
+ * HeldPayments). A payment polled while others commit is then one object, and its answer is
+ * serialised once (representation-cache.ts), not rebuilt into new garbage at every read.
+ */
+function sharedPayment(cache: LRUCache<string, ReadPayment>, row: PaymentRow, mark: number | undefined): Readonly<Payment> {
+  const held = cache.get(row.payment_id);
+  if (held?.payment.version === row.version) {
+    held.mark = mark;
+    return held.payment;
+  }
+  const payment = Object.freeze(toPayment(row));
+  cache.set(row.payment_id, { mark, payment });
+  return payment;
+}
+
+const groupReads = perDatabase((db: Kysely<DB>) => {
+  const cache = readCaches(db);
+  return new GroupRead(async (ids: string[]) => {
+    const { rows } = await liveByIds.run(db, ids);
+    return new Map(rows.map((row) => [row.payment_id, sharedPayment(cache, row, undefined)]));
+  });
+});
 
 /**
  * findPayment's answer for callers that only read it: the payment is frozen and may be shared.
@@ -151,25 +169,20 @@ const readCaches = new WeakMap<Kysely<DB>, LRUCache<string, ReadPayment>>();
  * process. Otherwise (inside a transaction, an in-memory database) it is findPayment.
  */
 export async function findPaymentToRead(db: Kysely<DB>, receiverId: number, paymentId: string): Promise<Readonly<Payment> | undefined> {
-  if (!db.isTransaction && dialectOf(db) === 'postgres') {
+  if (db.isTransaction) return findPayment(db, receiverId, paymentId);
+  if (dialectOf(db) === 'postgres') {
     const payment = await groupReads(db).get(paymentId);
     return payment?.receiverId === receiverId ? payment : undefined;
   }
-  let cache = readCaches.get(db);
-  if (!cache) {
-    if (changeMark(db) === undefined) return findPayment(db, receiverId, paymentId);
-    cache = new LRUCache({ max: READ_CACHE_SIZE });
-    readCaches.set(db, cache);
-  }
+  const cache = readCaches(db);
   const held = cache.get(paymentId);
-  if (held && held.payment.receiverId === receiverId && held.mark === (await turnMark(db))) return held.payment;
+  if (held?.mark !== undefined && held.payment.receiverId === receiverId && held.mark === (await turnMark(db))) return held.payment;
   // Taken before reading, the mark can only be older than the row: a commit in between makes the
   // next request read again, never serve an older row.
   const mark = changeMark(db);
   if (mark === undefined) return findPayment(db, receiverId, paymentId);
-  const payment = await findPayment(db, receiverId, paymentId);
-  if (payment) cache.set(paymentId, { mark, payment: Object.freeze(payment) });
-  return payment;
+  const row = (await livePayment.run(db, paymentId, receiverId)).rows[0];
+  return row && sharedPayment(cache, row, mark);
 }
 
 export async function findPaymentByToken(db: Kysely<DB>, receiverId: number, token: string): Promise<Payment | undefined> {
@@ -242,7 +255,10 @@ export async function listDueReminders(db: Kysely<DB>, now: number, limit: numbe
   return rows.map((r) => ({ paymentId: r.payment_id, receiverId: r.receiver_id, at: r.next_reminder_at! }));
 }
 
-/** Moves a payment's next reminder from `from` to `to` (null: none to come); false when it is no longer `from`. */
+/**
+ * Moves a payment's next reminder from `from` to `to` (null: none to come); false when it is no
+ * longer `from`. Not a column a Payment holds: the version stays (sharedPayment).
+ */
 export async function moveNextReminder(db: Kysely<DB>, paymentId: string, from: number, to: number | null): Promise<boolean> {
   const result = await db.updateTable('payments').set({ next_reminder_at: to }).where('payment_id', '=', paymentId).where('next_reminder_at', '=', from).executeTakeFirst();
   return result.numUpdatedRows > 0n;

@@ -3,11 +3,13 @@
 // connection (another process: the CLI, a worker). Every read must see every committed change.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import type { ExpressionBuilder } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPayment } from '../../src/app/create-payment.js';
 import { deletePayment } from '../../src/app/delete-payment.js';
 import { openDatabase } from '../../src/store/database.js';
 import { findPaymentToRead } from '../../src/store/payments.js';
+import type { DB } from '../../src/store/schema.js';
 import { inTransaction } from '../../src/store/transaction.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { payByTransfer } from '../helpers/payments.js';
@@ -23,6 +25,8 @@ afterAll(async () => server?.close());
 
 const newPayment = async () => (await createPayment(server.ctx, account.merchant, 'v3', { amount: 1000, currency: 'CLP', subject: 'Read cache' }, [])).paymentId;
 const read = (paymentId: string, receiverId = account.receiver_id) => findPaymentToRead(server.ctx.db, receiverId, paymentId);
+// A change as every writer makes it: one version on (updatePayment, HeldPayments).
+const changed = (subject: string) => (eb: ExpressionBuilder<DB, 'payments'>) => ({ subject, version: eb('version', '+', 1) });
 
 describe('findPaymentToRead', () => {
   it.runIf(testDatabaseKind() === 'sqlite')('answers a payment read again, unchanged, from memory', async () => {
@@ -49,9 +53,9 @@ describe('findPaymentToRead', () => {
     expect((await read(id))?.subject).toBe('Read cache');
     const other = openDatabase(server.database.url);
     try {
-      await other.db.updateTable('payments').set({ subject: 'Changed elsewhere' }).where('payment_id', '=', id).execute();
+      await other.db.updateTable('payments').set(changed('Changed elsewhere')).where('payment_id', '=', id).execute();
       expect((await read(id))?.subject).toBe('Changed elsewhere');
-      await other.db.updateTable('payments').set({ subject: 'Changed again' }).where('payment_id', '=', id).execute();
+      await other.db.updateTable('payments').set(changed('Changed again')).where('payment_id', '=', id).execute();
       expect((await read(id))?.subject).toBe('Changed again');
     } finally {
       await other.close();
@@ -64,7 +68,7 @@ describe('findPaymentToRead', () => {
     const file = server.database.url.slice('sqlite:'.length);
     // A process of its own, as the CLI or a worker is: it empties and truncates the WAL first, so
     // its commit is written where earlier ones were.
-    const script = `const db = new (require('better-sqlite3'))(process.argv[1]); db.pragma('busy_timeout = 5000'); db.pragma('wal_checkpoint(TRUNCATE)'); db.prepare('update payments set subject = ? where payment_id = ?').run('From another process', process.argv[2]); db.close();`;
+    const script = `const db = new (require('better-sqlite3'))(process.argv[1]); db.pragma('busy_timeout = 5000'); db.pragma('wal_checkpoint(TRUNCATE)'); db.prepare('update payments set subject = ?, version = version + 1 where payment_id = ?').run('From another process', process.argv[2]); db.close();`;
     await promisify(execFile)(process.execPath, ['-e', script, file, id], { cwd: process.cwd() });
     expect((await read(id))?.subject).toBe('From another process');
   });
@@ -76,7 +80,7 @@ describe('findPaymentToRead', () => {
     try {
       const reads = [read(id), read(id)];
       // Committed elsewhere after both reads were asked, before the turn ends.
-      await other.db.updateTable('payments').set({ subject: 'Later in the turn' }).where('payment_id', '=', id).execute();
+      await other.db.updateTable('payments').set(changed('Later in the turn')).where('payment_id', '=', id).execute();
       expect((await Promise.all(reads)).map((p) => p?.subject)).toEqual(['Later in the turn', 'Later in the turn']);
     } finally {
       await other.close();
@@ -89,12 +93,29 @@ describe('findPaymentToRead', () => {
     expect((await read(id))?.subject).toBe('Read cache');
     let reading: Promise<unknown> | undefined;
     await inTransaction(server.ctx.db, async (trx) => {
-      await trx.updateTable('payments').set({ subject: 'Committed' }).where('payment_id', '=', id).execute();
+      await trx.updateTable('payments').set(changed('Committed')).where('payment_id', '=', id).execute();
       reading = read(id);
       await new Promise((resolve) => setTimeout(resolve, 20));
     });
     expect(await reading).toMatchObject({ subject: 'Committed' });
     expect((await read(id))?.subject).toBe('Committed');
+  });
+
+  it('answers a payment read again at the same version, after others committed, with the object it already handed out', async () => {
+    const id = await newPayment();
+    const first = await read(id);
+    await newPayment();
+    expect(await read(id)).toBe(first);
+    const other = openDatabase(server.database.url);
+    try {
+      await other.db.updateTable('payments').set(changed('A new version')).where('payment_id', '=', id).execute();
+      const next = await read(id);
+      expect(next).not.toBe(first);
+      expect(next).toMatchObject({ subject: 'A new version', version: first!.version + 1 });
+      expect(Object.isFrozen(next)).toBe(true);
+    } finally {
+      await other.close();
+    }
   });
 
   it("does not answer with another account's payment it holds", async () => {
