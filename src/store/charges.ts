@@ -2,7 +2,7 @@
 // that arrive together are written together (group commit, as payment creates are): measured, a
 // transaction of its own per charge cost more than the rest of its request.
 import type { Kysely } from 'kysely';
-import { dialectOf } from './database.js';
+import { dialectOf, flushUnderWay } from './database.js';
 import { insertDebit } from './debits.js';
 import { GroupCommit, inChunks } from './group-commit.js';
 import { insertPayment } from './payments.js';
@@ -62,7 +62,7 @@ function batchWriter(db: Kysely<DB>) {
   return async (charges: ChargeRows[]) => (await Promise.all(inChunks(charges).map(group))).flat();
 }
 
-const batchOf = perDatabase((db: Kysely<DB>) => new GroupCommit(batchWriter(db)));
+const batchOf = perDatabase((db: Kysely<DB>) => new GroupCommit(batchWriter(db), () => flushUnderWay(db)));
 
 /** Inserts a charge's payment and debit; outside a transaction, through group commit with the charges that arrive with it. */
 export async function insertCharge(db: Kysely<DB>, charge: ChargeRows): Promise<void> {

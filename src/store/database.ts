@@ -202,6 +202,15 @@ export function durable(db: Kysely<DB>): Promise<void> | undefined {
   return connections.get(db)?.walSync?.pending();
 }
 
+/**
+ * Settles when the flush of the WAL under way, if any, has ended. A commit made meanwhile would
+ * wait for the next flush all the same: a batch that waits here and commits then lets the writes
+ * that arrive meanwhile join it (group-commit.ts), and that next flush covers them all.
+ */
+export function flushUnderWay(db: Kysely<DB>): Promise<void> | undefined {
+  return connections.get(db)?.walSync?.underWay();
+}
+
 /** `BEGIN IMMEDIATE` takes the write lock up front, so a transaction that reads and then writes never fails halfway when another process writes. */
 class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {

@@ -1,10 +1,10 @@
-// Group commit: writes that arrive together (many requests parsed in one turn of the event loop)
-// are handed to the database as one batch, one commit, and each caller goes on only once that
-// batch has committed (its answer then waits for the commit to be on disk, like any other: see
-// src/store/wal-sync.ts). Per write, the batch reports the error that write alone met, so a
-// failing write fails alone.
+// Group commit: writes that arrive together (many requests parsed in one turn of the event loop,
+// or, on SQLite, while the WAL is being flushed) are handed to the database as one batch, one
+// commit, and each caller goes on only once that batch has committed (its answer then waits for
+// the commit to be on disk, like any other: see src/store/wal-sync.ts). Per write, the batch
+// reports the error that write alone met, so a failing write fails alone.
 import type { Kysely } from 'kysely';
-import { dialectOf } from './database.js';
+import { dialectOf, flushUnderWay } from './database.js';
 import type { DB } from './schema.js';
 
 interface Pending<T> {
@@ -20,7 +20,11 @@ export class GroupCommit<T> {
   #queue: Pending<T>[] = [];
   #scheduled = false;
 
-  constructor(private readonly write: BatchWriter<T>) {}
+  constructor(
+    private readonly write: BatchWriter<T>,
+    /** What a batch waits for before it is taken (flushUnderWay: the WAL flush running, if any). */
+    private readonly ready: () => Promise<void> | undefined = () => undefined,
+  ) {}
 
   add(item: T): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -35,6 +39,10 @@ export class GroupCommit<T> {
   // Batches are not serialised here: on PostgreSQL several run at once on the pool; on SQLite the
   // single connection queues them.
   async #flush(): Promise<void> {
+    // While the WAL is being flushed, a commit would wait for the next flush anyway: the batch
+    // waits for this one to end instead, and what arrives meanwhile joins it (fewer, larger commits).
+    const ready = this.ready();
+    if (ready) await ready;
     const batch = this.#queue;
     this.#queue = [];
     this.#scheduled = false;
@@ -74,7 +82,7 @@ async function insertEach<R>(db: Kysely<DB>, rows: R[], insertOne: (db: Kysely<D
  * row fails.
  */
 export function groupedInserts<R>(db: Kysely<DB>, table: keyof DB & string, insertOne: (db: Kysely<DB>, row: R) => Promise<unknown>): GroupCommit<R> {
-  if (dialectOf(db) === 'sqlite') return new GroupCommit((rows: R[]) => db.transaction().execute((trx) => insertEach(trx, rows, insertOne)));
+  if (dialectOf(db) === 'sqlite') return new GroupCommit((rows: R[]) => db.transaction().execute((trx) => insertEach(trx, rows, insertOne)), () => flushUnderWay(db));
   return new GroupCommit(async (rows: R[]) => {
     const results = await Promise.all(
       inChunks(rows).map((chunk) =>

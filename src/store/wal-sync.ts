@@ -43,6 +43,11 @@ export class WalSync {
     return this.#queued;
   }
 
+  /** The flush running now, if any; it settles, never rejects, once it has ended. */
+  underWay(): Promise<void> | undefined {
+    return this.#running?.done.catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     const file = this.#file;
     this.#file = undefined;

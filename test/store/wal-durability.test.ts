@@ -7,7 +7,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { durable, openDatabase } from '../../src/store/database.js';
+import { durable, flushUnderWay, openDatabase } from '../../src/store/database.js';
 import type { DB } from '../../src/store/schema.js';
 import { startWalCheckpointer, WalRestarter } from '../../src/store/wal-checkpointer.js';
 import { WalSync } from '../../src/store/wal-sync.js';
@@ -42,6 +42,24 @@ describe.skipIf(testDatabaseKind() === 'postgres')('durable commits on SQLite', 
       expect(durable(database.db)).toBeUndefined();
       await sql`select count(*) from t`.execute(database.db);
       expect(durable(database.db)).toBeUndefined();
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('names the flush under way, which a batch of writes waits for before it commits (group-commit.ts)', async () => {
+    const database = openDatabase(`sqlite:${path.join(dir, 'under-way.db')}`, { walCheckpointer: true, sqliteSynchronous: 'full' });
+    try {
+      await sql`create table t (id integer primary key)`.execute(database.db);
+      await durable(database.db);
+      expect(flushUnderWay(database.db)).toBeUndefined();
+      await sql`insert into t default values`.execute(database.db);
+      const owed = durable(database.db);
+      const underWay = flushUnderWay(database.db);
+      expect(underWay).toBeInstanceOf(Promise);
+      await underWay;
+      await owed;
+      expect(flushUnderWay(database.db)).toBeUndefined();
     } finally {
       await database.close();
     }
