@@ -43,12 +43,18 @@ export function loadEncryptionKey(configured: string | undefined, dataDir: strin
   if (fs.existsSync(file)) return { key: parseKey(fs.readFileSync(file, 'utf8')) };
   fs.mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32);
+  // Written whole under a name of its own, then linked into place: link fails when the file
+  // exists, and a process starting at the same moment never reads a key file still being written.
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  fs.writeFileSync(draft, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   try {
-    fs.writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    fs.linkSync(draft, file);
   } catch (error) {
     // Another process created it first: use theirs.
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { key: parseKey(fs.readFileSync(file, 'utf8')) };
     throw error;
+  } finally {
+    fs.rmSync(draft, { force: true });
   }
   return { key, generatedAt: file };
 }
