@@ -245,17 +245,39 @@ class QuipuSqliteDialect extends SqliteDialect {
 }
 
 const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1000;
+/** How long a statement waits for another process's lock before it fails. */
+const BUSY_TIMEOUT_MS = 5_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * A new database file is switched to WAL once, by whichever process gets there first; another one
+ * opening it at that moment gets SQLITE_BUSY at once, without SQLite's busy wait (seen with four
+ * processes started together), so it tries again for as long as a busy wait would last.
+ */
+function enterWalMode(raw: BetterSqlite3.Database): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      raw.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      // Only at start: the thread has nothing else to do meanwhile.
+      Atomics.wait(pause, 0, 0, 10);
+    }
+  }
+}
 
 function openSqlite(file: string, options: DatabaseOptions): Database {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const raw = new BetterSqlite3(file);
-  raw.pragma('journal_mode = WAL');
+  enterWalMode(raw);
   const longRunning = options.walCheckpointer === true && file !== ':memory:';
   // Durable commits: flushed off the event loop in a long-running process, by SQLite itself in a
   // one-shot command, where a flush inside each commit costs nothing that matters.
   const walSync = options.sqliteSynchronous === 'full' && longRunning ? new WalSync(`${path.resolve(file)}-wal`) : undefined;
   raw.pragma(`synchronous = ${options.sqliteSynchronous === 'full' && !walSync ? 'FULL' : 'NORMAL'}`);
-  raw.pragma('busy_timeout = 5000');
+  raw.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   raw.pragma('foreign_keys = ON');
   const checkpointer = longRunning ? startCheckpointer(raw, file, options.log) : undefined;
   const statements = new StatementCache(
