@@ -2,19 +2,29 @@
 // the automatic payment API). The provider's published schemas allow them and real clients send
 // them (a v3 client sends payment_id to refunds, merchant scripts send receiver_id to create), so
 // they are taken out of the body before anything reads it, and named in a response header and the
-// request's log line: a typo (`notfy_url`) is still visible to the developer. Everything after this
-// hook (validation, the field tables, the NUL check, Idempotency-Key's comparison of bodies) sees
-// the known members only, so each keeps every rule it had.
+// request's log line: a typo (`notfy_url`) is still visible to the developer, and in developer mode
+// the member it likely misspells is named too. Everything after this hook (validation, the field
+// tables, the NUL check, Idempotency-Key's comparison of bodies) sees the known members only, so
+// each keeps every rule it had. A route that moves money names the members it acts on: an unknown
+// member while one of them is missing is refused (domain/unread-members.ts), never read as "all".
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import { validationError } from '../domain/errors.js';
+import { likelyTypo, unreadMoneyRequest } from '../domain/unread-members.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Top-level body members the body schema does not list are dropped and named, not refused. */
     ignoreUnknownFields?: boolean;
+    /** The members a money-moving route acts on: missing beside an unknown member, the request is refused. */
+    moneyMembers?: readonly string[];
+    /** Unknown members that only repeat a path parameter (a refund's `payment_id`): read, so never a reason to refuse. */
+    echoedParams?: Readonly<Record<string, string>>;
   }
 }
 
 export const IGNORED_FIELDS_HEADER = 'quipu-ignored-fields';
+/** Developer mode: `amout=amount`, each ignored member that is close to a known one, with that one. */
+export const LIKELY_TYPOS_HEADER = 'quipu-likely-typos';
 
 /** A member name may be megabytes long; a header that large would break the client reading it. */
 const HEADER_LIMIT = 1024;
@@ -24,13 +34,15 @@ const SEPARATOR = ', ';
 /** A lone UTF-16 surrogate (JSON can escape one into a name) cannot be percent-encoded: U+FFFD stands for it. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/gu;
 
+/** A name may hold any character, a header value may not: percent-encoded (`receiver_id` stays as it is). */
+const headerName = (name: string) => encodeURIComponent(name.replace(LONE_SURROGATE, '\uFFFD'));
+
 /**
- * The header's value: the names percent-encoded (a name may hold any character, a header value
- * may not; `receiver_id` stays as it is) and sorted, as many as fit in HEADER_LIMIT characters,
- * then `+N more` for the rest (a space and a `+` are never left unencoded in a name).
+ * A header's list: the entries (names percent-encoded) sorted, as many as fit in HEADER_LIMIT
+ * characters, then `+N more` for the rest (a space and a `+` are never left unencoded in a name).
  */
-export function ignoredFieldsHeader(names: readonly string[]): string {
-  const encoded = names.map((name) => encodeURIComponent(name.replace(LONE_SURROGATE, '\uFFFD'))).sort();
+function headerList(entries: readonly string[]): string {
+  const encoded = [...entries].sort();
   const shown: string[] = [];
   let length = 0;
   for (const name of encoded) {
@@ -48,14 +60,42 @@ export function ignoredFieldsHeader(names: readonly string[]): string {
   }
 }
 
-function ignoreUnknown(known: ReadonlySet<string>) {
+/** The Quipu-Ignored-Fields value of these member names. */
+export const ignoredFieldsHeader = (names: readonly string[]): string => headerList(names.map(headerName));
+
+/** The Quipu-Likely-Typos value, or nothing when no ignored member is close to a known one. */
+function likelyTyposHeader(names: readonly string[], known: ReadonlySet<string>): string | undefined {
+  const pairs: string[] = [];
+  for (const name of names) {
+    const meant = likelyTypo(name, known);
+    if (meant !== undefined) pairs.push(`${headerName(name)}=${headerName(meant)}`);
+  }
+  return pairs.length > 0 ? headerList(pairs) : undefined;
+}
+
+/** The ignored members that say something the request did not already say in its path. */
+function unread(ignored: readonly string[], body: Record<string, unknown>, request: FastifyRequest): string[] {
+  const echoed = request.routeOptions.config.echoedParams;
+  if (echoed === undefined) return [...ignored];
+  const params = request.params as Record<string, unknown>;
+  return ignored.filter((name) => !(Object.hasOwn(echoed, name) && body[name] === params[echoed[name]!]));
+}
+
+function ignoreUnknown(known: ReadonlySet<string>, moneyMembers: readonly string[]) {
   return function ignoreUnknownMembers(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    const body = request.body;
-    if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-      const ignored = Object.keys(body).filter((name) => !known.has(name));
-      for (const name of ignored) delete (body as Record<string, unknown>)[name];
-      if (ignored.length > 0) reply.header(IGNORED_FIELDS_HEADER, ignoredFieldsHeader(ignored));
+    const body = request.body as Record<string, unknown> | null;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return done();
+    const ignored = Object.keys(body).filter((name) => !known.has(name));
+    if (ignored.length === 0) return done();
+    reply.header(IGNORED_FIELDS_HEADER, ignoredFieldsHeader(ignored));
+    if (request.merchant?.developer) {
+      const typos = likelyTyposHeader(ignored, known);
+      if (typos !== undefined) reply.header(LIKELY_TYPOS_HEADER, typos);
     }
+    const missing = moneyMembers.filter((name) => !Object.hasOwn(body, name));
+    const refused = unreadMoneyRequest(unread(ignored, body, request), missing, known);
+    if (refused.length > 0) return done(validationError(refused));
+    for (const name of ignored) delete body[name];
     done();
   };
 }
@@ -76,5 +116,6 @@ export function ignoreUnknownFieldsOn(route: RouteOptions): void {
   const { additionalProperties: _refused, ...body } = (route.schema?.body ?? {}) as ObjectSchema;
   const description = body.description ?? 'Members not listed here are ignored and named in the Quipu-Ignored-Fields response header';
   route.schema = { ...route.schema, body: { ...body, description } };
-  route.preValidation = [...[route.preValidation ?? []].flat(), ignoreUnknown(new Set(Object.keys(body.properties ?? {})))];
+  const known = new Set(Object.keys(body.properties ?? {}));
+  route.preValidation = [...[route.preValidation ?? []].flat(), ignoreUnknown(known, route.config.moneyMembers ?? [])];
 }

@@ -1,9 +1,15 @@
 // The JSON body parser of every surface. Beyond Fastify's (prototype-poisoning keys refused), an
-// empty body is no body (SDKs send `Content-Type: application/json` on body-less POSTs), and a
-// member given twice in one object is refused by name: JSON.parse keeps the last value, while a
-// gateway or a log in front of Quipu may read the first, so the request means two things.
+// empty body is no body (SDKs send `Content-Type: application/json` on body-less POSTs), a member
+// given twice in one object is refused by name: JSON.parse keeps the last value, while a gateway
+// or a log in front of Quipu may read the first, so the request means two things; and a body
+// nested deeper than JSON_DEPTH_LIMIT is refused: every step after parsing (validation, the NUL
+// check, the idempotency comparison) walks the body, and none of them need be written to survive
+// 100,000 levels when no request of any surface has more than three.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { fieldError } from '../domain/errors.js';
+import { type FieldError, validationError } from '../domain/errors.js';
+
+/** Arrays and objects inside one another, the body itself counted: far beyond any request, far below any recursion's limit. */
+export const JSON_DEPTH_LIMIT = 32;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -32,11 +38,12 @@ function pathOf(stack: readonly Frame[]): string {
 }
 
 /**
- * The dotted path of the first member given twice in one object, in text JSON.parse accepted.
- * One pass; strings are skipped with indexOf, and a name is decoded only when it has an escape
- * (`"a"` and `"\u0061"` are the same member).
+ * What is wrong with the shape of text JSON.parse accepted: the first member given twice in one
+ * object (named by its dotted path), or nesting past JSON_DEPTH_LIMIT. One pass, linear in the
+ * text: strings are skipped with indexOf, and a name is decoded only when it has an escape (`"a"`
+ * and `"\u0061"` are the same member).
  */
-export function duplicatedMember(text: string): string | undefined {
+export function shapeFault(text: string): FieldError | undefined {
   const stack: Frame[] = [];
   let expectName = false;
   for (let i = 0; i < text.length; i++) {
@@ -48,7 +55,7 @@ export function duplicatedMember(text: string): string | undefined {
           const raw = text.slice(i + 1, end);
           const name = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
           frame.name = name;
-          if (frame.names.has(name)) return pathOf(stack);
+          if (frame.names.has(name)) return { field: pathOf(stack), message: 'must be given once' };
           frame.names.add(name);
           expectName = false;
         }
@@ -56,11 +63,12 @@ export function duplicatedMember(text: string): string | undefined {
         break;
       }
       case OPEN_OBJECT:
-        stack.push({ names: new Set(), name: '' });
-        expectName = true;
-        break;
       case OPEN_ARRAY:
-        stack.push({ index: 0 });
+        if (stack.length === JSON_DEPTH_LIMIT) return { field: 'body', message: `must not nest arrays and objects more than ${JSON_DEPTH_LIMIT} levels deep` };
+        if (text.charCodeAt(i) === OPEN_OBJECT) {
+          stack.push({ names: new Set(), name: '' });
+          expectName = true;
+        } else stack.push({ index: 0 });
         break;
       case CLOSE_OBJECT:
       case CLOSE_ARRAY:
@@ -88,8 +96,8 @@ export function jsonBodyParser(app: FastifyInstance): JsonBodyParser {
     if (text.trim() === '') return done(null, undefined);
     parseJson(request, text, (error, body) => {
       if (error) return done(error);
-      const duplicated = duplicatedMember(text);
-      if (duplicated !== undefined) return done(fieldError(duplicated, 'must be given once'));
+      const fault = shapeFault(text);
+      if (fault !== undefined) return done(validationError([fault], `${fault.field}: ${fault.message}`));
       done(null, body);
     });
   };

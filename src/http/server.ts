@@ -12,7 +12,7 @@ import { demoBankPortal } from './demobank-portal/index.js';
 import { errorHandler, notFoundHandler, V3_STATUS } from './errors.js';
 import { healthRoutes } from './health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
-import { IGNORED_FIELDS_HEADER, ignoreUnknownFieldsOn } from './ignored-fields.js';
+import { IGNORED_FIELDS_HEADER, ignoreUnknownFieldsOn, LIKELY_TYPOS_HEADER } from './ignored-fields.js';
 import { jsonBodyParser } from './json-body.js';
 import { optionalBodies } from './openapi-optional-body.js';
 import { mandatePages } from './mandate/index.js';
@@ -85,7 +85,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     const ignored = reply.getHeader(IGNORED_FIELDS_HEADER);
     // Ignored members may be a typo the developer should see: the line is then written at info.
     const level = reply.statusCode >= 500 ? 'error' : ignored === undefined ? 'debug' : 'info';
-    if (ctx.log.isLevelEnabled(level)) request.log[level]({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime, ignored_fields: ignored }, 'request');
+    if (ctx.log.isLevelEnabled(level)) request.log[level]({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime, ignored_fields: ignored, likely_typos: reply.getHeader(LIKELY_TYPOS_HEADER) }, 'request');
     done();
   });
 

@@ -240,7 +240,7 @@ describe('the request log line', () => {
     await database?.drop();
   });
 
-  it('names the ignored members at info level, under the request id', async () => {
+  it('names the ignored members at info level, under the request id, and the likely typos among them (a developer-mode account)', async () => {
     const quipu = await serveOnFreePort({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'info', RUN_WORKER: 'false' }, started);
     const apiKey = /api_key\s+(\S+)/.exec(await quipu.waitFor(/API reference/))![1]!;
     const res = await call(quipu.baseUrl, 'POST', '/v3/payments', { apiKey, headers: { 'x-request-id': 'ignored-log-1' }, body: { ...ORDER, receiver_id: 1, notfy_url: 'https://x.example' } });
@@ -253,6 +253,6 @@ describe('the request log line', () => {
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .filter((line) => line.reqId === 'ignored-log-1' && line.msg === 'request');
     await expect.poll(lines, { timeout: 5_000 }).toHaveLength(1);
-    expect(lines()[0]).toMatchObject({ level: 30, status: 200, ignored_fields: 'notfy_url, receiver_id' });
+    expect(lines()[0]).toMatchObject({ level: 30, status: 200, ignored_fields: 'notfy_url, receiver_id', likely_typos: 'notfy_url=notify_url' });
   }, 60_000);
 });

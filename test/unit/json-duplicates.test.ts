@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { duplicatedMember } from '../../src/http/json-body.js';
+import { JSON_DEPTH_LIMIT, shapeFault } from '../../src/http/json-body.js';
 
-describe('duplicatedMember', () => {
+describe('shapeFault', () => {
   it.each([
     ['{"amount":1000,"currency":"CLP","subject":"x","amount":99999999}', 'amount'],
     ['{"amount":-100,"amount":4000}', 'amount'],
@@ -11,7 +11,7 @@ describe('duplicatedMember', () => {
     ['[{"a":1},[{"b":1,"b":2}]]', '1.0.b'],
     ['{"a":{"a":1},"b":{"a":2},"c":[{"a":1},{"a":1}],"a":0}', 'a'],
   ])('finds the duplicate in %s', (text, path) => {
-    expect(duplicatedMember(text)).toBe(path);
+    expect(shapeFault(text)).toEqual({ field: path, message: 'must be given once' });
   });
 
   it.each([
@@ -22,8 +22,21 @@ describe('duplicatedMember', () => {
     '{"a":"}\\"a\\":{","b":"\\\\","c":"[,{"}',
     '{"A":1,"a":2}',
     ' { "a" : [ ] , "b" : { } } ',
+    `${'['.repeat(JSON_DEPTH_LIMIT)}${']'.repeat(JSON_DEPTH_LIMIT)}`,
+    `{"a":${'{"b":'.repeat(JSON_DEPTH_LIMIT - 1)}1${'}'.repeat(JSON_DEPTH_LIMIT)}`,
+    `{"a":"${'['.repeat(100)}"}`,
   ])('finds none in %s', (text) => {
     JSON.parse(text);
-    expect(duplicatedMember(text)).toBeUndefined();
+    expect(shapeFault(text)).toBeUndefined();
+  });
+
+  it.each([
+    ['arrays', `${'['.repeat(100_000)}${']'.repeat(100_000)}`],
+    ['objects', `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`],
+    ['one level past the limit', `${'['.repeat(JSON_DEPTH_LIMIT + 1)}${']'.repeat(JSON_DEPTH_LIMIT + 1)}`],
+    ['a deep member beside others', `{"x":1,"y":${'['.repeat(JSON_DEPTH_LIMIT)}${']'.repeat(JSON_DEPTH_LIMIT)}}`],
+  ])('refuses %s nested past the limit, naming the limit', (_name, text) => {
+    JSON.parse(text);
+    expect(shapeFault(text)).toEqual({ field: 'body', message: `must not nest arrays and objects more than ${JSON_DEPTH_LIMIT} levels deep` });
   });
 });

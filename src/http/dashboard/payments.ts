@@ -10,9 +10,10 @@ import { getPayment } from '../../app/payment-queries.js';
 import { type DemoBankOutcome, payWithDemoBank } from '../../app/pay-with-demobank.js';
 import { refundPayment } from '../../app/refund-payment.js';
 import { settleTransfer } from '../../app/settle-transfer.js';
-import { DomainError, notFound } from '../../domain/errors.js';
+import { DomainError, notFound, validationError } from '../../domain/errors.js';
 import { PAYMENT_ID_PATTERN } from '../../domain/ids.js';
 import type { Merchant } from '../../domain/merchant.js';
+import { unreadMoneyRequest } from '../../domain/unread-members.js';
 import type { AppContext } from '../../app/context.js';
 import { html } from '../../render/html.js';
 import { frameOf, sendPage, sessionOf } from './layout.js';
@@ -27,8 +28,19 @@ async function payAtDemoBank(ctx: AppContext, merchant: Merchant, id: string, ou
   return payWithDemoBank(ctx, id, outcome);
 }
 
+/** The refund form's fields: an empty amount asks plainly for all that is left. */
+const REFUND_FORM = ['amount', '_csrf'];
+
+/** A refund form the page did not send (no amount, something else instead) refunds nothing. */
+function refundFromForm(ctx: AppContext, merchant: Merchant, id: string, form: Record<string, string | undefined>) {
+  const unknown = Object.keys(form).filter((name) => !REFUND_FORM.includes(name));
+  const refused = unreadMoneyRequest(unknown, form.amount === undefined ? ['amount'] : [], REFUND_FORM);
+  if (refused.length > 0) throw validationError(refused);
+  return refundPayment(ctx, merchant, id, form.amount?.trim() || undefined);
+}
+
 const ACTIONS: Record<PaymentAction, (ctx: AppContext, merchant: Merchant, id: string, form: Record<string, string | undefined>) => Promise<unknown>> = {
-  refund: (ctx, merchant, id, form) => refundPayment(ctx, merchant, id, form.amount?.trim() || undefined),
+  refund: refundFromForm,
   confirm: (ctx, merchant, id) => confirmPayment(ctx, merchant, id),
   delete: (ctx, merchant, id) => deletePayment(ctx, merchant, id),
   'mark-paid': (ctx, merchant, id) => markPaid(ctx, merchant, id),

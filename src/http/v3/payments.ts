@@ -56,7 +56,7 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/v3/payments/:id/refunds',
-    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true, keepEmptyFields: true, ignoreUnknownFields: true } },
+    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true, keepEmptyFields: true, ignoreUnknownFields: true, moneyMembers: ['amount'], echoedParams: { payment_id: 'id' } } },
     async (request) => {
       const refund = await refundPayment(request.ctx, request.merchant!, request.params.id, request.body?.amount);
       return { message: refundMessage(refund) };
