@@ -9,7 +9,7 @@
 // Double.toString text and sends its BigDecimal text, and any client signs the base URL as
 // configured, host case and default port included. Those spellings verify too (requestSignatureMatches).
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { plainDecimalText } from './money.js';
+import { MAX_AMOUNT_TEXT, plainDecimalText, withoutTrailingZeros } from './money.js';
 
 export type SignedParam = readonly [key: string, value: string];
 
@@ -66,11 +66,13 @@ export const JAVA_DOUBLE_FIELDS: ReadonlySet<string> = new Set(['amount', 'integ
  * and "12345678.5". Worked out on the decimal text, so it is exact.
  */
 export function javaDoubleText(sent: string): string | undefined {
+  // Longer text is no double the Java client writes, and it is read before the signature is checked.
+  if (sent.length > MAX_AMOUNT_TEXT) return undefined;
   const match = /^(\d+)(?:\.(\d+))?$/.exec(plainDecimalText(sent));
   if (!match) return undefined;
   const whole = match[1]!.replace(/^0+/, '');
   const fraction = match[2] ?? '';
-  const digits = (whole + fraction).replace(/^0+/, '').replace(/0+$/, '');
+  const digits = withoutTrailingZeros((whole + fraction).replace(/^0+/, ''));
   if (digits === '') return undefined;
   // The power of ten of the first significant digit.
   const exponent = whole ? whole.length - 1 : -1 - (fraction.length - fraction.replace(/^0+/, '').length);

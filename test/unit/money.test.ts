@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amountToNumber, formatAmount, formatAmountFixed, numberToDecimalText, parseAmount, plainDecimalText } from '../../src/domain/money.js';
+import { amountToNumber, formatAmount, formatAmountFixed, MAX_AMOUNT_TEXT, numberToDecimalText, parseAmount, plainDecimalText, withoutTrailingZeros } from '../../src/domain/money.js';
 
 describe('money', () => {
   it('parses decimals exactly into units of 1/10000', () => {
@@ -54,5 +54,12 @@ describe('money', () => {
     expect(plainDecimalText('12.5')).toBe('12.5');
     // An exponent no double has stays as it is (and is refused), never millions of zeros.
     expect(plainDecimalText('1e99999')).toBe('1e99999');
+  });
+  it('strips trailing zeros in one pass, and refuses text longer than any amount before reading it', () => {
+    expect(withoutTrailingZeros('1200')).toBe('12');
+    expect(withoutTrailingZeros('000')).toBe('');
+    expect(withoutTrailingZeros(`1${'0'.repeat(1_000_000)}1`)).toHaveLength(1_000_002);
+    expect(parseAmount(`1000.${'0'.repeat(MAX_AMOUNT_TEXT - 5)}`, 0)).toEqual({ ok: true, units: 1000 * 10_000 });
+    expect(parseAmount(`1${'0'.repeat(1_000_000)}1`, 0)).toEqual({ ok: false, reason: `must be at most ${MAX_AMOUNT_TEXT} characters long` });
   });
 });

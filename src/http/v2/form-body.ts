@@ -29,13 +29,18 @@ export const FORM_OR_JSON = [FORM, JSON_TYPE];
 
 type FormFields = Record<string, string | string[]>;
 
-/** Field name to value; a field given more than once keeps all its values, to be refused by name. */
+/**
+ * Field name to value; a field given more than once keeps all its values, to be refused by name.
+ * Linear in the number of fields: this runs before the signature is checked, on whatever anyone sends.
+ */
 function formFields(params: readonly SignedParam[]): FormFields {
   // No prototype: a field called __proto__ is a field like any other (and an unknown one).
   const fields: FormFields = Object.create(null);
   for (const [key, value] of params) {
     const seen = fields[key];
-    fields[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+    if (seen === undefined) fields[key] = value;
+    else if (Array.isArray(seen)) seen.push(value);
+    else fields[key] = [seen, value];
   }
   return fields;
 }

@@ -79,9 +79,10 @@ export function v2Auth(app: FastifyInstance): void {
     const queryAt = request.url.indexOf('?');
     const path = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
     const base = request.ctx.config.publicBaseUrl;
-    const params: SignedParam[] = queryAt < 0 ? [] : [...new URLSearchParams(request.url.slice(queryAt + 1))];
+    const query: SignedParam[] = queryAt < 0 ? [] : [...new URLSearchParams(request.url.slice(queryAt + 1))];
     const body = request.signedBody;
-    if (body && 'params' in body) params.push(...body.params);
+    // Concatenated, not pushed as arguments: a form may hold more fields than a call may take arguments.
+    const params = body && 'params' in body ? query.concat(body.params) : query;
     const jsonBody = body && 'json' in body ? body.json : undefined;
     if (pending.signer && requestSignatureMatches(pending.signer.secret, pending.hash, { method: request.method, base, path, host: request.headers.host, params, jsonBody })) {
       request.merchant = pending.signer;
