@@ -26,6 +26,16 @@ export interface Config {
   encryptionKey: string | undefined;
   /** BODY_LIMIT: largest accepted request body in bytes. */
   bodyLimit: number;
+  /** TRUST_PROXY: the proxies whose X-Forwarded-For names the client (addresses or CIDRs, comma-separated, or a number of hops); unset, the peer address is the client. */
+  trustProxy: string | number | false;
+  /** HEADERS_TIMEOUT_MS: a request whose headers have not all arrived by then is answered 408 and closed. */
+  headersTimeoutMs: number;
+  /** REQUEST_TIMEOUT_MS: a request whose body has not all arrived by then is answered 408 and closed. */
+  requestTimeoutMs: number;
+  /** KEEP_ALIVE_TIMEOUT_MS: an idle kept-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** MAX_CONNECTIONS_PER_ADDRESS: open connections from one peer address; more are closed at once (0: no cap). */
+  maxConnectionsPerAddress: number;
   /** SQLITE_SYNCHRONOUS: `full` (what is acknowledged survives power loss) or `normal` (only process crashes; faster). */
   sqliteSynchronous: 'normal' | 'full';
   /** DB_POOL_SIZE: PostgreSQL connections per process. */
@@ -151,6 +161,11 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     encryptionKey: env.QUIPU_ENCRYPTION_KEY || undefined,
     bodyLimit: integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 600_000),
+    maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'full', ['normal', 'full'] as const),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 500),
     credentialCacheSize: integer(env, 'CREDENTIAL_CACHE_SIZE', 10_000, 1, 10_000_000),
@@ -174,6 +189,19 @@ export function loadConfig(env: Env = process.env): Config {
     collectionAccount: collectionAccount(env),
     ...mail(env, publicBaseUrl),
   };
+}
+
+/**
+ * Fastify's trustProxy: a hop count, or the proxies' addresses and CIDRs. Trusting every peer
+ * (`true`) is not offered: any client could then name itself any address, and the sign-in limits
+ * count per address.
+ */
+function trustProxy(raw: string | undefined): string | number | false {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  if (entries.some((entry) => !/^[0-9a-fA-F.:]+(?:\/\d{1,3})?$/.test(entry))) throw new ConfigError(`TRUST_PROXY must be a number of hops or proxy addresses and CIDRs separated by commas, got "${raw}"`);
+  return entries.join(',');
 }
 
 function mail(env: Env, publicBaseUrl: string) {

@@ -6,8 +6,8 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { DomainError } from '../domain/errors.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { DomainError, fieldError } from '../domain/errors.js';
 
 export interface PageSecurityOptions {
   cookieKey: string;
@@ -28,6 +28,18 @@ export async function pageSecurity(scope: FastifyInstance, options: PageSecurity
     getToken: (request) => (request.body as Record<string, string> | undefined)?._csrf,
     ...(options.formTtlSeconds ? { csrfOpts: { validity: options.formTtlSeconds * 1000 } } : {}),
   });
+  scope.addHook('preValidation', singleValuedForm);
+}
+
+/**
+ * No form of these pages repeats a field, and one sent twice means two things (which email signs
+ * in? which amount is refunded?): a 400 naming it, before the CSRF check or a handler reads either.
+ */
+function singleValuedForm(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const body = request.body;
+  if (body === null || typeof body !== 'object') return done();
+  const repeated = Object.keys(body).find((name) => Array.isArray((body as Record<string, unknown>)[name]));
+  done(repeated === undefined ? undefined : fieldError(repeated, 'must be given once'));
 }
 
 /** The CSP source of a URL a form's answer may redirect to: its origin, or its scheme for app URLs. */

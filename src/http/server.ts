@@ -10,6 +10,7 @@ import { assetRoutes } from './assets.js';
 import { dashboard } from './dashboard/index.js';
 import { demoBankPortal } from './demobank-portal/index.js';
 import { errorHandler, notFoundHandler, V3_STATUS } from './errors.js';
+import { capConnectionsPerAddress } from './connection-cap.js';
 import { healthRoutes } from './health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
 import { IGNORED_FIELDS_HEADER, ignoreUnknownFieldsOn, LIKELY_TYPOS_HEADER } from './ignored-fields.js';
@@ -31,6 +32,9 @@ import { v3Api } from './v3/index.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/** TRUST_PROXY as Fastify takes it: a hop count trusts the nearest `hops` addresses of the chain. */
+const trustedProxies = (setting: string | number | false) => (typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting);
+
 export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
@@ -38,6 +42,12 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: requestLogger,
     bodyLimit: ctx.config.bodyLimit,
+    trustProxy: trustedProxies(ctx.config.trustProxy),
+    // A client that sends its request slowly holds a connection and a file descriptor: bounded,
+    // and looked for every second (Node's default look, every 30 s, let one overstay by that much).
+    http: { headersTimeout: ctx.config.headersTimeoutMs, connectionsCheckingInterval: 1_000 },
+    requestTimeout: ctx.config.requestTimeoutMs,
+    keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
     // Path ids longer than the contract's 255 reach validation and get a 400 naming the field; an
     // operation descriptor, a few KB of Base64, is a path parameter of its page (/operation/...).
     routerOptions: { maxParamLength: 16384 },
@@ -52,6 +62,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
       void (reply as FastifyReply).code(400).send({ status: 400, message: `Malformed URL: ${error.message}` });
     },
   });
+  capConnectionsPerAddress(app.server, ctx.config.maxConnectionsPerAddress);
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler(V3_STATUS));
   app.setNotFoundHandler(notFoundHandler);

@@ -1,7 +1,5 @@
-// Dashboard sessions, found by the hash of the cookie's token, and the failed sign-ins that
-// rate-limit guessing (domain/dashboard-session.ts).
+// Dashboard sessions, found by the hash of the cookie's token.
 import type { Kysely } from 'kysely';
-import type { SignInSubject } from '../domain/dashboard-session.js';
 import type { DB } from './schema.js';
 
 export interface SessionRow {
@@ -37,19 +35,4 @@ export async function deleteSession(db: Kysely<DB>, tokenHash: string): Promise<
 
 export async function deleteSessionsOfUser(db: Kysely<DB>, userId: string): Promise<void> {
   await db.deleteFrom('dashboard_sessions').where('user_id', '=', userId).execute();
-}
-
-export async function recordSignInFailure(db: Kysely<DB>, subjects: readonly SignInSubject[], at: number): Promise<void> {
-  await db.insertInto('sign_in_failures').values(subjects.map((subject) => ({ subject, failed_at: at }))).execute();
-}
-
-/** Failures of `subject` since `since`; older ones are deleted on the way, so the table stays as small as the window. */
-export async function countSignInFailures(db: Kysely<DB>, subject: SignInSubject, since: number): Promise<number> {
-  await db.deleteFrom('sign_in_failures').where('subject', '=', subject).where('failed_at', '<', since).execute();
-  const row = await db.selectFrom('sign_in_failures').select((eb) => eb.fn.countAll<number>().as('n')).where('subject', '=', subject).executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-export async function clearSignInFailures(db: Kysely<DB>, subject: SignInSubject): Promise<void> {
-  await db.deleteFrom('sign_in_failures').where('subject', '=', subject).execute();
 }

@@ -19,6 +19,7 @@ import * as operationDescriptors from './migrations/015-operation-descriptors.js
 import * as paymentList from './migrations/016-payment-list.js';
 import * as dashboardUsers from './migrations/017-dashboard-users.js';
 import * as operationList from './migrations/018-operation-list.js';
+import * as signInThrottles from './migrations/019-sign-in-throttles.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -40,6 +41,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '016-payment-list': paymentList,
   '017-dashboard-users': dashboardUsers,
   '018-operation-list': operationList,
+  '019-sign-in-throttles': signInThrottles,
 };
 
 export interface MigrationReport {

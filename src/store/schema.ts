@@ -447,9 +447,12 @@ export interface DashboardSessionsTable {
 }
 
 /** A failed dashboard sign-in, by email and by client address (domain/sign-in-limits.ts). */
-export interface SignInFailuresTable {
+/** A subject of sign-in throttling (domain/sign-in-throttle.ts): its failures in a row and its delay. */
+export interface SignInThrottlesTable {
   subject: string;
-  failed_at: number;
+  failures: number;
+  last_failure_at: number;
+  blocked_until: number;
 }
 
 /** A key of the operation descriptor ring (domain/operation-descriptor.ts): the newest unretired one seals. */
@@ -514,7 +517,7 @@ export interface DB {
   operations: OperationsTable;
   dashboard_users: DashboardUsersTable;
   dashboard_sessions: DashboardSessionsTable;
-  sign_in_failures: SignInFailuresTable;
+  sign_in_throttles: SignInThrottlesTable;
 }
 
 export type MerchantRow = Selectable<MerchantsTable>;

@@ -10,11 +10,15 @@ export interface PageResponse {
 export class PayerSession {
   readonly cookies = new Map<string, string>();
 
-  constructor(readonly baseUrl: string) {}
+  /** `headers` go with every request (X-Forwarded-For, to be another client behind a trusted proxy). */
+  constructor(
+    readonly baseUrl: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
 
   async #send(path: string, init: RequestInit): Promise<PageResponse> {
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(new URL(path, this.baseUrl), { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
+    const res = await fetch(new URL(path, this.baseUrl), { ...init, redirect: 'manual', headers: { ...this.headers, ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const [name, ...value] = pair!.split('=');
@@ -27,7 +31,8 @@ export class PayerSession {
     return this.#send(path, { method: 'GET' });
   }
 
-  post(path: string, fields: Record<string, string>): Promise<PageResponse> {
+  /** Fields as a record, or as pairs to send one field twice. */
+  post(path: string, fields: Record<string, string> | [string, string][]): Promise<PageResponse> {
     return this.#send(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
   }
 }

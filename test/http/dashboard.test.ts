@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDashboardUser, type DashboardCredentials } from '../../src/app/add-dashboard-user.js';
 import { resetDashboardPassword } from '../../src/app/reset-dashboard-password.js';
-import { SIGN_IN_LIMITS } from '../../src/domain/dashboard-session.js';
+import { SIGN_IN_THROTTLES } from '../../src/domain/sign-in-throttle.js';
 import { reconciledPayment } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { csrfOf, type PageResponse, PayerSession, titleOf } from '../helpers/payer-session.js';
@@ -132,11 +132,12 @@ describe('signing in', () => {
     expect(await statusOf(id)).toBe('pending');
   });
 
-  it('rate-limits wrong passwords per email: past the limit even the right one is refused', async () => {
+  it('slows wrong passwords from one address for one email: past the free ones even the right one waits, told how long', async () => {
     const victim = await addDashboardUser(server.ctx, account.receiver_id, { email: 'victim@shop.test' });
-    for (let i = 0; i < SIGN_IN_LIMITS.email; i++) expect((await signIn({ email: victim.email, password: `guess-${i}` })).answer.status).toBe(401);
+    for (let i = 0; i < SIGN_IN_THROTTLES.pair.free; i++) expect((await signIn({ email: victim.email, password: `guess-${i}` })).answer.status).toBe(401);
     const limited = await signIn(victim);
     expect(limited.answer.status).toBe(429);
+    expect(Number(limited.answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(limited.answer.html).toContain('Demasiados intentos fallidos');
     expect(limited.session.cookies.has(SESSION_COOKIE)).toBe(false);
     // Another email from elsewhere is not held back by this one's failures.

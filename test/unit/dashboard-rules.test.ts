@@ -1,7 +1,8 @@
 // The dashboard's pure rules: password hashes that carry their parameters, session lifetimes and
 // sign-in limits, and per-day totals folded in Santiago's days.
 import { describe, expect, it } from 'vitest';
-import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SIGN_IN_LIMITS, sessionAlive, signInBlocked } from '../../src/domain/dashboard-session.js';
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, sessionAlive } from '../../src/domain/dashboard-session.js';
+import { afterFailure, afterSuccess, delayAfter, SIGN_IN_MEMORY_MS, SIGN_IN_THROTTLES, type ThrottleState, waitBeforeAttempt } from '../../src/domain/sign-in-throttle.js';
 import { hashPassword, verifyPassword } from '../../src/domain/password-hash.js';
 import { dayOf, foldTotals, HOUR_MS, periodStart } from '../../src/domain/payment-totals.js';
 
@@ -23,10 +24,34 @@ describe('sessions and sign-in limits', () => {
     expect(sessionAlive({ createdAt: 0, lastSeenAt: SESSION_ABSOLUTE_MS - 1 }, SESSION_ABSOLUTE_MS)).toBe(false);
   });
 
-  it('block at either limit', () => {
-    expect(signInBlocked({ email: SIGN_IN_LIMITS.email - 1, address: SIGN_IN_LIMITS.address - 1 })).toBe(false);
-    expect(signInBlocked({ email: SIGN_IN_LIMITS.email, address: 0 })).toBe(true);
-    expect(signInBlocked({ email: 0, address: SIGN_IN_LIMITS.address })).toBe(true);
+});
+
+describe('the sign-in throttle', () => {
+  it('lets the free failures through, then doubles the wait after each failure, up to its cap', () => {
+    const { free, firstDelayMs, maxDelayMs } = SIGN_IN_THROTTLES.pair;
+    expect(delayAfter('pair', free - 1)).toBe(0);
+    expect(delayAfter('pair', free)).toBe(firstDelayMs);
+    expect(delayAfter('pair', free + 1)).toBe(2 * firstDelayMs);
+    expect(delayAfter('pair', free + 3)).toBe(8 * firstDelayMs);
+    expect(delayAfter('pair', free + 100)).toBe(maxDelayMs);
+    // Many places guessing one email slow its owner too, but for a minute at most.
+    expect(delayAfter('email', 10_000)).toBe(60_000);
+  });
+
+  it('counts failures in a row, and forgets them only after longer than any wait', () => {
+    let state: ThrottleState | undefined;
+    for (let i = 0; i < SIGN_IN_THROTTLES.pair.free; i++) state = afterFailure('pair', state, 1_000 * i);
+    expect(state).toEqual({ failures: SIGN_IN_THROTTLES.pair.free, lastFailureAt: 4_000, blockedUntil: 4_000 + SIGN_IN_THROTTLES.pair.firstDelayMs });
+    expect(waitBeforeAttempt([undefined, state], 4_500)).toBe(500);
+    expect(waitBeforeAttempt([state], 5_000)).toBe(0);
+    expect(SIGN_IN_MEMORY_MS).toBeGreaterThan(SIGN_IN_THROTTLES.pair.maxDelayMs);
+    expect(afterFailure('pair', state, 4_000 + SIGN_IN_THROTTLES.pair.maxDelayMs).failures).toBe(SIGN_IN_THROTTLES.pair.free + 1);
+    expect(afterFailure('pair', state, 4_000 + SIGN_IN_MEMORY_MS).failures).toBe(1);
+  });
+
+  it('takes back the failure an attempt was counted as when it turns out right', () => {
+    const counted = afterFailure('address', { failures: 2, lastFailureAt: 0, blockedUntil: 0 }, 10);
+    expect(afterSuccess(counted)).toEqual({ failures: 2, lastFailureAt: 10, blockedUntil: 10 });
   });
 });
 

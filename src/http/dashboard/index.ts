@@ -9,6 +9,7 @@ import { currentSession } from '../../app/dashboard-sessions.js';
 import { notFound } from '../../domain/errors.js';
 import { html } from '../../render/html.js';
 import { pageFaultOf, pageSecurity } from '../page-security.js';
+import { DomainError } from '../../domain/errors.js';
 import { developerRoutes } from './developer.js';
 import { eventRoutes } from './events.js';
 import { homeRoutes } from './home.js';
@@ -42,7 +43,10 @@ function faultPages(app: FastifyInstance): void {
     const fault = pageFaultOf(error);
     if (fault.kind === 'not-found') return page(fault.status, w.notFoundTitle, w.notFound);
     if (fault.kind === 'form') return page(fault.status, w.formTitle, w.formInvalid);
-    if (fault.kind === 'bad-request') return page(fault.status, w.errorTitle, w.badRequest);
+    if (fault.kind === 'bad-request') {
+      const fields = error instanceof DomainError ? error.fields.map((f) => ` ${f.field}: ${f.message}`).join('') : '';
+      return page(fault.status, w.errorTitle, `${w.badRequest}${fields}`);
+    }
     request.log.error({ err: error }, 'dashboard page failed');
     return page(fault.status, w.errorTitle, w.error);
   });

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { signOut } from '../../app/dashboard-sessions.js';
 import { signIn } from '../../app/dashboard-sign-in.js';
+import { MAX_SIGN_IN_EMAIL } from '../../domain/sign-in-throttle.js';
 import { html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
 import { frameOf, sendPage } from './layout.js';
@@ -13,7 +14,14 @@ export const SIGN_IN_PATH = `${DASHBOARD_PATH}/sign-in`;
 
 type Form = Record<string, string | undefined>;
 
-function signInPage(request: FastifyRequest, reply: FastifyReply, status: number, email: string, error?: 'wrongCredentials' | 'tooManyAttempts'): FastifyReply {
+/** How each refusal is answered; the waits come with Retry-After. */
+const REFUSALS = {
+  'wrong-credentials': { status: 401, words: 'wrongCredentials' },
+  'too-many-attempts': { status: 429, words: 'tooManyAttempts' },
+  busy: { status: 503, words: 'signInBusy' },
+} as const;
+
+function signInPage(request: FastifyRequest, reply: FastifyReply, status: number, email: string, error?: (typeof REFUSALS)[keyof typeof REFUSALS]['words']): FastifyReply {
   const frame = frameOf(request, reply, SIGN_IN_PATH);
   const { w } = frame;
   return sendPage(
@@ -43,7 +51,10 @@ export function signInRoutes(app: FastifyInstance): void {
       setSessionCookie(reply, outcome.token);
       return reply.redirect(DASHBOARD_PATH, 303);
     }
-    return outcome.refused === 'too-many-attempts' ? signInPage(request, reply, 429, email, 'tooManyAttempts') : signInPage(request, reply, 401, email, 'wrongCredentials');
+    if ('retryAfterMs' in outcome) void reply.header('retry-after', String(Math.ceil(outcome.retryAfterMs / 1000)));
+    const refusal = REFUSALS[outcome.refused];
+    // An over-long email is not echoed back into the page.
+    return signInPage(request, reply, refusal.status, email.length > MAX_SIGN_IN_EMAIL ? '' : email, refusal.words);
   });
 
   app.post(`${DASHBOARD_PATH}/sign-out`, { preHandler: app.csrfProtection }, async (request, reply) => {
