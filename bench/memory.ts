@@ -14,7 +14,7 @@ const CONNECTIONS = 50;
 const MIX = { creates: 7, reads: 11, refunds: 2 };
 const PAID = 1_000;
 const LIMIT_MB = 300;
-const OPERATOR_TOKEN = 'bench-operator-token';
+const OPERATOR_TOKEN = 'operator-token-for-the-memory-bench-run';
 const SETTLE_SECONDS = 10;
 
 interface Run {

@@ -182,13 +182,22 @@ export function loadConfig(env: Env = process.env): Config {
     jobsPollMs: integer(env, 'JOBS_POLL_MS', 1_000, 10, 60_000),
     jobLeaseMs: integer(env, 'JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     sandbox,
-    operatorToken: env.OPERATOR_TOKEN || undefined,
+    operatorToken: operatorToken(env.OPERATOR_TOKEN),
     bankTimeoutMs: integer(env, 'BANK_TIMEOUT_MS', 30_000, 100, 300_000),
     payerFormTtlSeconds: integer(env, 'PAYER_FORM_TTL_SECONDS', 3 * 3600, 1, 7 * 24 * 3600),
     apiKeysRetired: flag(env, 'API_KEYS_RETIRED', false),
     collectionAccount: collectionAccount(env),
     ...mail(env, publicBaseUrl),
   };
+}
+
+/** A token that guards money (a forged credit marks a payment paid) must be too long to guess. */
+export const MIN_OPERATOR_TOKEN_LENGTH = 32;
+
+function operatorToken(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (raw.length < MIN_OPERATOR_TOKEN_LENGTH) throw new ConfigError(`OPERATOR_TOKEN must be at least ${MIN_OPERATOR_TOKEN_LENGTH} characters (it has ${raw.length}): generate one with \`openssl rand -hex 32\``);
+  return raw;
 }
 
 /**

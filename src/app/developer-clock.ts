@@ -17,6 +17,13 @@ import type { AppContext } from './context.js';
 
 export type ClockMove = { advance: string } | { to: Date };
 
+/**
+ * How far the developer clock may run ahead of real time. The clock is the installation's (until
+ * each account has its own): moved centuries ahead, every payment created on it would expire past
+ * the dates a payment may carry, and creates would fail for every account.
+ */
+export const MAX_CLOCK_AHEAD_MS = 10 * 366 * 24 * 3_600_000;
+
 /** The shared offset, locked until the transaction ends, and the epoch it belongs to. */
 async function lockClock(trx: Kysely<DB>): Promise<{ offset: number; epoch: number }> {
   const offset = Number(await lockSetting(trx, CLOCK_OFFSET_SETTING, '0'));
@@ -48,6 +55,7 @@ export async function moveClock(ctx: AppContext, move: ClockMove): Promise<Date>
       if (target < wall + current) throw fieldError('to', `must not be before the current time ${new Date(wall + current).toISOString()}`);
       next = target - wall;
     }
+    if (next > MAX_CLOCK_AHEAD_MS) throw fieldError(advanceMs !== undefined ? 'advance' : 'to', `must keep the clock within 10 years of real time (until ${new Date(wall + MAX_CLOCK_AHEAD_MS).toISOString()})`);
     await writeSetting(trx, CLOCK_OFFSET_SETTING, String(next));
     return { offset: next, epoch: stored.epoch };
   });

@@ -14,6 +14,7 @@ export type FailureKind =
   | 'state' // the resource is in a state that does not allow the operation
   | 'conflict' // another request holds the resource
   | 'unprocessable' // the request contradicts an earlier one (idempotency key reuse)
+  | 'rate_limited' // too many attempts of this caller: it may try again later (Retry-After)
   | 'unavailable'; // a bank did not answer; the same request may work later
 
 export class DomainError extends Error {

@@ -23,8 +23,15 @@ export function isRedirectUrl(text: string): boolean {
   return url !== undefined && !UNSAFE_REDIRECT_SCHEMES.includes(url.protocol);
 }
 
+/**
+ * URL parsing drops tabs and line breaks inside a URL, so `http://a/\r\nb` parses: kept as sent, it
+ * would later go into a Location header (which cannot carry them: a payer who just paid would get
+ * an error instead of their redirect) or into a notification. Control characters are refused.
+ */
+const CONTROL = /[\u0000-\u001F\u007F]/;
+
 function parseUrl(text: string, protocols?: string[]): URL | undefined {
-  if (text !== text.trim()) return undefined;
+  if (text !== text.trim() || CONTROL.test(text)) return undefined;
   try {
     const url = new URL(text);
     if (protocols && !protocols.includes(url.protocol)) return undefined;

@@ -23,6 +23,7 @@ export const V3_STATUS: StatusMap = {
   state: 400,
   conflict: 409,
   unprocessable: 422,
+  rate_limited: 429,
   unavailable: 503,
 };
 

@@ -128,7 +128,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   await apiReference(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  metricsPlugin(app);
+  metricsPlugin(app, { public: ctx.config.sandbox });
   healthRoutes(app);
   assetRoutes(app);
   idempotencyPlugin(app);

@@ -129,9 +129,31 @@ interface ReadPayment {
   payment: Readonly<Payment>;
 }
 
-// A few MB at most: payments read again are those being polled, recent ones.
-const READ_CACHE_SIZE = 4096;
-const readCaches = perDatabase((_db: Kysely<DB>) => new LRUCache<string, ReadPayment>({ max: READ_CACHE_SIZE }));
+/**
+ * Payments read again are those being polled, recent ones: a few thousand. Bounded by bytes too,
+ * since a tenant chooses a payment's size (`custom` up to BODY_LIMIT): counted by entries only,
+ * 480 reads of 9 MB payments took the process out of memory. A payment's cost is its text, as
+ * UTF-16 in the heap, plus the answers kept beside it (representation-cache.ts: UTF-8, escapes
+ * up to six bytes a character), estimated from above; one too large to keep is read afresh.
+ */
+export const READ_CACHE_LIMITS = { entries: 4096, bytes: 64 * 1024 * 1024, entryBytes: 1024 * 1024 } as const;
+const ENTRY_OVERHEAD = 2048;
+
+export function readCacheCost(entry: ReadPayment): number {
+  let chars = 0;
+  for (const value of Object.values(entry.payment)) if (typeof value === 'string') chars += value.length;
+  return ENTRY_OVERHEAD + 8 * chars;
+}
+
+const readCaches = perDatabase(
+  (_db: Kysely<DB>) => new LRUCache<string, ReadPayment>({ max: READ_CACHE_LIMITS.entries, maxSize: READ_CACHE_LIMITS.bytes, maxEntrySize: READ_CACHE_LIMITS.entryBytes, sizeCalculation: readCacheCost }),
+);
+
+/** What the read cache of `db` holds, in entries and estimated bytes: for tests that it stays within READ_CACHE_LIMITS. */
+export function readCacheUse(db: Kysely<DB>): { entries: number; bytes: number } {
+  const cache = readCaches(db);
+  return { entries: cache.size, bytes: cache.calculatedSize };
+}
 
 /**
  * The frozen Payment of a row just read: the one already handed out while the row is at the same

@@ -12,7 +12,7 @@ import { assertProviderSchema } from '../helpers/openapi.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { v2Client } from '../helpers/v2-clients.js';
 
-const OPERATOR_TOKEN = 'operator-secret-token';
+const OPERATOR_TOKEN = 'operator-token-for-the-payer-browser-tests';
 let server: TestServer;
 let browser: Browser;
 let shop: Receiver;

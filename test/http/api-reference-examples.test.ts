@@ -8,7 +8,7 @@ import { call, client } from '../helpers/http.js';
 import { createSubscriptionOver, signAtDemoBank } from '../helpers/subscriptions.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
-const OPERATOR_TOKEN = 'operator-token-for-the-examples';
+const OPERATOR_TOKEN = 'operator-token-for-the-api-reference-examples';
 let server: TestServer;
 let account: TestAccount;
 let doc: { paths: Record<string, Record<string, Operation>> };

@@ -8,7 +8,7 @@ import { authorizeParams, basicAuth, FORM, formPost, registerRedirectUris } from
 import { concretePath, registeredRoutes } from '../helpers/routes.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
-const OPERATOR_TOKEN = 'operator-token-for-nul-tests';
+const OPERATOR_TOKEN = 'operator-token-for-the-nul-refusal-tests';
 let server: TestServer;
 let account: TestAccount;
 

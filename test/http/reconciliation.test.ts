@@ -11,7 +11,7 @@ import { countRows } from '../helpers/payments.js';
 import { ScriptedBank } from '../helpers/scripted-bank.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
-const TOKEN = 'operator-token-for-tests';
+const TOKEN = 'operator-token-for-the-reconciliation-tests';
 let server: TestServer;
 let account: TestAccount;
 

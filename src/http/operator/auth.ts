@@ -1,14 +1,52 @@
-// The operator API answers only to the bearer token in OPERATOR_TOKEN; without one configured it
-// answers to nobody. Tokens are compared through their hashes, in constant time.
+// The operator API (and /metrics on a production installation) answers only to the bearer token in
+// OPERATOR_TOKEN (at least 32 characters, config.ts); without one configured it answers to nobody.
+// Tokens are compared through their hashes, in constant time. Wrong tokens are slowed per client
+// address with growing delays (domain/sign-in-throttle.ts, shared by every process through the
+// database), and every call, refused or not, is written to the log with who called and the answer.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.js';
+import { afterFailure, operatorSubject, waitBeforeAttempt } from '../../domain/sign-in-throttle.js';
+import { wallClockMs } from '../../runtime/wall-clock.js';
+import { lockThrottles, writeThrottle } from '../../store/sign-in-throttles.js';
+import { inTransaction } from '../../store/transaction.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
-export async function requireOperator(request: FastifyRequest): Promise<void> {
+function tokenMatches(request: FastifyRequest, expected: string): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  return match !== null && timingSafeEqual(digest(match[1]!), digest(expected));
+}
+
+/**
+ * Whether the address may try now, and if the token is wrong, that failure counted: one
+ * transaction, so parallel guesses are each counted. A right token costs one read of its row.
+ */
+async function checkToken(request: FastifyRequest, reply: FastifyReply, expected: string): Promise<void> {
+  const subject = operatorSubject(request.ip);
+  const now = wallClockMs(request.ctx.clock);
+  const matches = tokenMatches(request, expected);
+  const wait = await inTransaction(request.ctx.db, async (trx) => {
+    const state = (await lockThrottles(trx, [subject.key])).get(subject.key);
+    const waitMs = waitBeforeAttempt([state], now);
+    if (waitMs === 0 && !matches) await writeThrottle(trx, subject.key, afterFailure(subject.kind, state, now));
+    return waitMs;
+  });
+  if (wait > 0) {
+    void reply.header('retry-after', String(Math.ceil(wait / 1000)));
+    throw new DomainError('rate_limited', 'Too many wrong operator tokens from this address: try again later');
+  }
+  if (!matches) throw new DomainError('unauthenticated', 'Missing or invalid operator token');
+}
+
+export async function requireOperator(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const expected = request.ctx.config.operatorToken;
   if (!expected) throw new DomainError('forbidden', 'The operator API is disabled: set OPERATOR_TOKEN');
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-  if (!match || !timingSafeEqual(digest(match[1]!), digest(expected))) throw new DomainError('unauthenticated', 'Missing or invalid operator token');
+  await checkToken(request, reply, expected);
+}
+
+/** The onResponse hook of the operator's scopes: every call, with its caller's address and outcome. */
+export function logOperatorCall(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  request.log.info({ operator_call: true, method: request.method, url: request.url, address: request.ip, status: reply.statusCode }, 'operator call');
+  done();
 }

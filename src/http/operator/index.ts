@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import { errorHandler, V3_STATUS } from '../errors.js';
 import { requireMerchant } from '../plugins/auth.js';
-import { requireOperator } from './auth.js';
+import { logOperatorCall, requireOperator } from './auth.js';
 import { operatorCreditRoutes } from './credits.js';
 import { demoBankSandboxRoutes, markPaidRoutes } from './merchant-routes.js';
 
@@ -13,6 +13,7 @@ export async function cycleApiRoutes(app: FastifyInstance, options: { config: Co
   await app.register(async (operator) => {
     operator.setErrorHandler(errorHandler(V3_STATUS));
     operator.addHook('onRequest', requireOperator);
+    operator.addHook('onResponse', logOperatorCall);
     await operator.register(operatorCreditRoutes);
   });
   await app.register(async (merchant) => {

@@ -1,8 +1,12 @@
 // Prometheus metrics at /metrics: process figures and a latency histogram per route and status.
+// Public in developer mode; on a production installation (SANDBOX=false) they tell an outsider the
+// traffic per route and a brute force's progress, so they answer only to the operator's token
+// (scrape with `authorization: Bearer <OPERATOR_TOKEN>`), slowed and logged like the operator API.
 import type { FastifyInstance } from 'fastify';
 import client from 'prom-client';
+import { logOperatorCall, requireOperator } from '../operator/auth.js';
 
-export function metricsPlugin(app: FastifyInstance): void {
+export function metricsPlugin(app: FastifyInstance, options: { public: boolean }): void {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'quipu_' });
   const duration = new client.Histogram({
@@ -26,7 +30,8 @@ export function metricsPlugin(app: FastifyInstance): void {
     child.observe(reply.elapsedTime / 1000);
     done();
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  const guarded = options.public ? {} : { onRequest: requireOperator, onResponse: logOperatorCall };
+  app.get('/metrics', { schema: { hide: true }, ...guarded }, async (_request, reply) => {
     reply.type(registry.contentType);
     return registry.metrics();
   });

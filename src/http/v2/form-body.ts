@@ -29,6 +29,9 @@ export const FORM_OR_JSON = [FORM, JSON_TYPE];
 
 type FormFields = Record<string, string | string[]>;
 
+/** No v2 operation has a tenth of this many fields. */
+const MAX_FORM_FIELDS = 256;
+
 /**
  * Field name to value; a field given more than once keeps all its values, to be refused by name.
  * Linear in the number of fields: this runs before the signature is checked, on whatever anyone sends.
@@ -52,6 +55,8 @@ export function v2BodyParsers(app: FastifyInstance): void {
 
   app.addContentTypeParser(FORM, { parseAs: 'string' }, (request, body, done) => {
     const params = [...new URLSearchParams(body as string)];
+    // Refused before the signature is computed over them, on whatever anyone sends.
+    if (params.length > MAX_FORM_FIELDS) return done(validationError([{ field: 'body', message: `must have at most ${MAX_FORM_FIELDS} fields` }]));
     request.signedBody = { params };
     done(null, formFields(params));
   });

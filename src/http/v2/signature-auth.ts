@@ -9,6 +9,7 @@
 // validated: a request that is not signed right learns nothing about its fields. An unknown
 // receiver is refused at the same step and in the same words as a wrong hash, so a forger cannot
 // tell which receivers exist.
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { forbidden } from '../../domain/errors.js';
@@ -36,6 +37,7 @@ declare module 'fastify' {
  * receiver; and in bounded number, because forgers choose the ids.
  */
 const UNKNOWN_RECEIVER_TTL_MS = 5_000;
+const DECOY_SECRET = randomBytes(20).toString('hex');
 const UNKNOWN_RECEIVERS_KEPT = 10_000;
 
 function signerLookup() {
@@ -84,7 +86,10 @@ export function v2Auth(app: FastifyInstance): void {
     // Concatenated, not pushed as arguments: a form may hold more fields than a call may take arguments.
     const params = body && 'params' in body ? query.concat(body.params) : query;
     const jsonBody = body && 'json' in body ? body.json : undefined;
-    if (pending.signer && requestSignatureMatches(pending.signer.secret, pending.hash, { method: request.method, base, path, host: request.headers.host, params, jsonBody })) {
+    // An unknown receiver's request is hashed too, with a secret nobody has: answered as fast as a
+    // wrong hash of a known one, it cannot tell a forger which receiver ids exist.
+    const matches = requestSignatureMatches(pending.signer?.secret ?? DECOY_SECRET, pending.hash, { method: request.method, base, path, host: request.headers.host, params, jsonBody });
+    if (pending.signer && matches) {
       request.merchant = pending.signer;
       return;
     }
