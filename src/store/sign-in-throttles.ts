@@ -25,7 +25,19 @@ export async function lockThrottles(trx: Kysely<DB>, subjects: readonly string[]
     // SQLite transactions already hold the database's write lock (BEGIN IMMEDIATE).
     .$if(dialectOf(trx) === 'postgres', (q) => q.forUpdate())
     .execute();
-  return new Map(rows.filter((row) => Number(row.failures) > 0).map((row) => [row.subject, { failures: Number(row.failures), lastFailureAt: Number(row.last_failure_at), blockedUntil: Number(row.blocked_until) }]));
+  return new Map(rows.filter((row) => Number(row.failures) > 0).map((row) => [row.subject, stateOf(row)]));
+}
+
+const stateOf = (row: { failures: number; last_failure_at: number; blocked_until: number }): ThrottleState => ({
+  failures: Number(row.failures),
+  lastFailureAt: Number(row.last_failure_at),
+  blockedUntil: Number(row.blocked_until),
+});
+
+/** A subject's state as it stands, unlocked. */
+export async function readThrottle(db: Kysely<DB>, subject: string): Promise<ThrottleState | undefined> {
+  const row = await db.selectFrom('sign_in_throttles').selectAll().where('subject', '=', subject).executeTakeFirst();
+  return row === undefined || Number(row.failures) === 0 ? undefined : stateOf(row);
 }
 
 export async function writeThrottle(db: Kysely<DB>, subject: string, state: ThrottleState): Promise<void> {

@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.js';
 import { afterFailure, operatorSubject, waitBeforeAttempt } from '../../domain/sign-in-throttle.js';
 import { wallClockMs } from '../../runtime/wall-clock.js';
-import { lockThrottles, writeThrottle } from '../../store/sign-in-throttles.js';
+import { lockThrottles, readThrottle, writeThrottle } from '../../store/sign-in-throttles.js';
 import { inTransaction } from '../../store/transaction.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -19,19 +19,22 @@ function tokenMatches(request: FastifyRequest, expected: string): boolean {
 }
 
 /**
- * Whether the address may try now, and if the token is wrong, that failure counted: one
- * transaction, so parallel guesses are each counted. A right token costs one read of its row.
+ * Whether the address may try now, and a wrong token counted as a failure, in one transaction, so
+ * that parallel guesses are each counted. A right token only reads its address's row, and writes
+ * nothing.
  */
 async function checkToken(request: FastifyRequest, reply: FastifyReply, expected: string): Promise<void> {
   const subject = operatorSubject(request.ip);
   const now = wallClockMs(request.ctx.clock);
   const matches = tokenMatches(request, expected);
-  const wait = await inTransaction(request.ctx.db, async (trx) => {
-    const state = (await lockThrottles(trx, [subject.key])).get(subject.key);
-    const waitMs = waitBeforeAttempt([state], now);
-    if (waitMs === 0 && !matches) await writeThrottle(trx, subject.key, afterFailure(subject.kind, state, now));
-    return waitMs;
-  });
+  const wait = matches
+    ? waitBeforeAttempt([await readThrottle(request.ctx.db, subject.key)], now)
+    : await inTransaction(request.ctx.db, async (trx) => {
+        const state = (await lockThrottles(trx, [subject.key])).get(subject.key);
+        const waitMs = waitBeforeAttempt([state], now);
+        if (waitMs === 0) await writeThrottle(trx, subject.key, afterFailure(subject.kind, state, now));
+        return waitMs;
+      });
   if (wait > 0) {
     void reply.header('retry-after', String(Math.ceil(wait / 1000)));
     throw new DomainError('rate_limited', 'Too many wrong operator tokens from this address: try again later');
