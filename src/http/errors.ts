@@ -5,6 +5,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type FailureKind, type FieldError } from '../domain/errors.js';
 import { IllegalTransition } from '../domain/payment-status.js';
+import { noteStorageFailure, storageFailureOf } from '../store/storage-failure.js';
+import { STORAGE_RETRY_AFTER_SECONDS } from './health.js';
 import { fieldErrors } from './validation.js';
 
 export interface ErrorBody {
@@ -89,6 +91,13 @@ export function errorHandler(statuses: StatusMap, unexpectedStatus = 500) {
     if (body) {
       if (body.status === 409) reply.header('retry-after', '1');
       void reply.code(body.status).send(body);
+      return;
+    }
+    const storage = storageFailureOf(error);
+    if (storage) {
+      noteStorageFailure(request.ctx.db, Date.now());
+      request.log.error({ err: error, storage }, `storage failure: ${storage}`);
+      void reply.code(503).header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS)).send({ status: 503, message: `Service unavailable (${storage}): nothing was changed; try again later` });
       return;
     }
     request.log.error({ err: error }, 'unhandled error');

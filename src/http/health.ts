@@ -1,19 +1,23 @@
-// Liveness (/healthz: the process answers) and readiness (/readyz: the database runs a transaction).
+// Liveness (/healthz: the process answers) and readiness (/readyz: the database runs a
+// transaction, a writing one after a storage failure: store/storage-failure.ts).
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
+import { noteStorageFailure, storageFailureOf, storageReady } from '../store/storage-failure.js';
+
+/** What a load balancer or a client is told to wait before trying again. */
+export const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 export function healthRoutes(app: FastifyInstance): void {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    const now = Date.now();
     try {
-      // A transaction, not a bare `select 1`: on SQLite that never touches the file, while a
-      // transaction takes the write lock every payment needs, so a database file another process
-      // keeps locked is reported, as PostgreSQL refusing connections is.
-      await request.ctx.db.transaction().execute((trx) => sql`select 1`.execute(trx));
+      await storageReady(request.ctx.db, now);
       return { status: 'ok' };
     } catch (error) {
-      request.log.warn({ err: error }, 'database not ready');
-      return reply.code(503).send({ status: 503, message: 'Database unavailable' });
+      const failure = storageFailureOf(error) ?? 'database unavailable';
+      noteStorageFailure(request.ctx.db, now);
+      request.log.warn({ err: error, storage: failure }, `not ready: ${failure}`);
+      return reply.code(503).header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS)).send({ status: 503, message: `Not ready: ${failure}` });
     }
   });
 }

@@ -216,6 +216,19 @@ class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
+
+  /**
+   * After some errors (a full disk, an I/O error) SQLite has already rolled the transaction back,
+   * and ROLLBACK fails with "no transaction is active": that error would replace the one that
+   * says what happened, since Kysely throws what its rollback throws.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } catch (error) {
+      if (!/no transaction is active/.test((error as Error).message)) throw error;
+    }
+  }
 }
 
 /**

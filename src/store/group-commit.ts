@@ -4,6 +4,7 @@
 // the commit to be on disk, like any other: see src/store/wal-sync.ts). Per write, the batch
 // reports the error that write alone met, so a failing write fails alone.
 import type { Kysely } from 'kysely';
+import { storageFailureOf } from './storage-failure.js';
 import { dialectOf, flushUnderWay } from './database.js';
 import type { DB } from './schema.js';
 
@@ -82,7 +83,19 @@ async function insertEach<R>(db: Kysely<DB>, rows: R[], insertOne: (db: Kysely<D
  * row fails.
  */
 export function groupedInserts<R>(db: Kysely<DB>, table: keyof DB & string, insertOne: (db: Kysely<DB>, row: R) => Promise<unknown>): GroupCommit<R> {
-  if (dialectOf(db) === 'sqlite') return new GroupCommit((rows: R[]) => db.transaction().execute((trx) => insertEach(trx, rows, insertOne)), () => flushUnderWay(db));
+  if (dialectOf(db) === 'sqlite') {
+    return new GroupCommit(
+      (rows: R[]) =>
+        db.transaction().execute(async (trx) => {
+          const errors = await insertEach(trx, rows, insertOne);
+          // A full disk or an I/O error rolls SQLite's whole transaction back: the batch fails with it.
+          const fatal = errors.find((error) => storageFailureOf(error) !== undefined);
+          if (fatal !== undefined) throw fatal;
+          return errors;
+        }),
+      () => flushUnderWay(db),
+    );
+  }
   return new GroupCommit(async (rows: R[]) => {
     const results = await Promise.all(
       inChunks(rows).map((chunk) =>

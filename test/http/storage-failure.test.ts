@@ -1,0 +1,65 @@
+// A database that fails under Quipu: on SQLite a full disk (SQLite's own page limit makes the file
+// full without filling a disk), on PostgreSQL a database that drops its connections and refuses
+// new ones, as a stopped or restarting server does. A request that meets it is a 503 with
+// Retry-After that changed nothing, /readyz answers 503 until a write goes through again, and
+// service comes back by itself once the database does.
+import pg from 'pg';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client } from '../helpers/http.js';
+import { countRows } from '../helpers/payments.js';
+import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let account: TestAccount;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  account = await server.account();
+  api = client(server.baseUrl, account.api_key);
+});
+afterAll(async () => server?.close());
+
+const ready = async () => {
+  const res = await fetch(`${server.baseUrl}/readyz`);
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { message?: string } };
+};
+const create = () => api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x', custom: 'c'.repeat(200_000) });
+
+/** Makes the database fail, and gives back what brings it back. */
+async function breakDatabase(): Promise<() => Promise<void>> {
+  if (server.database.kind === 'sqlite') {
+    const pages = await sql<{ page_count: number }>`pragma page_count`.execute(server.ctx.db);
+    await sql.raw(`pragma max_page_count = ${pages.rows[0]!.page_count}`).execute(server.ctx.db);
+    return async () => void (await sql.raw('pragma max_page_count = 4294967294').execute(server.ctx.db));
+  }
+  const name = new URL(server.database.url).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`alter database ${name} allow_connections false`);
+  await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
+  return async () => {
+    await admin.query(`alter database ${name} allow_connections true`);
+    await admin.end();
+  };
+}
+
+describe('when the database fails', () => {
+  it('a create is a 503 with Retry-After that changed nothing, /readyz is 503 until the database is back, and then everything works again', async () => {
+    expect((await ready()).status).toBe(200);
+    const before = await countRows(server.ctx.db, 'payments');
+    const repair = await breakDatabase();
+    const failed = await create();
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get('retry-after')).toBe('5');
+    expect(failed.body.message).toMatch(server.database.kind === 'sqlite' ? /disk full/ : /database unavailable/);
+    const notReady = await ready();
+    expect(notReady.status).toBe(503);
+    expect(notReady.retryAfter).toBe('5');
+    await repair();
+    await expect.poll(async () => (await ready()).status, { timeout: 10_000 }).toBe(200);
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+    expect((await create()).status).toBe(200);
+  });
+});
