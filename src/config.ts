@@ -34,6 +34,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** KEEP_ALIVE_TIMEOUT_MS: an idle kept-alive connection is closed after this. */
   keepAliveTimeoutMs: number;
+  /** API_RATE_LIMIT: API requests per second per account (per client address before authentication), per process; 0 turns it off. */
+  apiRateLimit: number;
   /** MAX_CONNECTIONS_PER_ADDRESS: open connections from one peer address; more are closed at once (0: no cap). */
   maxConnectionsPerAddress: number;
   /** SQLITE_SYNCHRONOUS: `full` (what is acknowledged survives power loss) or `normal` (only process crashes; faster). */
@@ -166,6 +168,8 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1_000, 600_000),
     maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
+    // Off in developer mode unless asked for: a developer's load test is no abuse.
+    apiRateLimit: integer(env, 'API_RATE_LIMIT', sandbox ? 0 : 100, 0, 1_000_000),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'full', ['normal', 'full'] as const),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 500),
     credentialCacheSize: integer(env, 'CREDENTIAL_CACHE_SIZE', 10_000, 1, 10_000_000),

@@ -2,7 +2,9 @@
 // nothing else is written, so nothing can be left half-done. A payment emailed to its payer
 // (send_email) commits in one transaction with its collection email, or neither is written.
 import { findBank } from '../domain/banks.js';
-import type { FieldError } from '../domain/errors.js';
+import { DomainError, type FieldError } from '../domain/errors.js';
+import { COLLECTION_EMAIL_LIMITS, emailLimitBreached } from '../domain/email-limits.js';
+import type { Kysely } from 'kysely';
 import { newNotificationToken, newPaymentId } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
@@ -12,7 +14,8 @@ import { type ApiSurface, parsePaymentRequest, type PaymentRequest } from '../do
 import { nextReminderAt } from '../domain/reminder-schedule.js';
 import type { RawValue } from '../domain/field-rules.js';
 import { insertPayment, toPayment } from '../store/payments.js';
-import type { PaymentRow } from '../store/schema.js';
+import { countRecentMessages } from '../store/messages.js';
+import type { DB, PaymentRow } from '../store/schema.js';
 import { inTransaction, isUniqueViolation } from '../store/transaction.js';
 import type { AppContext } from './context.js';
 
@@ -26,6 +29,7 @@ export async function createPayment(ctx: AppContext, merchant: Merchant, surface
     const email = req.sendEmail ? paymentEmail('payment.email.collection', payment, merchant, ctx.config) : undefined;
     if (email) {
       await inTransaction(ctx.db, async (trx) => {
+        if (ctx.config.smtpUrl !== undefined) await withinEmailLimits(trx, merchant, email.url, now.getTime());
         await insertPayment(trx, row);
         await ctx.outbox.write(trx, email);
       });
@@ -34,6 +38,24 @@ export async function createPayment(ctx: AppContext, merchant: Merchant, surface
     }
     return payment;
   });
+}
+
+/**
+ * Refuses a collection email past the account's or the recipient's limit (domain/email-limits.ts).
+ * Counted inside the transaction that writes it: on SQLite it holds the write lock; on PostgreSQL
+ * creates running at once may each pass the count, by as many as run at once.
+ */
+async function withinEmailLimits(db: Kysely<DB>, merchant: Merchant, url: string, now: number): Promise<void> {
+  const { perAccount, perRecipient } = COLLECTION_EMAIL_LIMITS;
+  const [account, recipient] = await Promise.all([
+    countRecentMessages(db, merchant.receiverId, 'payment.email.collection', now - perAccount.windowMs, url),
+    countRecentMessages(db, merchant.receiverId, 'payment.email.collection', now - perRecipient.windowMs, url),
+  ]);
+  const breached = emailLimitBreached({ account: account.all, recipient: recipient.toUrl });
+  if (breached) {
+    const which = breached === 'account' ? `${perAccount.count} collection emails an hour for an account` : `${perRecipient.count} collection emails a day to one address`;
+    throw new DomainError('rate_limited', `payer_email: at most ${which}; try again later or send the payment_url yourself`);
+  }
 }
 
 /** Runs `write` again, with new ids, should they collide with existing ones. */

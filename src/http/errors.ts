@@ -90,6 +90,8 @@ export function errorHandler(statuses: StatusMap, unexpectedStatus = 500) {
     const body = errorResponse(error, statuses, request);
     if (body) {
       if (body.status === 409) reply.header('retry-after', '1');
+      // A limit that sets no wait of its own: a minute.
+      if (body.status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '60');
       void reply.code(body.status).send(body);
       return;
     }

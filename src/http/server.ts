@@ -22,6 +22,7 @@ import { refuseNulOn } from './nul-refusal.js';
 import { paymentCycleRoutes } from './payer/index.js';
 import { oauthApi } from './oauth/index.js';
 import { metricsPlugin } from './plugins/metrics.js';
+import { apiRateLimit } from './plugins/rate-limit.js';
 import { quipuApi } from './quipu/index.js';
 import './request-context.js';
 import { requestLogger } from './request-logger.js';
@@ -129,6 +130,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   metricsPlugin(app, { public: ctx.config.sandbox });
+  await apiRateLimit(app, ctx.config.apiRateLimit);
   healthRoutes(app);
   assetRoutes(app);
   idempotencyPlugin(app);

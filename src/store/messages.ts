@@ -32,6 +32,18 @@ const MESSAGE_COLUMNS = Object.keys({
 // Written in every reconciliation's transaction: compiled once (prepared.ts).
 const insertRow = preparedInsert<MessageRow>('messages', MESSAGE_COLUMNS);
 
+/** An account's messages of `kind` written since `since` (developer clock), all and to `url` only. */
+export async function countRecentMessages(db: Kysely<DB>, receiverId: number, kind: string, since: number, url: string): Promise<{ all: number; toUrl: number }> {
+  const row = await db
+    .selectFrom('messages')
+    .select((eb) => [eb.fn.countAll<number>().as('all'), eb.fn.sum<number>(eb.case().when('url', '=', url).then(1).else(0).end()).as('to_url')])
+    .where('receiver_id', '=', receiverId)
+    .where('created_at', '>=', since)
+    .where('kind', '=', kind)
+    .executeTakeFirstOrThrow();
+  return { all: Number(row.all), toUrl: Number(row.to_url ?? 0) };
+}
+
 export async function insertMessage(db: Kysely<DB>, row: MessageRow): Promise<void> {
   await insertRow.run(db, row);
 }
