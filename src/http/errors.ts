@@ -99,7 +99,8 @@ export function errorHandler(statuses: StatusMap, unexpectedStatus = 500) {
     if (storage) {
       noteStorageFailure(request.ctx.db, Date.now());
       request.log.error({ err: error, storage }, `storage failure: ${storage}`);
-      void reply.code(503).header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS)).send({ status: 503, message: `Service unavailable (${storage}): nothing was changed; try again later` });
+      // What failed is the operator's to read in the log; the client learns it may try again.
+      void reply.code(503).header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS)).send({ status: 503, message: `Service temporarily unavailable: nothing was changed; try again later (request ${request.id})` });
       return;
     }
     request.log.error({ err: error }, 'unhandled error');

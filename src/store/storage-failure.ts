@@ -21,7 +21,8 @@ export function storageFailureOf(error: unknown): StorageFailure | undefined {
   const { code, message, errors } = (error ?? {}) as { code?: unknown; message?: unknown; errors?: unknown };
   if (typeof code === 'string') {
     if (code === 'SQLITE_FULL' || code === PG_DISK_FULL) return 'disk full';
-    if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CORRUPT') return 'database unavailable';
+    // SQLITE_BUSY: another process has held the database locked past the busy timeout.
+    if (code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_BUSY') || code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CORRUPT') return 'database unavailable';
     if (PG_UNAVAILABLE.test(code) || NETWORK_CODES.has(code)) return 'database unavailable';
   }
   if (typeof message === 'string' && PG_CONNECTION_MESSAGES.test(message)) return 'database unavailable';

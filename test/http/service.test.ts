@@ -107,14 +107,15 @@ describe('a database outage', () => {
     try {
       const res = await call(baseUrl, 'GET', '/readyz');
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ status: 503, message: 'Database unavailable' });
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(res.body).toEqual({ status: 503, message: 'Not ready: the database is unavailable' });
     } finally {
       await giveBack();
     }
     await expect.poll(async () => (await call(baseUrl, 'GET', '/readyz')).status, { timeout: 15_000 }).toBe(200);
   }, 30_000);
 
-  it('answers a v3 request it breaks with a 500 that names the request id and nothing internal, and logs the error', async () => {
+  it('answers a v3 request it breaks with a 503 and Retry-After that names the request id and nothing internal, and logs what failed', async () => {
     const giveBack = await takeDatabaseAway(database);
     let res;
     try {
@@ -122,13 +123,14 @@ describe('a database outage', () => {
     } finally {
       await giveBack();
     }
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
     expect(res.headers.get('x-request-id')).toBe('outage-1');
-    expect(res.body).toEqual({ status: 500, message: expect.stringContaining('outage-1') });
+    expect(res.body).toEqual({ status: 503, message: expect.stringContaining('outage-1') });
     expect(JSON.stringify(res.body)).not.toMatch(/sqlite|postgres|database|locked|connection|insert|select|\.ts:|at /i);
     // The log has the rest, at error level, under the request id.
-    await expect.poll(() => logLines().filter((l) => l.reqId === 'outage-1' && l.level === 50 && l.msg === 'unhandled error'), { timeout: 5_000 }).toHaveLength(1);
-    const logged = logLines().find((l) => l.reqId === 'outage-1' && l.msg === 'unhandled error')!;
+    await expect.poll(() => logLines().filter((l) => l.reqId === 'outage-1' && l.level === 50 && l.msg === 'storage failure: database unavailable'), { timeout: 5_000 }).toHaveLength(1);
+    const logged = logLines().find((l) => l.reqId === 'outage-1' && l.msg === 'storage failure: database unavailable')!;
     expect(JSON.stringify(logged.err)).toMatch(/SQLITE_BUSY|not currently accepting connections|terminat/i);
     const check = openDatabase(database.url);
     try {
