@@ -3,13 +3,12 @@
 // buy, dashboard passwords right and wrong and the session cookie, the operator token right and
 // wrong, a receiver's new secret) and every log line it wrote is searched for each of them. The
 // banner that prints the demo account's credentials once, on purpose, is not a log line.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signature, stringToSign } from '../../src/domain/v2-signature.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
 import { FORM } from '../helpers/oauth.js';
 import { csrfOf, PayerSession } from '../helpers/payer-session.js';
-import { type ServerProcess, serveOnFreePort } from '../helpers/process.js';
+import { logLines, serveOnFreePort, withServerProcesses } from '../helpers/process.js';
 import { validReceiver } from '../helpers/receivers.js';
 
 const OPERATOR_TOKEN = 'operator-token-that-must-never-be-logged-0001';
@@ -17,19 +16,11 @@ const WRONG_OPERATOR_TOKEN = 'operator-token-that-is-wrong-and-never-logged';
 const WRONG_PASSWORD = 'a-wrong-password-never-logged';
 const PASSWORD = 'demo-password-never-logged';
 
-let database: TestDatabase;
-const started: ServerProcess[] = [];
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-});
-afterAll(async () => {
-  for (const quipu of started) await quipu.stop();
-  await database?.drop();
-});
-
 describe('the log of a server at trace level', () => {
+  const processes = withServerProcesses();
+
   it('holds no API key, secret, password, token or session id', async () => {
+    const { database, started } = processes;
     const quipu = await serveOnFreePort({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'trace', RUN_WORKER: 'true', OPERATOR_TOKEN, DEMO_PASSWORD: PASSWORD }, started);
     const banner = await quipu.waitFor(/API reference/);
     const apiKey = /api_key\s+(\S+)/.exec(banner)![1]!;
@@ -70,14 +61,10 @@ describe('the log of a server at trace level', () => {
     // The operator API, right and wrong.
     for (const bearer of [OPERATOR_TOKEN, WRONG_OPERATOR_TOKEN]) await call(base, 'GET', '/operator/v1/credits', { headers: { authorization: `Bearer ${bearer}` } });
 
-    const logLines = () =>
-      quipu
-        .output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'));
-    await expect.poll(() => logLines().filter((line) => line.includes('"operator call"')).length, { timeout: 5_000 }).toBe(2);
-    expect(logLines().length).toBeGreaterThan(20);
-    const leaks = secrets.flatMap((value) => logLines().filter((line) => line.includes(value)).map((line) => `${value.slice(0, 6)}…: ${line.slice(0, 200)}`));
+    await expect.poll(() => logLines(quipu).filter((line) => line.msg === 'operator call').length, { timeout: 5_000 }).toBe(2);
+    const lines = logLines(quipu).map((line) => JSON.stringify(line));
+    expect(lines.length).toBeGreaterThan(20);
+    const leaks = secrets.flatMap((value) => lines.filter((line) => line.includes(value)).map((line) => `${value.slice(0, 6)}…: ${line.slice(0, 200)}`));
     expect(leaks).toEqual([]);
   }, 90_000);
 });

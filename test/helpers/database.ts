@@ -52,6 +52,22 @@ export async function createTestDatabase(kind = testDatabaseKind(), adminUrl = p
   };
 }
 
+/**
+ * PostgreSQL as a stopped or restarting server looks to its clients: every connection to the test
+ * database dropped and new ones refused, until the function it gives back is called.
+ */
+export async function refuseConnections(database: TestDatabase): Promise<() => Promise<void>> {
+  const name = new URL(database.url).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`alter database ${name} allow_connections false`);
+  await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
+  return async () => {
+    await admin.query(`alter database ${name} allow_connections true`);
+    await admin.end();
+  };
+}
+
 export interface EarlierDatabase {
   database: TestDatabase;
   opened: Database;

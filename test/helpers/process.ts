@@ -2,6 +2,8 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import net from 'node:net';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './database.js';
 
 const run = promisify(execFile);
 export const BIN = new URL('../../bin/quipu.js', import.meta.url).pathname;
@@ -102,3 +104,35 @@ export async function serveOnFreePort(env: Record<string, string>, started: Serv
   await waitForHttp(`${baseUrl}/healthz`);
   return Object.assign(server, { baseUrl });
 }
+
+/** The JSON lines a server process has logged so far: the banner and other plain text left out. */
+export function logLines(server: ServerProcess): Record<string, unknown>[] {
+  return server
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/**
+ * For a describe block whose tests start `quipu serve` processes: a database of its own, made
+ * before them, and the processes they add to `started`, stopped after them, before it is dropped.
+ */
+export function withServerProcesses(): { readonly database: TestDatabase; readonly started: ServerProcess[] } {
+  let database: TestDatabase | undefined;
+  const started: ServerProcess[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    for (const quipu of started) await quipu.stop();
+    await database?.drop();
+  });
+  return {
+    get database() {
+      return database!;
+    },
+    started,
+  };
+}
+

@@ -4,10 +4,9 @@
 // known members say; a bad known member next to an unknown one is still a 400 naming it, with the
 // header, and nothing written; NUL, huge and nested values in an ignored member are no 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { call, client, type JsonResponse } from '../helpers/http.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
-import { type ServerProcess, serveOnFreePort } from '../helpers/process.js';
+import { logLines, serveOnFreePort, withServerProcesses } from '../helpers/process.js';
 import { validReceiver } from '../helpers/receivers.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { createSubscriptionOver, NEW_SUBSCRIPTION, newCharge, signAtDemoBank } from '../helpers/subscriptions.js';
@@ -229,29 +228,15 @@ describe('Idempotency-Key and ignored members', () => {
 });
 
 describe('the request log line', () => {
-  let database: TestDatabase;
-  const started: ServerProcess[] = [];
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    for (const quipu of started) await quipu.stop();
-    await database?.drop();
-  });
+  const processes = withServerProcesses();
 
   it('names the ignored members at info level, under the request id, and the likely typos among them (a developer-mode account)', async () => {
+    const { database, started } = processes;
     const quipu = await serveOnFreePort({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'info', RUN_WORKER: 'false' }, started);
     const apiKey = /api_key\s+(\S+)/.exec(await quipu.waitFor(/API reference/))![1]!;
     const res = await call(quipu.baseUrl, 'POST', '/v3/payments', { apiKey, headers: { 'x-request-id': 'ignored-log-1' }, body: { ...ORDER, receiver_id: 1, notfy_url: 'https://x.example' } });
     expect(res.status).toBe(200);
-    const lines = () =>
-      quipu
-        .output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .filter((line) => line.reqId === 'ignored-log-1' && line.msg === 'request');
+    const lines = () => logLines(quipu).filter((line) => line.reqId === 'ignored-log-1' && line.msg === 'request');
     await expect.poll(lines, { timeout: 5_000 }).toHaveLength(1);
     expect(lines()[0]).toMatchObject({ level: 30, status: 200, ignored_fields: 'notfy_url, receiver_id', likely_typos: 'notfy_url=notify_url' });
   }, 60_000);

@@ -7,9 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, MIN_OPERATOR_TOKEN_LENGTH } from '../../src/config.js';
 import { SIGN_IN_THROTTLES } from '../../src/domain/sign-in-throttle.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { call, client } from '../helpers/http.js';
-import { type ServerProcess, serveOnFreePort } from '../helpers/process.js';
+import { logLines, serveOnFreePort, withServerProcesses } from '../helpers/process.js';
 import { PRODUCTION_SETTINGS } from '../helpers/production.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -49,27 +48,14 @@ describe('OPERATOR_TOKEN', () => {
 });
 
 describe('every operator call', () => {
-  let database: TestDatabase;
-  const started: ServerProcess[] = [];
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    for (const quipu of started) await quipu.stop();
-    await database?.drop();
-  });
+  const processes = withServerProcesses();
 
   it('is written to the log with its caller and outcome, refused or not', async () => {
+    const { database, started } = processes;
     const quipu = await serveOnFreePort({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'info', RUN_WORKER: 'false', OPERATOR_TOKEN: TOKEN }, started);
     await quipu.waitFor(/API reference/);
     for (const token of [TOKEN, 'a-wrong-token-of-a-proper-length-000000']) await call(quipu.baseUrl, 'GET', '/operator/v1/credits', { headers: { authorization: `Bearer ${token}` } });
-    const calls = () =>
-      quipu
-        .output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .filter((line) => line.msg === 'operator call');
+    const calls = () => logLines(quipu).filter((line) => line.msg === 'operator call');
     await expect.poll(calls, { timeout: 5_000 }).toHaveLength(2);
     expect(calls().map((line) => [line.status, line.address, line.url])).toEqual([
       [200, '127.0.0.1', '/operator/v1/credits'],

@@ -1,14 +1,13 @@
 // What operators and tools read: health, readiness, metrics and the OpenAPI document; and what a
 // database outage looks like from outside: not ready, and a 500 that keeps its internals to the log.
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAYMENT_REQUEST_FIELDS } from '../../src/domain/payment-request.js';
 import { openDatabase } from '../../src/store/database.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, refuseConnections, type TestDatabase } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
 import { countRows } from '../helpers/payments.js';
-import { freePort, type ServerProcess, startServerProcess } from '../helpers/process.js';
+import { freePort, logLines, type ServerProcess, startServerProcess } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -64,15 +63,7 @@ async function takeDatabaseAway(database: TestDatabase): Promise<() => Promise<v
       other.close();
     };
   }
-  const name = new URL(database.url).pathname.slice(1);
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`alter database ${name} allow_connections false`);
-  await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
-  return async () => {
-    await admin.query(`alter database ${name} allow_connections true`);
-    await admin.end();
-  };
+  return refuseConnections(database);
 }
 
 describe('a database outage', () => {
@@ -94,13 +85,6 @@ describe('a database outage', () => {
     await quipu?.stop();
     await database?.drop();
   });
-
-  const logLines = () =>
-    quipu
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
 
   it('makes /readyz answer 503, and 200 again once the database is back', async () => {
     const giveBack = await takeDatabaseAway(database);
@@ -129,8 +113,8 @@ describe('a database outage', () => {
     expect(res.body).toEqual({ status: 503, message: expect.stringContaining('outage-1') });
     expect(JSON.stringify(res.body)).not.toMatch(/sqlite|postgres|database|locked|connection|insert|select|\.ts:|at /i);
     // The log has the rest, at error level, under the request id.
-    await expect.poll(() => logLines().filter((l) => l.reqId === 'outage-1' && l.level === 50 && l.msg === 'storage failure: database unavailable'), { timeout: 5_000 }).toHaveLength(1);
-    const logged = logLines().find((l) => l.reqId === 'outage-1' && l.msg === 'storage failure: database unavailable')!;
+    await expect.poll(() => logLines(quipu).filter((l) => l.reqId === 'outage-1' && l.level === 50 && l.msg === 'storage failure: database unavailable'), { timeout: 5_000 }).toHaveLength(1);
+    const logged = logLines(quipu).find((l) => l.reqId === 'outage-1' && l.msg === 'storage failure: database unavailable')!;
     expect(JSON.stringify(logged.err)).toMatch(/SQLITE_BUSY|not currently accepting connections|terminat/i);
     const check = openDatabase(database.url);
     try {

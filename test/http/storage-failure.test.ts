@@ -3,9 +3,9 @@
 // new ones, as a stopped or restarting server does. A request that meets it is a 503 with
 // Retry-After that changed nothing, /readyz answers 503 until a write goes through again, and
 // service comes back by itself once the database does.
-import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refuseConnections } from '../helpers/database.js';
 import { client } from '../helpers/http.js';
 import { countRows } from '../helpers/payments.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -34,15 +34,7 @@ async function breakDatabase(): Promise<() => Promise<void>> {
     await sql.raw(`pragma max_page_count = ${pages.rows[0]!.page_count}`).execute(server.ctx.db);
     return async () => void (await sql.raw('pragma max_page_count = 4294967294').execute(server.ctx.db));
   }
-  const name = new URL(server.database.url).pathname.slice(1);
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`alter database ${name} allow_connections false`);
-  await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
-  return async () => {
-    await admin.query(`alter database ${name} allow_connections true`);
-    await admin.end();
-  };
+  return refuseConnections(server.database);
 }
 
 describe('when the database fails', () => {
