@@ -92,11 +92,29 @@ function ignoreUnknown(known: ReadonlySet<string>, moneyMembers: readonly string
       const typos = likelyTyposHeader(ignored, known);
       if (typos !== undefined) reply.header(LIKELY_TYPOS_HEADER, typos);
     }
-    const missing = moneyMembers.filter((name) => !Object.hasOwn(body, name));
-    const refused = unreadMoneyRequest(unread(ignored, body, request), missing, known);
-    if (refused.length > 0) return done(validationError(refused));
+    const refused = moneyRefusal(request, body, ignored, known, moneyMembers);
+    if (refused) return done(refused);
     for (const name of ignored) delete body[name];
     done();
+  };
+}
+
+/** The 400 of a money-moving request with unknown members that lacks a member it acts on, if it is one. */
+function moneyRefusal(request: FastifyRequest, body: Record<string, unknown>, unknown: readonly string[], known: ReadonlySet<string>, moneyMembers: readonly string[]) {
+  const missing = moneyMembers.filter((name) => !Object.hasOwn(body, name));
+  const refused = unreadMoneyRequest(unread(unknown, body, request), missing, known);
+  return refused.length > 0 ? validationError(refused) : undefined;
+}
+
+/**
+ * On a money-moving route that refuses unknown members (v2), the same refusal, so that its 400
+ * names the member that is missing as well as the one that is not known.
+ */
+function refuseUnreadMoney(known: ReadonlySet<string>, moneyMembers: readonly string[]) {
+  return function refuseUnreadMoneyRequest(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const body = request.body as Record<string, unknown> | null;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return done();
+    done(moneyRefusal(request, body, Object.keys(body).filter((name) => !known.has(name)), known, moneyMembers));
   };
 }
 
@@ -112,7 +130,14 @@ interface ObjectSchema {
  * as the provider's is.
  */
 export function ignoreUnknownFieldsOn(route: RouteOptions): void {
-  if (!route.config?.ignoreUnknownFields) return;
+  if (!route.config?.ignoreUnknownFields) {
+    const moneyMembers = route.config?.moneyMembers;
+    if (moneyMembers) {
+      const known = new Set(Object.keys((route.schema?.body as ObjectSchema | undefined)?.properties ?? {}));
+      route.preValidation = [...[route.preValidation ?? []].flat(), refuseUnreadMoney(known, moneyMembers)];
+    }
+    return;
+  }
   const { additionalProperties: _refused, ...body } = (route.schema?.body ?? {}) as ObjectSchema;
   const description = body.description ?? 'Members not listed here are ignored and named in the Quipu-Ignored-Fields response header';
   route.schema = { ...route.schema, body: { ...body, description } };

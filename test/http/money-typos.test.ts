@@ -66,11 +66,12 @@ describe('a money-moving request Quipu cannot read moves nothing', () => {
     ['v3 refund, a null typo', (id) => json(`/v3/payments/${id}/refunds`, '{"amout":null}'), ['amount', 'amout']],
     ['v3 refund, payment_id of another payment', (id) => json(`/v3/payments/${id}/refunds`, '{"payment_id":"zzzzzzzzzzzz"}'), ['amount', 'payment_id']],
     ['v3 refund, nested past the depth limit', (id) => json(`/v3/payments/${id}/refunds`, `{"amount":${'['.repeat(100_000)}${']'.repeat(100_000)}}`), ['body']],
-    ['v2 refund (JSON), amount misspelled', (id) => json(`/2.0/payments/${id}/refunds`, '{"amout":100}'), ['amout']],
+    ['v2 refund (JSON), amount misspelled', (id) => json(`/2.0/payments/${id}/refunds`, '{"amout":100}'), ['amount', 'amout']],
     ['v2 refund (JSON), amount under __proto__', (id) => json(`/2.0/payments/${id}/refunds`, '{"__proto__":{"amount":100}}'), ['body']],
-    ['v2 refund (form), amount misspelled', (id) => form(`/2.0/payments/${id}/refunds`, 'amout=100'), ['amout']],
-    ['v2 refund (form), amount under __proto__', (id) => form(`/2.0/payments/${id}/refunds`, '__proto__%5Bamount%5D=100'), ['__proto__[amount]']],
-    ['v2 refund (form), amount as a nested form member', (id) => form(`/2.0/payments/${id}/refunds`, 'refund%5Bamount%5D=100'), ['refund[amount]']],
+    ['v2 refund (form), amount misspelled', (id) => form(`/2.0/payments/${id}/refunds`, 'amout=100'), ['amount', 'amout']],
+    ['v2 refund (form), amount under __proto__', (id) => form(`/2.0/payments/${id}/refunds`, '__proto__%5Bamount%5D=100'), ['__proto__[amount]', 'amount']],
+    ['v2 refund (form), amount as a nested form member', (id) => form(`/2.0/payments/${id}/refunds`, 'refund%5Bamount%5D=100'), ['amount', 'refund[amount]']],
+    ['v2 refund (form), amount beside an unknown member', (id) => form(`/2.0/payments/${id}/refunds`, 'amount=100&colour=blue'), ['colour']],
     ['v2 refund (form), amount given twice', (id) => form(`/2.0/payments/${id}/refunds`, 'amount=100&amount=5000'), ['amount']],
   ];
 
