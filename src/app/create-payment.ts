@@ -1,10 +1,10 @@
 // Creates a payment from a v3 or v2 request. Usually a single insert (through group commit):
 // nothing else is written, so nothing can be left half-done. A payment emailed to its payer
 // (send_email) commits in one transaction with its collection email, or neither is written.
+import type { Kysely } from 'kysely';
 import { findBank } from '../domain/banks.js';
 import { DomainError, type FieldError } from '../domain/errors.js';
 import { COLLECTION_EMAIL_LIMITS, emailLimitBreached } from '../domain/email-limits.js';
-import type { Kysely } from 'kysely';
 import { newNotificationToken, newPaymentId } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import { mayNotifyPrivateAddresses } from '../domain/network-address.js';

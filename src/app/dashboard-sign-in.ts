@@ -6,9 +6,9 @@
 // and hashing passes through a gate, so a flood of sign-ins is answered "busy" rather than taking
 // the thread pool every other answer needs.
 import { hash } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { newSessionToken } from '../domain/ids.js';
 import { hashPassword, verifyPassword } from '../domain/password-hash.js';
-import type { Kysely } from 'kysely';
 import { afterFailure, afterSuccess, MAX_SIGN_IN_EMAIL, MAX_SIGN_IN_PASSWORD, signInSubjects, type ThrottleSubject, waitBeforeAttempt } from '../domain/sign-in-throttle.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { insertSession } from '../store/dashboard-sessions.js';
