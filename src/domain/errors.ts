@@ -51,16 +51,27 @@ export function stateError(message: string): DomainError {
 /**
  * Collects field errors so a request reports every offending field at once, one message a field
  * (the first found). It may start from what the transport's schema already found.
+ *
+ * Doubts are values accepted as the provider would accept them that are likely mistakes (a RUT
+ * whose check digit does not match): never refused, named to developers (docs/validation-rules.md).
+ * They go to a list the caller may hand in, so a transport can name them in its answer.
  */
 export class FieldErrors {
   readonly list: FieldError[];
 
-  constructor(found: readonly FieldError[] = []) {
+  constructor(
+    found: readonly FieldError[] = [],
+    readonly doubts: FieldError[] = [],
+  ) {
     this.list = [...found];
   }
 
   add(field: string, message: string): void {
     if (!this.has(field)) this.list.push({ field, message });
+  }
+
+  doubt(field: string, message: string): void {
+    this.doubts.push({ field, message });
   }
 
   has(field: string): boolean {

@@ -16,6 +16,11 @@ export interface FieldRule {
   maxLength?: number;
   enum?: readonly string[];
   description?: string;
+  /**
+   * The length and format checks are Quipu's own, beyond the contract and the provider's schema: a
+   * value that breaks them is accepted, as the provider would, and named as a doubt.
+   */
+  lenient?: boolean;
 }
 
 export type FieldTable = Readonly<Record<string, FieldRule>>;
@@ -33,25 +38,29 @@ function decodeBoolean(value: RawValue): boolean | undefined {
   return typeof value === 'string' && Object.hasOwn(FORM_BOOLEANS, value) ? FORM_BOOLEANS[value] : undefined;
 }
 
-function decodeOne(rule: FieldRule, value: string | number | boolean): { value?: Decoded; error?: string } {
-  switch (rule.kind) {
-    case 'boolean': {
-      const b = decodeBoolean(value);
-      return b === undefined ? { error: 'must be a boolean (true or false)' } : { value: b };
+/** Characters as JSON Schema counts them: code points, so an emoji is one (UTF-16 counts two). */
+function lengthOf(value: string): number {
+  let length = value.length;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < value.length) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length--;
+        i++;
+      }
     }
-    case 'amount': {
-      const text = typeof value === 'number' ? numberToDecimalText(value) : typeof value === 'string' ? value.trim() : undefined;
-      return text === undefined ? { error: 'must be a number' } : { value: text };
-    }
-    case 'text-or-number':
-      if (typeof value === 'number') value = numberToDecimalText(value) ?? '';
-      break;
-    default:
-      break;
   }
-  if (typeof value !== 'string') return { error: rule.kind === 'text-or-number' ? 'must be a string or a number' : 'must be a string' };
-  if (rule.minLength !== undefined && value.length < rule.minLength) return { error: `must be at least ${rule.minLength} characters long` };
-  if (rule.maxLength !== undefined && value.length > rule.maxLength) return { error: `must be at most ${rule.maxLength} characters long` };
+  return length;
+}
+
+type Outcome = { value: Decoded; doubt?: string } | { error: string };
+
+/** What a text value breaks of the rule's length, enum and format, or its decoded value. */
+function checkText(rule: FieldRule, value: string): { value: Decoded } | { error: string } {
+  const length = lengthOf(value);
+  if (rule.minLength !== undefined && length < rule.minLength) return { error: `must be at least ${rule.minLength} characters long` };
+  if (rule.maxLength !== undefined && length > rule.maxLength) return { error: `must be at most ${rule.maxLength} characters long` };
   if (rule.enum && !rule.enum.includes(value)) return { error: `must be one of ${rule.enum.join(', ')}` };
   switch (rule.kind) {
     case 'email':
@@ -67,6 +76,33 @@ function decodeOne(rule: FieldRule, value: string | number | boolean): { value?:
     default:
       return { value };
   }
+}
+
+function decodeOne(rule: FieldRule, value: string | number | boolean): Outcome {
+  switch (rule.kind) {
+    case 'boolean': {
+      const b = decodeBoolean(value);
+      return b === undefined ? { error: 'must be a boolean (true or false)' } : { value: b };
+    }
+    case 'amount': {
+      const text = typeof value === 'number' ? numberToDecimalText(value) : typeof value === 'string' ? value.trim() : undefined;
+      return text === undefined ? { error: 'must be a number' } : { value: text };
+    }
+    case 'text-or-number':
+      // Digits beyond a double's exact integers were already changed by the JSON parser: the
+      // account number read would be another one.
+      if (typeof value === 'number') {
+        if (!Number.isSafeInteger(value) || value < 0) return { error: 'as a JSON number must be a whole number below 2^53: send it as a string' };
+        value = String(value);
+      }
+      break;
+    default:
+      break;
+  }
+  if (typeof value !== 'string') return { error: rule.kind === 'text-or-number' ? 'must be a string or a number' : 'must be a string' };
+  const checked = checkText(rule, value);
+  if ('error' in checked && rule.lenient) return { value, doubt: checked.error };
+  return checked;
 }
 
 /**
@@ -86,8 +122,11 @@ export function decodeFields(table: FieldTable, raw: Readonly<Record<string, Raw
       continue;
     }
     const result = decodeOne(rule, value);
-    if (result.error) errors.add(field, result.error);
-    else out.set(field, result.value!);
+    if ('error' in result) errors.add(field, result.error);
+    else {
+      out.set(field, result.value);
+      if (result.doubt !== undefined) errors.doubt(field, result.doubt);
+    }
   }
   return out;
 }

@@ -15,16 +15,16 @@ export const DESCRIPTOR_REQUEST_FIELDS: FieldTable = {
 };
 
 export const DESCRIPTOR_PARAMS_FIELDS: FieldTable = {
-  subject: { kind: 'string', maxLength: 255, description: 'Description of the transfer' },
+  subject: { kind: 'string', maxLength: 255, lenient: true, description: 'Description of the transfer' },
   amount: { kind: 'amount', description: "Transfer amount, up to the currency's decimals (at most 4)" },
   currency_code: { kind: 'string', maxLength: 255, enum: V3_CURRENCIES, description: 'ISO 4217 code' },
-  payer_email: { kind: 'email', maxLength: 255, description: "Payer's email" },
-  payer_name: { kind: 'string', maxLength: 255, description: "Payer's name" },
-  target_account_bank: { kind: 'string', maxLength: 255, description: 'Target bank name as seen in the origin bank' },
-  target_account_alias: { kind: 'string', maxLength: 255, description: 'Alias for the new account if it is the first transfer' },
-  target_account_name: { kind: 'string', maxLength: 255, description: 'Real name of the recipient' },
-  target_account_number: { kind: 'text-or-number', maxLength: 255, description: 'Target account identifier (a JSON number is kept as its decimal text)' },
-  target_account_personal_identifier: { kind: 'string', maxLength: 255, description: "Identifier of the target account's owner (a Chilean RUT is checked)" },
+  payer_email: { kind: 'email', maxLength: 255, lenient: true, description: "Payer's email" },
+  payer_name: { kind: 'string', maxLength: 255, lenient: true, description: "Payer's name" },
+  target_account_bank: { kind: 'string', maxLength: 255, lenient: true, description: 'Target bank name as seen in the origin bank' },
+  target_account_alias: { kind: 'string', maxLength: 255, lenient: true, description: 'Alias for the new account if it is the first transfer' },
+  target_account_name: { kind: 'string', maxLength: 255, lenient: true, description: 'Real name of the recipient' },
+  target_account_number: { kind: 'text-or-number', maxLength: 255, lenient: true, description: 'Target account identifier (a JSON number is kept as its decimal text)' },
+  target_account_personal_identifier: { kind: 'string', maxLength: 255, lenient: true, description: "Identifier of the target account's owner" },
 };
 
 /** The params as sealed: every member given, as text (the amount as exact decimal text). */
@@ -38,24 +38,30 @@ export interface DescriptorRequest {
 /** How long an operation can be run after it is issued; a retired key is kept as long. */
 export const OPERATION_LIFETIME_MS = 24 * 3600_000;
 
-/** What looks like a Chilean RUT is one: its check digit must match. */
+/**
+ * What looks like a Chilean RUT but whose check digit does not match is doubtful, not wrong: the
+ * contract says only "string", and the provider's own example (`12.345.678-9`) does not match.
+ */
 const RUT_SHAPE = /^\d{1,2}\.?\d{3}\.?\d{3}-?[\dkK]$/;
+
+/** Chilean banks transfer pesos: a descriptor without a currency is in CLP. */
+export const DEFAULT_CURRENCY = 'CLP';
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * The members of `raw` the table knows. Unknown members are ignored, as on v3 (the contract's
- * schemas allow extra members).
- */
+/** The members of `raw` the table knows (the transport has already ignored and named the others). */
 function knownMembers(table: FieldTable, raw: Readonly<Record<string, unknown>>): Record<string, RawValue> {
   const known: Record<string, RawValue> = {};
   for (const name in table) if (Object.hasOwn(raw, name)) known[name] = raw[name] as RawValue;
   return known;
 }
 
-/** Decodes a request; a 400 names every offending field at once (`params.amount` for a member). */
-export function parseDescriptorRequest(raw: Readonly<Record<string, unknown>>, found: readonly FieldError[] = []): DescriptorRequest {
-  const errors = new FieldErrors(found);
+/**
+ * Decodes a request; a 400 names every offending field at once (`params.amount` for a member).
+ * Doubtful values are accepted and added to `doubts`.
+ */
+export function parseDescriptorRequest(raw: Readonly<Record<string, unknown>>, found: readonly FieldError[] = [], doubts: FieldError[] = []): DescriptorRequest {
+  const errors = new FieldErrors(found, doubts);
   const top = decodeFields(DESCRIPTOR_REQUEST_FIELDS, knownMembers(DESCRIPTOR_REQUEST_FIELDS, raw), errors);
   const params: Record<string, string> = {};
   if (raw.params === undefined || raw.params === null) errors.add('params', 'is required');
@@ -63,10 +69,12 @@ export function parseDescriptorRequest(raw: Readonly<Record<string, unknown>>, f
   else {
     const inner = new FieldErrors();
     const f = decodeFields(DESCRIPTOR_PARAMS_FIELDS, knownMembers(DESCRIPTOR_PARAMS_FIELDS, raw.params), inner);
-    const amount = amountOf(inner, 'amount', text(f, 'amount'), text(f, 'currency_code'), 1);
+    // Checked in the currency the transfer runs in: without one, pesos, which have no cents.
+    const amount = amountOf(inner, 'amount', text(f, 'amount'), text(f, 'currency_code') ?? DEFAULT_CURRENCY, 1);
     const identifier = text(f, 'target_account_personal_identifier');
-    if (identifier !== undefined && RUT_SHAPE.test(identifier) && !parseRut(identifier)) inner.add('target_account_personal_identifier', 'is not a valid RUT: its check digit does not match');
+    if (identifier !== undefined && RUT_SHAPE.test(identifier) && !parseRut(identifier)) inner.doubt('target_account_personal_identifier', 'looks like a RUT whose check digit does not match');
     for (const e of inner.list) errors.add(`params.${e.field}`, e.message);
+    for (const d of inner.doubts) errors.doubt(`params.${d.field}`, d.message);
     for (const [name, value] of f) params[name] = name === 'amount' ? formatAmount(amount) : String(value);
   }
   errors.throwIfAny();

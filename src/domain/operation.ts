@@ -2,7 +2,7 @@
 // provider's SDK: the payer signs in, authorises the transfer, and the bank's answer is the
 // operation's result, shaped as the SDKs return it to the app ({operationId, result, ...}).
 import type { MessageDraft } from './message-kinds.js';
-import type { DescriptorParams } from './operation-descriptor.js';
+import { DEFAULT_CURRENCY, type DescriptorParams } from './operation-descriptor.js';
 import { parseAmount, SCALE } from './money.js';
 
 export const OPERATION_STATES = [
@@ -65,9 +65,6 @@ export function operationBlock(operation: Pick<Operation, 'state' | 'expiresAt'>
 export function operationEvent(name: string, at: Date, type: OperationEvent['type'] = 'info'): OperationEvent {
   return { name, type, timestamp: at.toISOString() };
 }
-
-/** Chilean banks transfer pesos: a descriptor without a currency is in CLP. */
-export const DEFAULT_CURRENCY = 'CLP';
 
 export interface TransferTerms {
   amount: number;

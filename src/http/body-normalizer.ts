@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Null and empty fields are values the route refuses, not "not given" (v3 refunds: a refund cannot be undone). */
+    /** Null and empty fields are values the route refuses, not "not given" (refunds: a refund cannot be undone). */
     keepEmptyFields?: boolean;
   }
 }
@@ -13,12 +13,6 @@ declare module 'fastify' {
 // and required fields are named.
 function emptyObjectIfMissing(request: FastifyRequest): void {
   if (request.body === undefined && (request.method === 'POST' || request.method === 'DELETE')) request.body = {};
-}
-
-/** The hook of routes marked `keepEmptyFields`. */
-export function defaultEmptyBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  emptyObjectIfMissing(request);
-  done();
 }
 
 /** Drops the null and empty members of `value`, when it is a JSON object (a body, or an object inside one). */
@@ -30,9 +24,12 @@ export function dropEmptyMembers(value: unknown): void {
   }
 }
 
-/** A preValidation hook in callback form: it never waits, so it costs no promise. */
-export function dropEmptyFields(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+/**
+ * Null and empty members are dropped as "not given", except on routes marked `keepEmptyFields`. A
+ * preValidation hook in callback form: it never waits, so it costs no promise.
+ */
+export function normalizeEmptyFields(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   emptyObjectIfMissing(request);
-  dropEmptyMembers(request.body);
+  if (request.routeOptions.config.keepEmptyFields !== true) dropEmptyMembers(request.body);
   done();
 }

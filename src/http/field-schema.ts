@@ -15,9 +15,11 @@ function fieldSchema(rule: FieldRule, encoding: BodyEncoding): TSchema {
   // Form bodies are text; their booleans and amounts are decoded by the use case.
   if (rule.kind === 'amount') return encoding === 'json' ? Type.Number({ ...common, format: 'double' }) : Type.String({ ...common, maxLength: 32 });
   if (rule.kind === 'boolean') return encoding === 'json' ? Type.Boolean(common) : Type.String({ ...common, enum: Object.keys(FORM_BOOLEANS) });
-  if (rule.kind === 'text-or-number' && encoding === 'json') return Type.Unsafe<string | number>(defined({ ...common, type: ['string', 'number'], maxLength: rule.maxLength }));
-  const format = rule.kind === 'string' || rule.kind === 'text-or-number' ? undefined : rule.kind;
-  return Type.String(defined({ ...common, minLength: rule.minLength, maxLength: rule.maxLength, enum: rule.enum ? [...rule.enum] : undefined, format }));
+  if (rule.kind === 'text-or-number' && encoding === 'json') return Type.Unsafe<string | number>(defined({ ...common, type: ['string', 'number'], maxLength: rule.lenient ? undefined : rule.maxLength }));
+  // A lenient rule's length and format are doubts the use case names, not the schema's to refuse.
+  const format = rule.kind === 'string' || rule.kind === 'text-or-number' || rule.lenient ? undefined : rule.kind;
+  const lengths = rule.lenient ? {} : { minLength: rule.minLength, maxLength: rule.maxLength };
+  return Type.String(defined({ ...common, ...lengths, enum: rule.enum ? [...rule.enum] : undefined, format }));
 }
 
 /**

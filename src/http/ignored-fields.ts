@@ -7,6 +7,7 @@
 // tables, the NUL check, Idempotency-Key's comparison of bodies) sees the known members only, so
 // each keeps every rule it had. A route that moves money names the members it acts on: an unknown
 // member while one of them is missing is refused (domain/unread-members.ts), never read as "all".
+// Members of an object member whose schema lists them (the descriptor's `params`) are treated alike.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { validationError } from '../domain/errors.js';
 import { likelyTypo, unreadMoneyRequest } from '../domain/unread-members.js';
@@ -35,13 +36,13 @@ const SEPARATOR = ', ';
 const LONE_SURROGATE = /[\uD800-\uDFFF]/gu;
 
 /** A name may hold any character, a header value may not: percent-encoded (`receiver_id` stays as it is). */
-const headerName = (name: string) => encodeURIComponent(name.replace(LONE_SURROGATE, '\uFFFD'));
+export const headerName = (name: string) => encodeURIComponent(name.replace(LONE_SURROGATE, '\uFFFD'));
 
 /**
  * A header's list: the entries (names percent-encoded) sorted, as many as fit in HEADER_LIMIT
  * characters, then `+N more` for the rest (a space and a `+` are never left unencoded in a name).
  */
-function headerList(entries: readonly string[]): string {
+export function headerList(entries: readonly string[]): string {
   const encoded = [...entries].sort();
   const shown: string[] = [];
   let length = 0;
@@ -64,7 +65,7 @@ function headerList(entries: readonly string[]): string {
 export const ignoredFieldsHeader = (names: readonly string[]): string => headerList(names.map(headerName));
 
 /** The Quipu-Likely-Typos value, or nothing when no ignored member is close to a known one. */
-function likelyTyposHeader(names: readonly string[], known: ReadonlySet<string>): string | undefined {
+function likelyTyposHeader(names: readonly string[], known: readonly string[]): string | undefined {
   const pairs: string[] = [];
   for (const name of names) {
     const meant = likelyTypo(name, known);
@@ -81,27 +82,83 @@ function unread(ignored: readonly string[], body: Record<string, unknown>, reque
   return ignored.filter((name) => !(Object.hasOwn(echoed, name) && body[name] === params[echoed[name]!]));
 }
 
-function ignoreUnknown(known: ReadonlySet<string>, moneyMembers: readonly string[]) {
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The members a body schema lists: its own, and those of a member that is itself an object of
+ * listed members (the descriptor's `params`), whose unknown members are ignored the same way and
+ * named with a dot (`params.currency_cod`).
+ */
+interface KnownMembers {
+  top: ReadonlySet<string>;
+  nested: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Every known name as a header names it, to find the one a typo meant. */
+  names: readonly string[];
+}
+
+function knownMembersOf(schema: ObjectSchema): KnownMembers {
+  const properties = schema.properties ?? {};
+  const nested = new Map<string, ReadonlySet<string>>();
+  for (const [name, member] of Object.entries(properties)) {
+    const inner = (member as ObjectSchema).properties;
+    if (inner !== undefined) nested.set(name, new Set(Object.keys(inner)));
+  }
+  const names = [...Object.keys(properties), ...[...nested].flatMap(([name, inner]) => [...inner].map((member) => `${name}.${member}`))];
+  return { top: new Set(Object.keys(properties)), nested, names };
+}
+
+/** An unknown member: the object that holds it, its key there, and how it is named. */
+interface Unknown {
+  holder: Record<string, unknown>;
+  key: string;
+  name: string;
+}
+
+function unknownMembers(body: Record<string, unknown>, known: KnownMembers): Unknown[] {
+  const found: Unknown[] = [];
+  for (const key of Object.keys(body)) {
+    if (!known.top.has(key)) found.push({ holder: body, key, name: key });
+  }
+  for (const [parent, members] of known.nested) {
+    const inner = body[parent];
+    if (!isObject(inner)) continue;
+    for (const key of Object.keys(inner)) {
+      if (!members.has(key)) found.push({ holder: inner, key, name: `${parent}.${key}` });
+    }
+  }
+  return found;
+}
+
+/** Whether the body holds a money member, named as `amount` or, inside an object member, `params.currency_code`. */
+function holds(body: Record<string, unknown>, name: string): boolean {
+  const dot = name.indexOf('.');
+  if (dot < 0) return Object.hasOwn(body, name);
+  const inner = body[name.slice(0, dot)];
+  return isObject(inner) && Object.hasOwn(inner, name.slice(dot + 1));
+}
+
+function ignoreUnknown(known: KnownMembers, moneyMembers: readonly string[]) {
   return function ignoreUnknownMembers(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const body = request.body as Record<string, unknown> | null;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return done();
-    const ignored = Object.keys(body).filter((name) => !known.has(name));
-    if (ignored.length === 0) return done();
+    if (!isObject(body)) return done();
+    const unknown = unknownMembers(body, known);
+    if (unknown.length === 0) return done();
+    const ignored = unknown.map((member) => member.name);
     reply.header(IGNORED_FIELDS_HEADER, ignoredFieldsHeader(ignored));
     if (request.merchant?.developer) {
-      const typos = likelyTyposHeader(ignored, known);
+      const typos = likelyTyposHeader(ignored, known.names);
       if (typos !== undefined) reply.header(LIKELY_TYPOS_HEADER, typos);
     }
-    const refused = moneyRefusal(request, body, ignored, known, moneyMembers);
+    const refused = moneyRefusal(request, body, ignored, known.names, moneyMembers);
     if (refused) return done(refused);
-    for (const name of ignored) delete body[name];
+    for (const { holder, key } of unknown) delete holder[key];
     done();
   };
 }
 
 /** The 400 of a money-moving request with unknown members that lacks a member it acts on, if it is one. */
-function moneyRefusal(request: FastifyRequest, body: Record<string, unknown>, unknown: readonly string[], known: ReadonlySet<string>, moneyMembers: readonly string[]) {
-  const missing = moneyMembers.filter((name) => !Object.hasOwn(body, name));
+function moneyRefusal(request: FastifyRequest, body: Record<string, unknown>, unknown: readonly string[], known: readonly string[], moneyMembers: readonly string[]) {
+  const missing = moneyMembers.filter((name) => !holds(body, name));
   const refused = unreadMoneyRequest(unread(unknown, body, request), missing, known);
   return refused.length > 0 ? validationError(refused) : undefined;
 }
@@ -110,11 +167,11 @@ function moneyRefusal(request: FastifyRequest, body: Record<string, unknown>, un
  * On a money-moving route that refuses unknown members (v2), the same refusal, so that its 400
  * names the member that is missing as well as the one that is not known.
  */
-function refuseUnreadMoney(known: ReadonlySet<string>, moneyMembers: readonly string[]) {
+function refuseUnreadMoney(known: KnownMembers, moneyMembers: readonly string[]) {
   return function refuseUnreadMoneyRequest(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const body = request.body as Record<string, unknown> | null;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return done();
-    done(moneyRefusal(request, body, Object.keys(body).filter((name) => !known.has(name)), known, moneyMembers));
+    if (!isObject(body)) return done();
+    done(moneyRefusal(request, body, unknownMembers(body, known).map((member) => member.name), known.names, moneyMembers));
   };
 }
 
@@ -133,7 +190,7 @@ export function ignoreUnknownFieldsOn(route: RouteOptions): void {
   if (!route.config?.ignoreUnknownFields) {
     const moneyMembers = route.config?.moneyMembers;
     if (moneyMembers) {
-      const known = new Set(Object.keys((route.schema?.body as ObjectSchema | undefined)?.properties ?? {}));
+      const known = knownMembersOf((route.schema?.body ?? {}) as ObjectSchema);
       route.preValidation = [...[route.preValidation ?? []].flat(), refuseUnreadMoney(known, moneyMembers)];
     }
     return;
@@ -141,6 +198,5 @@ export function ignoreUnknownFieldsOn(route: RouteOptions): void {
   const { additionalProperties: _refused, ...body } = (route.schema?.body ?? {}) as ObjectSchema;
   const description = body.description ?? 'Members not listed here are ignored and named in the Quipu-Ignored-Fields response header';
   route.schema = { ...route.schema, body: { ...body, description } };
-  const known = new Set(Object.keys(body.properties ?? {}));
-  route.preValidation = [...[route.preValidation ?? []].flat(), ignoreUnknown(known, route.config.moneyMembers ?? [])];
+  route.preValidation = [...[route.preValidation ?? []].flat(), ignoreUnknown(knownMembersOf(body), route.config.moneyMembers ?? [])];
 }

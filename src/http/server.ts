@@ -79,6 +79,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
 
   app.decorateRequest('ctx', null as unknown as AppContext);
   app.decorateRequest('merchant', null);
+  app.decorateRequest('warnings', null);
   // Hooks that run on every request take Fastify's callback form: an async hook costs a promise
   // and a turn of the microtask queue each time, even when it has nothing to wait for.
   app.addHook('onRequest', (request, reply, done) => {
@@ -95,9 +96,13 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
   app.addHook('onResponse', (request, reply, done) => {
     const ignored = reply.getHeader(IGNORED_FIELDS_HEADER);
-    // Ignored members may be a typo the developer should see: the line is then written at info.
-    const level = reply.statusCode >= 500 ? 'error' : ignored === undefined ? 'debug' : 'info';
-    if (ctx.log.isLevelEnabled(level)) request.log[level]({ method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime, ignored_fields: ignored, likely_typos: reply.getHeader(LIKELY_TYPOS_HEADER) }, 'request');
+    // Ignored members may be a typo, and accepted values may be doubtful: the developer should see
+    // them, so the line is then written at info.
+    const level = reply.statusCode >= 500 ? 'error' : ignored === undefined && request.warnings === null ? 'debug' : 'info';
+    if (ctx.log.isLevelEnabled(level)) {
+      const line = { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime, ignored_fields: ignored, likely_typos: reply.getHeader(LIKELY_TYPOS_HEADER), warnings: request.warnings ?? undefined };
+      request.log[level](line, 'request');
+    }
     done();
   });
 

@@ -73,6 +73,10 @@ describe('a money-moving request Quipu cannot read moves nothing', () => {
     ['v2 refund (form), amount as a nested form member', (id) => form(`/2.0/payments/${id}/refunds`, 'refund%5Bamount%5D=100'), ['amount', 'refund[amount]']],
     ['v2 refund (form), amount beside an unknown member', (id) => form(`/2.0/payments/${id}/refunds`, 'amount=100&colour=blue'), ['colour']],
     ['v2 refund (form), amount given twice', (id) => form(`/2.0/payments/${id}/refunds`, 'amount=100&amount=5000'), ['amount']],
+    // A refund cannot be undone: a stray null or empty amount is no plain "refund everything".
+    ['v2 refund (JSON), amount null', (id) => json(`/2.0/payments/${id}/refunds`, '{"amount":null}'), ['amount']],
+    ['v2 refund (JSON), amount empty', (id) => json(`/2.0/payments/${id}/refunds`, '{"amount":""}'), ['amount']],
+    ['v2 refund (form), amount empty', (id) => form(`/2.0/payments/${id}/refunds`, 'amount='), ['amount']],
   ];
 
   it.each(REFUSED)('%s: a 400 naming the fields, nothing refunded', async (_what, send, fields) => {

@@ -1,7 +1,7 @@
 // The instant payment API v2 surface, under /2.0 and /api/2.0: the v3 use cases behind the v2 wire
 // format (form bodies, signed requests, v2 error statuses). See docs/v2.md.
 import type { FastifyInstance } from 'fastify';
-import { dropEmptyFields } from '../body-normalizer.js';
+import { normalizeEmptyFields } from '../body-normalizer.js';
 import { errorHandler, V2_STATUS, V2_UNEXPECTED_STATUS } from '../errors.js';
 import { ErrorBody } from '../schemas.js';
 import { v2CatalogueRoutes } from './catalogue.js';
@@ -33,7 +33,7 @@ export async function v2Api(app: FastifyInstance): Promise<void> {
   v2Auth(app);
   app.addHook('preValidation', singleValuedFields);
   app.addHook('preValidation', plainJavaAmounts);
-  app.addHook('preValidation', dropEmptyFields);
+  app.addHook('preValidation', normalizeEmptyFields);
   for (const options of PREFIXES) {
     await app.register(v2PaymentRoutes, options);
     await app.register(v2CatalogueRoutes, options);

@@ -122,7 +122,7 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
         [OPTIONAL_BODY]: true,
         response: v2Responses(Message, { feature: true, id: true, body: true, idempotent: true }),
       },
-      config: { idempotent: true, moneyMembers: ['amount'] },
+      config: { idempotent: true, keepEmptyFields: true, moneyMembers: ['amount'] },
     },
     async (request) => {
       const refund = await refundPayment(request.ctx, request.merchant!, request.params.id, request.body?.amount);

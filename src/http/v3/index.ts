@@ -2,7 +2,7 @@
 // the operation descriptor API v1:
 // every operation authenticated, bodies normalised, errors in the contract's shape.
 import type { FastifyInstance } from 'fastify';
-import { defaultEmptyBody, dropEmptyFields } from '../body-normalizer.js';
+import { normalizeEmptyFields } from '../body-normalizer.js';
 import { errorHandler, V3_STATUS } from '../errors.js';
 import { authenticate } from '../plugins/auth.js';
 import { ErrorBody } from '../schemas.js';
@@ -20,7 +20,7 @@ export async function v3Api(app: FastifyInstance): Promise<void> {
   // Only the POST operations read a body, so only their routes get the hook: the GET and DELETE
   // operations are spared a step that would have nothing to do.
   app.addHook('onRoute', (route) => {
-    if (route.method === 'POST') route.preValidation = [route.config?.keepEmptyFields ? defaultEmptyBody : dropEmptyFields, ...[route.preValidation ?? []].flat()];
+    if (route.method === 'POST') route.preValidation = [normalizeEmptyFields, ...[route.preValidation ?? []].flat()];
   });
   await app.register(v3PaymentRoutes);
   await app.register(v3CatalogueRoutes);
