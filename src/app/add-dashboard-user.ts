@@ -2,6 +2,7 @@
 // and the demo account. The password is generated unless given (fixed demo credentials), and is
 // returned once; only its hash is kept.
 import type { Kysely } from 'kysely';
+import type { DashboardRole } from '../domain/dashboard-roles.js';
 import { fieldError, notFound } from '../domain/errors.js';
 import { isEmail } from '../domain/formats.js';
 import { newPassword, newUuid } from '../domain/ids.js';
@@ -32,20 +33,23 @@ export async function passwordAndHash(ctx: AppContext, given?: string): Promise<
   return { password, hash: await hashPassword(password, ctx.random(16)) };
 }
 
-/** Writes the user in `db` (the caller's transaction); the account must exist. Returns the email as stored. */
-export async function insertDashboardUser(ctx: AppContext, db: Kysely<DB>, receiverId: number, email: string, passwordHash: string): Promise<string> {
+/**
+ * Writes the user in `db` (the caller's transaction); the account must exist. Returns the email as
+ * stored. An account's first people (its creation, the demo account) are its owners.
+ */
+export async function insertDashboardUser(ctx: AppContext, db: Kysely<DB>, receiverId: number, email: string, passwordHash: string, role: DashboardRole = 'owner'): Promise<string> {
   const normal = checkedEmail(email);
   const now = ctx.clock.now().getTime();
-  if (!(await insertUser(db, { user_id: newUuid(ctx.random), receiver_id: receiverId, email: normal, password_hash: passwordHash, created_at: now, updated_at: now }))) {
+  if (!(await insertUser(db, { user_id: newUuid(ctx.random), receiver_id: receiverId, email: normal, password_hash: passwordHash, role, created_at: now, updated_at: now }))) {
     throw fieldError('email', 'is already a dashboard user');
   }
   return normal;
 }
 
-export async function addDashboardUser(ctx: AppContext, receiverId: number, input: { email: string; password?: string }): Promise<DashboardCredentials> {
+export async function addDashboardUser(ctx: AppContext, receiverId: number, input: { email: string; password?: string; role?: DashboardRole }): Promise<DashboardCredentials> {
   const email = checkedEmail(input.email);
   if (!(await findMerchantRow(ctx.db, receiverId))) throw notFound('Merchant');
   const { password, hash } = await passwordAndHash(ctx, input.password);
-  await insertDashboardUser(ctx, ctx.db, receiverId, email, hash);
+  await insertDashboardUser(ctx, ctx.db, receiverId, email, hash, input.role);
   return { email, password };
 }

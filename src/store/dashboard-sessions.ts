@@ -1,11 +1,13 @@
 // Dashboard sessions, found by the hash of the cookie's token.
 import type { Kysely } from 'kysely';
+import type { DashboardRole } from '../domain/dashboard-roles.js';
 import type { DB } from './schema.js';
 
 export interface SessionRow {
   tokenHash: string;
   userId: string;
   email: string;
+  role: DashboardRole;
   receiverId: number;
   createdAt: number;
   lastSeenAt: number;
@@ -19,10 +21,10 @@ export async function findSession(db: Kysely<DB>, tokenHash: string): Promise<Se
   const row = await db
     .selectFrom('dashboard_sessions as s')
     .innerJoin('dashboard_users as u', 'u.user_id', 's.user_id')
-    .select(['s.token_hash', 's.user_id', 'u.email', 'u.receiver_id', 's.created_at', 's.last_seen_at'])
+    .select(['s.token_hash', 's.user_id', 'u.email', 'u.role', 'u.receiver_id', 's.created_at', 's.last_seen_at'])
     .where('s.token_hash', '=', tokenHash)
     .executeTakeFirst();
-  return row && { tokenHash: row.token_hash, userId: row.user_id, email: row.email, receiverId: Number(row.receiver_id), createdAt: Number(row.created_at), lastSeenAt: Number(row.last_seen_at) };
+  return row && { tokenHash: row.token_hash, userId: row.user_id, email: row.email, role: row.role, receiverId: Number(row.receiver_id), createdAt: Number(row.created_at), lastSeenAt: Number(row.last_seen_at) };
 }
 
 export async function touchSession(db: Kysely<DB>, tokenHash: string, at: number): Promise<void> {

@@ -20,6 +20,7 @@ import * as paymentList from './migrations/016-payment-list.js';
 import * as dashboardUsers from './migrations/017-dashboard-users.js';
 import * as operationList from './migrations/018-operation-list.js';
 import * as signInThrottles from './migrations/019-sign-in-throttles.js';
+import * as dashboardRoles from './migrations/020-dashboard-roles.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -42,6 +43,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '017-dashboard-users': dashboardUsers,
   '018-operation-list': operationList,
   '019-sign-in-throttles': signInThrottles,
+  '020-dashboard-roles': dashboardRoles,
 };
 
 export interface MigrationReport {

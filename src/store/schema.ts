@@ -1,6 +1,7 @@
 // Table shapes as Kysely sees them. Both databases store the same types: integers for booleans
 // (0/1), money (units of 1/10000) and instants (milliseconds since the epoch); text for the rest.
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { DashboardRole } from '../domain/dashboard-roles.js';
 
 export interface MerchantsTable {
   receiver_id: number;
@@ -433,6 +434,8 @@ export interface DashboardUsersTable {
   email: string;
   /** domain/password-hash.ts: scrypt with its parameters and salt */
   password_hash: string;
+  /** domain/dashboard-roles.ts */
+  role: Generated<DashboardRole>;
   created_at: number;
   updated_at: number;
 }
@@ -446,7 +449,6 @@ export interface DashboardSessionsTable {
   last_seen_at: number;
 }
 
-/** A failed dashboard sign-in, by email and by client address (domain/sign-in-limits.ts). */
 /** A subject of sign-in throttling (domain/sign-in-throttle.ts): its failures in a row and its delay. */
 export interface SignInThrottlesTable {
   subject: string;

@@ -1,11 +1,12 @@
 // The people who sign in to an account's dashboard. Emails are stored in lower case, so the unique
 // index makes them unique whatever the case they were typed in.
-import type { Kysely } from 'kysely';
-import type { DashboardUserRow, DB } from './schema.js';
+import type { Insertable, Kysely } from 'kysely';
+import type { DashboardRole } from '../domain/dashboard-roles.js';
+import type { DashboardUserRow, DashboardUsersTable, DB } from './schema.js';
 import { isUniqueViolation } from './transaction.js';
 
 /** False when the email is taken. */
-export async function insertUser(db: Kysely<DB>, row: DashboardUserRow): Promise<boolean> {
+export async function insertUser(db: Kysely<DB>, row: Insertable<DashboardUsersTable>): Promise<boolean> {
   try {
     await db.insertInto('dashboard_users').values(row).execute();
     return true;
@@ -25,4 +26,8 @@ export async function usersOf(db: Kysely<DB>, receiverId: number): Promise<Dashb
 
 export async function setPasswordHash(db: Kysely<DB>, userId: string, passwordHash: string, at: number): Promise<void> {
   await db.updateTable('dashboard_users').set({ password_hash: passwordHash, updated_at: at }).where('user_id', '=', userId).execute();
+}
+
+export async function setRole(db: Kysely<DB>, userId: string, role: DashboardRole, at: number): Promise<void> {
+  await db.updateTable('dashboard_users').set({ role, updated_at: at }).where('user_id', '=', userId).execute();
 }

@@ -1,6 +1,7 @@
 // Dashboard sign-ins from the command line: `quipu merchants create` prints the account's first
-// user beside its API credentials, `quipu users add|reset-password` manage the others, and `npm
-// start`'s demo account prints its own; each password signs in to a running server's dashboard.
+// user beside its API credentials, `quipu users add|list|set-role|reset-password` manage the others
+// and their roles, and `npm start`'s demo account prints its own; each password signs in to a
+// running server's dashboard.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { csrfOf, PayerSession } from '../helpers/payer-session.js';
@@ -55,7 +56,7 @@ describe('dashboard users', () => {
     const added = await quipu(['users', 'add', String(receiver_id), '--email', 'clerk@team.example', '--json'], env);
     expect(added.code).toBe(0);
     const clerk = JSON.parse(added.stdout);
-    expect(clerk).toEqual({ email: 'clerk@team.example', password: expect.stringMatching(/^[A-Za-z0-9]{20}$/) });
+    expect(clerk).toEqual({ email: 'clerk@team.example', password: expect.stringMatching(/^[A-Za-z0-9]{20}$/), role: 'owner' });
     expect(await signInStatus(clerk.email, clerk.password)).toBe(303);
 
     const reset = JSON.parse((await quipu(['users', 'reset-password', 'CLERK@team.example', '--json'], env)).stdout);
@@ -70,5 +71,23 @@ describe('dashboard users', () => {
     expect(badEmail.stderr).toContain('email: must be an email address');
     const nobody = await quipu(['users', 'reset-password', 'nobody@team.example'], env);
     expect(nobody.stderr).toContain('Dashboard user not found');
+  });
+
+  it('users add takes a role, list shows them, and set-role changes one', async () => {
+    const { receiver_id } = JSON.parse((await quipu(['merchants', 'create', '--name', 'Roles', '--email', 'boss@roles.example', '--json'], env)).stdout);
+    const viewer = JSON.parse((await quipu(['users', 'add', String(receiver_id), '--email', 'auditor@roles.example', '--role', 'viewer', '--json'], env)).stdout);
+    expect(viewer).toMatchObject({ email: 'auditor@roles.example', role: 'viewer' });
+    const list = async () => JSON.parse((await quipu(['users', 'list', String(receiver_id), '--json'], env)).stdout);
+    expect(await list()).toEqual({ users: [{ email: 'auditor@roles.example', role: 'viewer' }, { email: 'boss@roles.example', role: 'owner' }] });
+
+    const changed = await quipu(['users', 'set-role', 'Auditor@roles.example', 'developer', '--json'], env);
+    expect(JSON.parse(changed.stdout)).toEqual({ email: 'auditor@roles.example', role: 'developer' });
+    expect((await list()).users).toContainEqual({ email: 'auditor@roles.example', role: 'developer' });
+
+    const badRole = await quipu(['users', 'set-role', 'auditor@roles.example', 'admin'], env);
+    expect(badRole.code).not.toBe(0);
+    expect(badRole.stderr).toContain('must be one of owner, developer, viewer');
+    expect((await list()).users).toContainEqual({ email: 'auditor@roles.example', role: 'developer' });
+    expect((await quipu(['users', 'add', String(receiver_id), '--email', 'x@roles.example', '--role', 'root'], env)).stderr).toContain('must be one of owner, developer, viewer');
   });
 });

@@ -16,7 +16,7 @@ import { EMAIL_KINDS } from '../../domain/message-kinds.js';
 import { formatInstant } from '../../render/format.js';
 import { type Html, html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
-import { type DashboardFrame, frameOf, sendPage, sessionOf } from './layout.js';
+import { type DashboardFrame, frameOf, may, sendPage, sessionOf } from './layout.js';
 import { eventPath, paymentPath } from './payment-page.js';
 import { REFUSAL_STATUS } from './payments.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
@@ -41,10 +41,10 @@ function clockSection(frame: DashboardFrame, request: FastifyRequest, error?: st
 <dl><dt>${d.now}</dt><dd id="clock-now">${formatInstant(clock.now(), frame.m)}</dd>
 <dt>${d.offset}</dt><dd id="clock-offset">${formatOffset(clock.offsetMs)}</dd></dl>
 ${errorLine(error)}
-<div class="actions">
+${may(frame, 'developer.clock') ? html`<div class="actions">
 <form method="post" action="${DEVELOPER_PATH}/clock/advance">${csrfField(frame.csrf)}<label for="advance">${d.advanceBy}</label><input type="text" id="advance" name="advance" required><button id="advance-clock">${d.advance}</button></form>
 <form method="post" action="${DEVELOPER_PATH}/clock/reset">${csrfField(frame.csrf)}<button class="secondary" id="reset-clock">${d.reset}</button></form>
-</div>`;
+</div>` : ''}`;
 }
 
 function scenarioSection(frame: DashboardFrame, refusal?: string): Html {
@@ -54,7 +54,7 @@ ${errorLine(refusal && `${d.runRefused} ${refusal}`)}
 <table class="scenarios"><thead><tr><th>id</th><th>${d.trigger}</th><th>${d.outcome}</th><th></th></tr></thead><tbody>
 ${SCENARIOS.map(
   (s) =>
-    html`<tr><td><code>${s.id}</code></td><td>${s.trigger}</td><td>${s.outcome}</td><td><form method="post" action="${runPath(s.id)}">${csrfField(frame.csrf)}<button class="secondary" id="run-${s.id}">${d.run}</button></form></td></tr>`,
+    html`<tr><td><code>${s.id}</code></td><td>${s.trigger}</td><td>${s.outcome}</td><td>${may(frame, 'developer.scenario') ? html`<form method="post" action="${runPath(s.id)}">${csrfField(frame.csrf)}<button class="secondary" id="run-${s.id}">${d.run}</button></form>` : ''}</td></tr>`,
 )}
 </tbody></table>`;
 }
@@ -117,12 +117,12 @@ export function developerRoutes(app: FastifyInstance): void {
     await move;
     return DEVELOPER_PATH;
   };
-  app.post<{ Body: { advance?: string } }>(`${DEVELOPER_PATH}/clock/advance`, { preHandler: app.csrfProtection }, async (request, reply) =>
+  app.post<{ Body: { advance?: string } }>(`${DEVELOPER_PATH}/clock/advance`, { preHandler: app.csrfProtection, config: { dashboardAction: 'developer.clock' } }, async (request, reply) =>
     developerAction(request, reply, 'clock', () => movedTo(moveClock(request.ctx, { advance: (request.body?.advance ?? '').trim() }))),
   );
-  app.post(`${DEVELOPER_PATH}/clock/reset`, { preHandler: app.csrfProtection }, async (request, reply) => developerAction(request, reply, 'clock', () => movedTo(resetClock(request.ctx))));
+  app.post(`${DEVELOPER_PATH}/clock/reset`, { preHandler: app.csrfProtection, config: { dashboardAction: 'developer.clock' } }, async (request, reply) => developerAction(request, reply, 'clock', () => movedTo(resetClock(request.ctx))));
 
-  app.post<{ Params: { id: string } }>(runPath(':id'), { preHandler: app.csrfProtection }, async (request, reply) => developerAction(request, reply, 'scenarios', () => runAndOpen(request)));
+  app.post<{ Params: { id: string } }>(runPath(':id'), { preHandler: app.csrfProtection, config: { dashboardAction: 'developer.scenario' } }, async (request, reply) => developerAction(request, reply, 'scenarios', () => runAndOpen(request)));
 
   app.get<{ Params: { id: string } }>(emailPath(':id'), async (request, reply) => {
     const refused = developerOnly(request, reply);

@@ -83,7 +83,7 @@ ${page.nextCursor ? html`<p><a href="${EVENTS_PATH}?${next.toString()}" id="next
     return showEvent(request, reply, 200, done ? html`<p class="notice" role="status" id="notice">${done}</p>` : undefined);
   });
 
-  app.post<{ Params: { id: string }; Body: { back?: string } }>(`${eventPath(':id')}/resend`, { preHandler: app.csrfProtection }, async (request, reply) => {
+  app.post<{ Params: { id: string }; Body: { back?: string } }>(`${eventPath(':id')}/resend`, { preHandler: app.csrfProtection, config: { dashboardAction: 'message.resend' } }, async (request, reply) => {
     const { merchant } = sessionOf(request);
     try {
       await resendMessage(request.ctx, request.params.id, { receiverId: merchant.receiverId, noun: 'Event' });

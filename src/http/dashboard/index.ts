@@ -3,9 +3,10 @@
 // no-script CSP), a session checked before every page but sign-in's, and a page saying what
 // happened for every fault. Out of the OpenAPI document.
 import fs from 'node:fs';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Config } from '../../config.js';
 import { currentSession } from '../../app/dashboard-sessions.js';
+import { type DashboardAction, mayAct } from '../../domain/dashboard-roles.js';
 import { notFound } from '../../domain/errors.js';
 import { html } from '../../render/html.js';
 import { pageFaultOf, pageSecurity } from '../page-security.js';
@@ -23,6 +24,13 @@ import { subscriptionRoutes } from './subscriptions.js';
 
 const STYLESHEET = fs.readFileSync(new URL('./dashboard.css', import.meta.url), 'utf8');
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** What a state-changing dashboard route does, whose row says which roles may (domain/dashboard-roles.ts). */
+    dashboardAction?: DashboardAction;
+  }
+}
+
 /** Routes any visitor may reach; every other page needs a session. */
 const PUBLIC_PATHS = new Set(['/', SIGN_IN_PATH, STYLESHEET_PATH]);
 
@@ -33,6 +41,19 @@ async function requireSession(request: FastifyRequest, reply: FastifyReply): Pro
   // A form posted without a live session (after signing out, or once it ended) changes nothing.
   if (!session) return reply.redirect(SIGN_IN_PATH, 303);
   rememberSession(request, session);
+  const action = request.routeOptions.config.dashboardAction;
+  if (action !== undefined && !mayAct(session.role, action)) {
+    const frame = frameOf(request, reply, DASHBOARD_PATH);
+    return sendPage(reply, frame, 403, frame.w.roleTitle, html`<p class="error" role="alert" id="notice">${frame.w.roleRefused(frame.w.roles[session.role])}</p>`);
+  }
+}
+
+/** Every form a signed-in user posts names its action, so no new one escapes the roles' table. */
+function requireActionOn(route: RouteOptions): void {
+  const methods = [route.method].flat();
+  if (methods.includes('POST') && route.url !== SIGN_IN_PATH && route.config?.dashboardAction === undefined) {
+    throw new Error(`dashboard route POST ${route.url} names no dashboardAction (domain/dashboard-roles.ts)`);
+  }
 }
 
 function faultPages(app: FastifyInstance): void {
@@ -56,6 +77,7 @@ export async function dashboard(app: FastifyInstance, { config }: { config: Conf
   await pageSecurity(app, { cookieKey: CSRF_COOKIE, cookiePath: DASHBOARD_PATH, sameSite: 'lax', secureCookies: secureCookies(config) });
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
+    requireActionOn(route);
   });
   app.addHook('preHandler', requireSession);
   faultPages(app);

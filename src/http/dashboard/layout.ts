@@ -3,6 +3,7 @@
 // script: every page works with links and forms.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardSession } from '../../app/dashboard-sessions.js';
+import { type DashboardAction, mayAct } from '../../domain/dashboard-roles.js';
 import { type Html, html } from '../../render/html.js';
 import { type Lang, messages, type Messages } from '../../render/words.js';
 import { pageDocument } from '../html.js';
@@ -39,6 +40,9 @@ export function sessionOf(request: FastifyRequest): DashboardSession {
   return session;
 }
 
+/** Whether the signed-in user's role may run the action: pages offer only the forms it allows. */
+export const may = (frame: DashboardFrame, action: DashboardAction): boolean => frame.session !== undefined && mayAct(frame.session.role, action);
+
 export function frameOf(request: FastifyRequest, reply: FastifyReply, selfPath: string): DashboardFrame {
   const lang = languageOf(request, reply, DASHBOARD_PATH);
   return { lang, m: messages(lang), w: dashboardWords(lang), selfPath, session: sessions.get(request), csrf: reply.generateCsrf() };
@@ -60,8 +64,9 @@ function navigation(frame: DashboardFrame): Html {
   if (!session) return html``;
   const shown = (Object.keys(SECTIONS) as Section[]).filter((s) => s !== 'developer' || session.merchant.developer);
   return html`<nav>${shown.map((s) => html`<a href="${SECTIONS[s]}"${frame.selfPath === SECTIONS[s] ? html` aria-current="page"` : ''}>${w.nav[s]}</a>`)}</nav>
-<div class="who"><span class="signed-in">${w.signedInAs(session.email, session.merchant.name)}</span>
-<form method="post" action="${DASHBOARD_PATH}/sign-out" class="sign-out">${csrfField(frame.csrf)}<button class="secondary" id="sign-out">${w.signOut}</button></form></div>`;
+<div class="who"><span class="signed-in">${w.signedInAs(session.email, session.merchant.name)}</span> <span class="role" id="role">${w.roles[session.role]}</span>
+<form method="post" action="${DASHBOARD_PATH}/sign-out" class="sign-out">${csrfField(frame.csrf)}<button class="secondary" id="sign-out">${w.signOut}</button></form>
+<form method="post" action="${DASHBOARD_PATH}/sign-out-everywhere" class="sign-out">${csrfField(frame.csrf)}<button class="secondary" id="sign-out-everywhere">${w.signOutEverywhere}</button></form></div>`;
 }
 
 /** Sends a dashboard page; `frames` lets it embed frames from this server (the email preview). */

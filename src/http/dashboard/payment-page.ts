@@ -13,7 +13,8 @@ import { type Html, html } from '../../render/html.js';
 import type { MessageAttemptRow, MessageRow } from '../../store/schema.js';
 import { csrfField } from '../payer/pages.js';
 import { paymentResource } from '../payment-resource.js';
-import type { DashboardFrame } from './layout.js';
+import type { DashboardAction } from '../../domain/dashboard-roles.js';
+import { type DashboardFrame, may } from './layout.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
 
 export const PAYMENTS_PATH = `${DASHBOARD_PATH}/payments`;
@@ -22,6 +23,19 @@ export const eventPath = (messageId: string) => `${DASHBOARD_PATH}/events/${mess
 
 /** The actions a payment's page offers, by the path segment each posts to. */
 export type PaymentAction = 'refund' | 'confirm' | 'delete' | 'mark-paid' | 'demobank-pay' | 'demobank-pay-fail' | 'demobank-pay-uncertain' | 'demobank-confirm' | 'demobank-fail';
+
+/** The roles' row each payment action falls under: the account's money, or DemoBank's test money. */
+export const PAYMENT_ACTIONS_NEED: Readonly<Record<PaymentAction, DashboardAction>> = {
+  refund: 'payment.manage',
+  confirm: 'payment.manage',
+  delete: 'payment.manage',
+  'mark-paid': 'payment.manage',
+  'demobank-pay': 'demobank.decide',
+  'demobank-pay-fail': 'demobank.decide',
+  'demobank-pay-uncertain': 'demobank.decide',
+  'demobank-confirm': 'demobank.decide',
+  'demobank-fail': 'demobank.decide',
+};
 
 export function allowedActions(history: PaymentHistory, merchant: Merchant, sandbox: boolean, now: Date): PaymentAction[] {
   const { payment } = history;
@@ -72,7 +86,7 @@ export function messageBlock(frame: DashboardFrame, message: MessageRow, attempt
   return html`<div class="message" data-message-id="${message.message_id}">
 <p><a href="${eventPath(message.message_id)}">${message.kind}</a> → <span class="destination">${message.url}</span> · <span class="status">${message.status}</span> · ${e.attempts}: ${message.attempts}</p>
 ${attemptTable(frame, attempts)}
-${message.status === 'cancelled' ? '' : html`<form method="post" action="${eventPath(message.message_id)}/resend">${csrfField(frame.csrf)}<input type="hidden" name="back" value="${back}"><button class="secondary resend">${e.resend}</button></form>`}
+${message.status === 'cancelled' || !may(frame, 'message.resend') ? '' : html`<form method="post" action="${eventPath(message.message_id)}/resend">${csrfField(frame.csrf)}<input type="hidden" name="back" value="${back}"><button class="secondary resend">${e.resend}</button></form>`}
 </div>`;
 }
 

@@ -16,8 +16,8 @@ import type { Merchant } from '../../domain/merchant.js';
 import { unreadMoneyRequest } from '../../domain/unread-members.js';
 import type { AppContext } from '../../app/context.js';
 import { html } from '../../render/html.js';
-import { frameOf, sendPage, sessionOf } from './layout.js';
-import { allowedActions, type PaymentAction, paymentPage, paymentPath, PAYMENTS_PATH } from './payment-page.js';
+import { frameOf, may, sendPage, sessionOf } from './layout.js';
+import { allowedActions, PAYMENT_ACTIONS_NEED, type PaymentAction, paymentPage, paymentPath, PAYMENTS_PATH } from './payment-page.js';
 import { paymentListRoutes } from './payment-list.js';
 
 type Params = { id: string };
@@ -65,7 +65,7 @@ async function showPayment(request: FastifyRequest<{ Params: Params }>, reply: F
   const frame = frameOf(request, reply, paymentPath(id));
   const history = await getPaymentHistory(request.ctx, merchant, id);
   const now = request.ctx.clock.now();
-  const actions = allowedActions(history, merchant, request.ctx.config.sandbox, now);
+  const actions = allowedActions(history, merchant, request.ctx.config.sandbox, now).filter((action) => may(frame, PAYMENT_ACTIONS_NEED[action]));
   const shown = notice && html`<p class="${notice.refused ? 'error' : 'notice'}" role="status" id="notice">${notice.refused ? `${frame.w.payments.refused} ` : ''}${notice.text}</p>`;
   return sendPage(reply, frame, status, `${frame.w.payments.payment} ${history.payment.subject}`, paymentPage(frame, history, merchant, { baseUrl: request.ctx.config.publicBaseUrl, now, actions, notice: shown }));
 }
@@ -80,7 +80,7 @@ export function paymentRoutes(app: FastifyInstance): void {
   });
 
   for (const name of Object.keys(ACTIONS) as PaymentAction[]) {
-    app.post<{ Params: Params; Body: Record<string, string | undefined> }>(`${paymentPath(':id')}/${name}`, { preHandler: app.csrfProtection }, async (request, reply) => {
+    app.post<{ Params: Params; Body: Record<string, string | undefined> }>(`${paymentPath(':id')}/${name}`, { preHandler: app.csrfProtection, config: { dashboardAction: PAYMENT_ACTIONS_NEED[name] } }, async (request, reply) => {
       const id = paymentIdOf(request);
       try {
         await ACTIONS[name](request.ctx, sessionOf(request).merchant, id, request.body ?? {});

@@ -9,7 +9,7 @@ import { DomainError, type FieldError, fieldError } from '../../domain/errors.js
 import { type Merchant, NOTIFY_API_VERSIONS } from '../../domain/merchant.js';
 import { type Html, html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
-import { type DashboardFrame, frameOf, sendPage, sessionOf } from './layout.js';
+import { type DashboardFrame, frameOf, may, sendPage, sessionOf } from './layout.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
 
 const SETTINGS_PATH = `${DASHBOARD_PATH}/settings`;
@@ -34,10 +34,10 @@ ${view.rotated ? html`<p class="notice" role="status">${s.rotated}</p>` : ''}
 <dl><dt>${s.receiverId}</dt><dd class="secret" id="receiver-id">${merchant.receiverId}</dd>
 <dt>${s.apiKey}</dt><dd class="secret" id="api-key">${shown ? (shown.apiKey ?? s.keyUnknown) : hidden}</dd>
 <dt>${s.secret}</dt><dd class="secret" id="secret">${shown ? shown.secret : hidden}</dd></dl>
-${shown ? '' : html`<form method="post" action="${SETTINGS_PATH}/reveal">${csrfField(frame.csrf)}<button class="secondary" id="reveal">${s.reveal}</button></form>`}
-<form method="post" action="${SETTINGS_PATH}/rotate-key">${csrfField(frame.csrf)}
+${shown || !may(frame, 'credentials.reveal') ? '' : html`<form method="post" action="${SETTINGS_PATH}/reveal">${csrfField(frame.csrf)}<button class="secondary" id="reveal">${s.reveal}</button></form>`}
+${may(frame, 'credentials.rotate') ? html`<form method="post" action="${SETTINGS_PATH}/rotate-key">${csrfField(frame.csrf)}
 <label><input type="checkbox" name="confirm" value="yes" id="rotate-confirm"> ${s.rotateConfirm}</label>
-<button class="secondary" id="rotate">${s.rotate}</button></form>`;
+<button class="secondary" id="rotate">${s.rotate}</button></form>` : ''}`;
 }
 
 function accountForm(frame: DashboardFrame, merchant: Merchant, redirectUris: string[], view: SettingsView): Html {
@@ -49,15 +49,19 @@ function accountForm(frame: DashboardFrame, merchant: Merchant, redirectUris: st
     redirect_uris: redirectUris.join('\n'),
   };
   const errorOf = (field: string) => errorLine(view.errors?.filter((e) => e.field === field).map((e) => e.message).join('; ') || undefined);
-  return html`<h2>${s.account}</h2>
-<form method="post" action="${SETTINGS_PATH}" class="settings">${csrfField(frame.csrf)}
-${view.errors ? errorLine(s.invalid) : ''}
-<label for="notify_url">${s.notifyUrl}</label><input type="text" id="notify_url" name="notify_url" value="${values.notify_url ?? ''}">${errorOf('notify_url')}
+  const fields = html`<label for="notify_url">${s.notifyUrl}</label><input type="text" id="notify_url" name="notify_url" value="${values.notify_url ?? ''}">${errorOf('notify_url')}
 <label for="notify_api_version">${s.notifyApiVersion}</label><select id="notify_api_version" name="notify_api_version">${NOTIFY_API_VERSIONS.map(
     (v) => html`<option value="${v}"${values.notify_api_version === v ? html` selected` : ''}>${v}</option>`,
   )}</select>${errorOf('notify_api_version')}
 <label for="rendition_url">${s.renditionUrl}</label><input type="text" id="rendition_url" name="rendition_url" value="${values.rendition_url ?? ''}">${errorOf('rendition_url')}
-<label for="redirect_uris">${s.redirectUris}</label><textarea id="redirect_uris" name="redirect_uris" rows="4">${values.redirect_uris ?? ''}</textarea>${errorOf('redirect_uri')}
+<label for="redirect_uris">${s.redirectUris}</label><textarea id="redirect_uris" name="redirect_uris" rows="4">${values.redirect_uris ?? ''}</textarea>${errorOf('redirect_uri')}`;
+  // A role that may not change them reads them in a form that cannot be sent.
+  if (!may(frame, 'settings.update')) return html`<h2>${s.account}</h2>
+<fieldset class="settings" disabled>${fields}</fieldset>`;
+  return html`<h2>${s.account}</h2>
+<form method="post" action="${SETTINGS_PATH}" class="settings">${csrfField(frame.csrf)}
+${view.errors ? errorLine(s.invalid) : ''}
+${fields}
 <button id="save">${s.save}</button></form>`;
 }
 
@@ -78,11 +82,11 @@ export function settingsRoutes(app: FastifyInstance): void {
     return showSettings(request, reply, 200, { notice: saved ? html`<p class="notice" role="status" id="notice">${saved}</p>` : undefined });
   });
 
-  app.post(`${SETTINGS_PATH}/reveal`, { preHandler: app.csrfProtection }, async (request, reply) =>
+  app.post(`${SETTINGS_PATH}/reveal`, { preHandler: app.csrfProtection, config: { dashboardAction: 'credentials.reveal' } }, async (request, reply) =>
     showSettings(request, reply, 200, { credentials: await revealCredentials(request.ctx, sessionOf(request).merchant) }),
   );
 
-  app.post<{ Body: Form }>(`${SETTINGS_PATH}/rotate-key`, { preHandler: app.csrfProtection }, async (request, reply) => {
+  app.post<{ Body: Form }>(`${SETTINGS_PATH}/rotate-key`, { preHandler: app.csrfProtection, config: { dashboardAction: 'credentials.rotate' } }, async (request, reply) => {
     if (request.body?.confirm !== 'yes') {
       return showSettings(request, reply, 400, { notice: html`<p class="error" role="alert" id="notice">${frameOf(request, reply, '').w.settings.rotateUnconfirmed}</p>` });
     }
@@ -90,7 +94,7 @@ export function settingsRoutes(app: FastifyInstance): void {
     return showSettings(request, reply, 200, { rotated: true, credentials: { apiKey: apiKey!, secret: merchant.secret } });
   });
 
-  app.post<{ Body: Form }>(SETTINGS_PATH, { preHandler: app.csrfProtection }, async (request, reply) => {
+  app.post<{ Body: Form }>(SETTINGS_PATH, { preHandler: app.csrfProtection, config: { dashboardAction: 'settings.update' } }, async (request, reply) => {
     const form = request.body ?? {};
     const version = form.notify_api_version;
     const redirectUris = (form.redirect_uris ?? '').split(/\r?\n/).map((uri) => uri.trim()).filter(Boolean);

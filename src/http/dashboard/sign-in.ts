@@ -2,12 +2,12 @@
 // with a message and start no session; signing out deletes the session and forgets the form secret,
 // so neither the cookie nor a form of the old session is worth anything afterwards.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { signOut } from '../../app/dashboard-sessions.js';
+import { signOut, signOutEverywhere } from '../../app/dashboard-sessions.js';
 import { signIn } from '../../app/dashboard-sign-in.js';
 import { MAX_SIGN_IN_EMAIL } from '../../domain/sign-in-throttle.js';
 import { html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
-import { frameOf, sendPage } from './layout.js';
+import { frameOf, sendPage, sessionOf } from './layout.js';
 import { clearSessionCookie, CSRF_COOKIE, DASHBOARD_PATH, sessionToken, setSessionCookie } from './session-cookie.js';
 
 export const SIGN_IN_PATH = `${DASHBOARD_PATH}/sign-in`;
@@ -41,6 +41,12 @@ ${errorLine(error && w[error])}
   );
 }
 
+function signedOut(reply: FastifyReply): FastifyReply {
+  clearSessionCookie(reply);
+  void reply.clearCookie(CSRF_COOKIE, { path: DASHBOARD_PATH });
+  return reply.redirect(SIGN_IN_PATH, 303);
+}
+
 export function signInRoutes(app: FastifyInstance): void {
   app.get(SIGN_IN_PATH, async (request, reply) => signInPage(request, reply, 200, ''));
 
@@ -57,10 +63,13 @@ export function signInRoutes(app: FastifyInstance): void {
     return signInPage(request, reply, refusal.status, email.length > MAX_SIGN_IN_EMAIL ? '' : email, refusal.words);
   });
 
-  app.post(`${DASHBOARD_PATH}/sign-out`, { preHandler: app.csrfProtection }, async (request, reply) => {
+  app.post(`${DASHBOARD_PATH}/sign-out`, { preHandler: app.csrfProtection, config: { dashboardAction: 'session.end' } }, async (request, reply) => {
     await signOut(request.ctx, sessionToken(request)!);
-    clearSessionCookie(reply);
-    void reply.clearCookie(CSRF_COOKIE, { path: DASHBOARD_PATH });
-    return reply.redirect(SIGN_IN_PATH, 303);
+    return signedOut(reply);
+  });
+
+  app.post(`${DASHBOARD_PATH}/sign-out-everywhere`, { preHandler: app.csrfProtection, config: { dashboardAction: 'session.end' } }, async (request, reply) => {
+    await signOutEverywhere(request.ctx, sessionOf(request));
+    return signedOut(reply);
   });
 }

@@ -10,7 +10,7 @@ import { wireStatus } from '../../domain/mandate-status.js';
 import { formatInstant, formatMoney } from '../../render/format.js';
 import { type Html, html } from '../../render/html.js';
 import { csrfField } from '../payer/pages.js';
-import { type DashboardFrame, frameOf, sendPage, sessionOf } from './layout.js';
+import { type DashboardFrame, frameOf, may, sendPage, sessionOf } from './layout.js';
 import { paymentPath } from './payment-page.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
 
@@ -32,7 +32,7 @@ async function showSubscription(request: FastifyRequest<{ Params: Params }>, rep
   const { m, w } = frame;
   const s = w.subscriptions;
   const { subscription, history, charges } = await getSubscriptionDetail(request.ctx, merchant, request.params.id);
-  const decisions = request.ctx.config.sandbox && merchant.developer && subscription.bankId === DEMO_BANK_ID;
+  const decisions = request.ctx.config.sandbox && merchant.developer && subscription.bankId === DEMO_BANK_ID && may(frame, 'demobank.decide');
   return sendPage(
     reply,
     frame,
@@ -95,12 +95,12 @@ export function subscriptionRoutes(app: FastifyInstance): void {
   });
 
   for (const decision of MANDATE_DECISIONS) {
-    app.post<{ Params: Params }>(`${subscriptionPath(':id')}/${decision}`, { preHandler: app.csrfProtection }, async (request, reply) =>
+    app.post<{ Params: Params }>(`${subscriptionPath(':id')}/${decision}`, { preHandler: app.csrfProtection, config: { dashboardAction: 'demobank.decide' } }, async (request, reply) =>
       decide(request, reply, () => decideDemoMandate(request.ctx, request.params.id, decision, sessionOf(request).merchant)),
     );
   }
   for (const decision of CHARGE_DECISIONS) {
-    app.post<{ Params: Params & { paymentId: string } }>(`${subscriptionPath(':id')}/charges/:paymentId/${decision}`, { preHandler: app.csrfProtection }, async (request, reply) =>
+    app.post<{ Params: Params & { paymentId: string } }>(`${subscriptionPath(':id')}/charges/:paymentId/${decision}`, { preHandler: app.csrfProtection, config: { dashboardAction: 'demobank.decide' } }, async (request, reply) =>
       decide(request, reply, () => decideDemoCharge(request.ctx, request.params.paymentId, decision, sessionOf(request).merchant)),
     );
   }

@@ -1,0 +1,11 @@
+// `quipu users list`: who signs in to an account's dashboard, and with which role.
+import type { DashboardRole } from '../domain/dashboard-roles.js';
+import { notFound } from '../domain/errors.js';
+import { findMerchantRow } from '../store/merchants.js';
+import { usersOf } from '../store/users.js';
+import type { AppContext } from './context.js';
+
+export async function listDashboardUsers(ctx: AppContext, receiverId: number): Promise<{ email: string; role: DashboardRole }[]> {
+  if (!(await findMerchantRow(ctx.db, receiverId))) throw notFound('Merchant');
+  return (await usersOf(ctx.db, receiverId)).map((user) => ({ email: user.email, role: user.role }));
+}
