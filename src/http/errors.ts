@@ -110,10 +110,17 @@ export function errorHandler(statuses: StatusMap, unexpectedStatus = 500) {
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-/** A path the router knows under other methods is a 405 naming them (RFC 9110 15.5.6); any other, a 404. */
+/**
+ * A path the router knows under other methods is a 405 naming them (RFC 9110 15.5.6); any other, a
+ * 404. A catch-all (`/dashboard/*`) knows no path: it is there to answer "not found" in its scope.
+ */
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
   const path = request.url.split('?')[0]!;
-  const allowed = METHODS.filter((method) => request.server.findRoute({ method, url: path }) !== null);
+  const knows = (method: string) => {
+    const route = request.server.findRoute({ method: method as 'GET', url: path });
+    return route !== null && (route.params as Record<string, string>)['*'] === undefined;
+  };
+  const allowed = METHODS.filter(knows);
   if (allowed.length > 0) {
     void reply.code(405).header('allow', allowed.join(', ')).send({ status: 405, message: `${request.method} is not allowed on ${path}: use ${allowed.join(', ')}` });
     return;

@@ -85,7 +85,7 @@ export async function dashboard(app: FastifyInstance, { config }: { config: Conf
   app.get(STYLESHEET_PATH, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET));
   signInRoutes(app);
   homeRoutes(app);
-  paymentRoutes(app);
+  paymentRoutes(app, config.sandbox);
   eventRoutes(app);
   subscriptionRoutes(app);
   operationRoutes(app);

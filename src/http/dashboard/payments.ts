@@ -70,7 +70,8 @@ async function showPayment(request: FastifyRequest<{ Params: Params }>, reply: F
   return sendPage(reply, frame, status, `${frame.w.payments.payment} ${history.payment.subject}`, paymentPage(frame, history, merchant, { baseUrl: request.ctx.config.publicBaseUrl, now, actions, notice: shown }));
 }
 
-export function paymentRoutes(app: FastifyInstance): void {
+/** DemoBank's actions exist only on a sandbox installation: elsewhere their routes are not found. */
+export function paymentRoutes(app: FastifyInstance, sandbox: boolean): void {
   paymentListRoutes(app);
 
   app.get<{ Params: Params; Querystring: { done?: string } }>(paymentPath(':id'), async (request, reply) => {
@@ -80,6 +81,7 @@ export function paymentRoutes(app: FastifyInstance): void {
   });
 
   for (const name of Object.keys(ACTIONS) as PaymentAction[]) {
+    if (!sandbox && PAYMENT_ACTIONS_NEED[name] === 'demobank.decide') continue;
     app.post<{ Params: Params; Body: Record<string, string | undefined> }>(`${paymentPath(':id')}/${name}`, { preHandler: app.csrfProtection, config: { dashboardAction: PAYMENT_ACTIONS_NEED[name] } }, async (request, reply) => {
       const id = paymentIdOf(request);
       try {
