@@ -23,8 +23,8 @@ afterAll(async () => {
 });
 
 /** A connection from `from` that has sent `text` and nothing more; resolves once connected, with a promise of its close. */
-function slowClient(text: string, from = '127.0.0.2'): Promise<{ socket: Socket; closed: Promise<string> }> {
-  const { port } = new URL(server.baseUrl);
+function slowClient(text: string, from = '127.0.0.2', target = server): Promise<{ socket: Socket; closed: Promise<string> }> {
+  const { port } = new URL(target.baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: '127.0.0.1', port: Number(port), localAddress: from }, () => {
       socket.write(text);
@@ -40,7 +40,7 @@ function slowClient(text: string, from = '127.0.0.2'): Promise<{ socket: Socket;
 }
 
 /** A create whose headers are whole and authenticated, and whose body stops after a few bytes. */
-const partialBody = () => `POST /v3/payments HTTP/1.1\r\nHost: x\r\nx-api-key: ${account.api_key}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"amount":`;
+const partialBody = (apiKey = account.api_key) => `POST /v3/payments HTTP/1.1\r\nHost: x\r\nx-api-key: ${apiKey}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"amount":`;
 
 describe('slow clients', () => {
   it(`one address holds at most ${CAP} connections: the others are closed at once, and other clients are answered meanwhile`, async () => {
@@ -60,5 +60,39 @@ describe('slow clients', () => {
   it('headers that never finish are closed', async () => {
     const { closed } = await slowClient('GET /healthz HTTP/1.1\r\nHost: x\r\n', '127.0.0.4');
     expect(await closed).toMatch(/^HTTP\/1\.1 408/);
+  });
+});
+
+describe('many slow clients at once', () => {
+  // Slow bodies are held as long as a real installation holds them, so only the cap could close one.
+  const patient = {} as { server: TestServer; account: TestAccount };
+  beforeAll(async () => {
+    patient.server = await startTestServer({ MAX_CONNECTIONS_PER_ADDRESS: String(CAP), REQUEST_TIMEOUT_MS: '300000' });
+    patient.account = await patient.server.account();
+  });
+  afterAll(async () => patient.server?.close());
+
+  it('500 slow connections from 25 addresses, each trickling its body, while 48 other requests are all answered', async () => {
+    const addresses = Array.from({ length: 25 }, (_, i) => `127.0.1.${i + 1}`);
+    const slow = (await Promise.all(addresses.map((from) => Promise.all(Array.from({ length: CAP }, () => slowClient(partialBody(patient.account.api_key), from, patient.server)))))).flat();
+    const trickle = setInterval(() => {
+      for (const { socket } of slow) if (!socket.destroyed) socket.write('1');
+    }, 200);
+    try {
+      const api = client(patient.server.baseUrl, patient.account.api_key);
+      // In rounds of 8 at once: the test's own address is under the same cap, and its client's
+      // idle connections count too.
+      for (let round = 0; round < 6; round++) {
+        const answers = await Promise.all(
+          Array.from({ length: 4 }, (_, i) => [api.post('/v3/payments', { amount: 1000 + i, currency: 'CLP', subject: `beside 500 slow ${round}.${i}` }), fetch(`${patient.server.baseUrl}/healthz`).then((r) => ({ status: r.status }))]).flat(),
+        );
+        expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 8 }, () => 200));
+      }
+      // None of the slow ones was closed: each address held only its share, and none timed out yet.
+      expect(slow.filter(({ socket }) => socket.destroyed).length).toBe(0);
+    } finally {
+      clearInterval(trickle);
+      for (const { socket } of slow) socket.destroy();
+    }
   });
 });
