@@ -19,10 +19,21 @@ import type { DB, PaymentRow } from '../store/schema.js';
 import { inTransaction, isUniqueViolation } from '../store/transaction.js';
 import type { AppContext } from './context.js';
 
-/** `found`: field errors the transport's schema already found, reported with the rules' own. */
-export async function createPayment(ctx: AppContext, merchant: Merchant, surface: ApiSurface, raw: Readonly<Record<string, RawValue>>, found: readonly FieldError[] = []): Promise<Payment> {
+/**
+ * `found`: field errors the transport's schema already found, reported with the rules' own. Values
+ * accepted that are likely mistakes are added to `doubts`, for developers to hear of.
+ */
+export async function createPayment(
+  ctx: AppContext,
+  merchant: Merchant,
+  surface: ApiSurface,
+  raw: Readonly<Record<string, RawValue>>,
+  found: readonly FieldError[] = [],
+  doubts: FieldError[] = [],
+): Promise<Payment> {
   const now = ctx.clock.now();
-  const req = parsePaymentRequest(surface, raw, { merchant, privateNotifyAllowed: mayNotifyPrivateAddresses(merchant.developer, ctx.config.sandbox), now, defaultTtlHours: ctx.config.paymentDefaultTtlHours }, found);
+  const context = { merchant, privateNotifyAllowed: mayNotifyPrivateAddresses(merchant.developer, ctx.config.sandbox), now, defaultTtlHours: ctx.config.paymentDefaultTtlHours };
+  const req = parsePaymentRequest(surface, raw, context, found, doubts);
   return withFreshIds(async () => {
     const row = newPaymentRow(ctx, merchant, req, now);
     const payment = toPayment(row);

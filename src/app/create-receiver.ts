@@ -8,10 +8,19 @@ import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
 import type { AppContext } from './context.js';
 import { createMerchant, type MerchantCredentials } from './create-merchant.js';
 
-/** `found`: field errors the transport's schema already found, reported with the rules' own. */
-export async function createReceiver(ctx: AppContext, integrator: Merchant, raw: Readonly<Record<string, RawValue>>, found: readonly FieldError[] = []): Promise<MerchantCredentials> {
+/**
+ * `found`: field errors the transport's schema already found, reported with the rules' own. Values
+ * accepted that are likely mistakes are added to `doubts`, for developers to hear of.
+ */
+export async function createReceiver(
+  ctx: AppContext,
+  integrator: Merchant,
+  raw: Readonly<Record<string, RawValue>>,
+  found: readonly FieldError[] = [],
+  doubts: FieldError[] = [],
+): Promise<MerchantCredentials> {
   if (!integrator.features.integrator) throw forbidden('Creating receivers is only available to accounts that contracted the integrator feature');
-  const req = parseReceiverRequest(raw, integrator.developer, mayNotifyPrivateAddresses(integrator.developer, ctx.config.sandbox), found);
+  const req = parseReceiverRequest(raw, integrator.developer, mayNotifyPrivateAddresses(integrator.developer, ctx.config.sandbox), found, doubts);
   const { credentials } = await createMerchant(ctx, {
     name: req.businessName,
     developer: integrator.developer,

@@ -1,6 +1,7 @@
 // POST /oauth2/token: the client credentials grant, and the authorization code grant that redeems
 // a flow's code. Only the token's jti is stored, with the account, the flow and the consent it came
 // from (what revocation needs). No refresh tokens are ever issued.
+import type { FieldError } from '../domain/errors.js';
 import { newUuid } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import { TokenEndpointError } from '../domain/oauth-errors.js';
@@ -29,9 +30,9 @@ export interface IssuedTokens {
   custom: string | null;
 }
 
-export async function issueClientCredentialsToken(ctx: AppContext, keys: KeyRing, client: Merchant, requestedScope: string | undefined): Promise<IssuedTokens> {
-  const scope = clientCredentialsScope(requestedScope);
-  if (scope === undefined) throw new TokenEndpointError('invalid_scope', 'scope may only name api (and openid)');
+/** A requested scope Quipu does not grant is added to `doubts`; the response's `scope` says what was granted. */
+export async function issueClientCredentialsToken(ctx: AppContext, keys: KeyRing, client: Merchant, requestedScope: string | undefined, doubts: FieldError[] = []): Promise<IssuedTokens> {
+  const scope = clientCredentialsScope(requestedScope, doubts);
   const now = ctx.clock.now();
   const jti = newUuid(ctx.random);
   const accessToken = await signJwt(await keys.signingKey(), accessTokenClaims({ issuer: ctx.config.publicBaseUrl, receiverId: client.receiverId, jti, now, scope, custom: null }), ACCESS_TOKEN_TYPE);

@@ -2,6 +2,7 @@
 // then consent) the user goes through next, in the browser that started it: that browser gets a
 // secret (for a cookie) whose hash the flow keeps, and the pages answer no other browser.
 import { connectorFor } from '../bank/registry.js';
+import type { FieldError } from '../domain/errors.js';
 import { type AuthorizationRequest, checkAuthorizationRequest, parseClientId, type Query } from '../domain/oauth-request.js';
 import { FLOW_STEP_TIMEOUT_MS, flowSecretHash } from '../domain/oauth-tokens.js';
 import { insertAuthorization } from '../store/oauth-authorizations.js';
@@ -21,12 +22,13 @@ function hasConnector(bankId: string): boolean {
   return connectorFor(bankId) !== undefined;
 }
 
-export async function startAuthorization(ctx: AppContext, query: Query): Promise<AuthorizationStart> {
+/** Values accepted as likely slips (an empty state, the scopes in another order) are added to `doubts`. */
+export async function startAuthorization(ctx: AppContext, query: Query, doubts: FieldError[] = []): Promise<AuthorizationStart> {
   const raw = query.client_id;
   const clientId = parseClientId(typeof raw === 'string' ? raw : undefined);
   const merchant = clientId === undefined ? undefined : await ctx.merchants.byReceiverId(clientId);
   const client = merchant && { receiverId: merchant.receiverId, developer: merchant.developer, redirectUris: await redirectUrisOf(ctx.db, merchant.receiverId) };
-  const check = checkAuthorizationRequest(query, client, hasConnector);
+  const check = checkAuthorizationRequest(query, client, hasConnector, doubts);
   if (check.outcome === 'refused') return check;
   if (check.outcome === 'redirect-error') return { outcome: 'redirect', delivery: errorDelivery(check.redirectUri, check.error, check) };
   return openFlow(ctx, check.request);

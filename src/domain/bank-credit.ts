@@ -10,8 +10,10 @@ export const CREDIT_PAYMENT_METHODS = ['simplified_transfer', 'regular_transfer'
 export const CREDIT_FUNDS_SOURCES = ['debit', 'prepaid', 'credit'] as const;
 
 export const CREDIT_FIELDS: FieldTable = {
-  bank_reference: { kind: 'string', required: true, maxLength: 255, description: "The bank's unique identifier of the movement; importing it again is a no-op" },
-  account: { kind: 'string', required: true, maxLength: 255, description: 'Collection account credited (a collect_account_uuid)' },
+  // Never empty (decodeFields reads a required text's "" as a value): a second movement without a
+  // reference would be dropped as a repeat of the first.
+  bank_reference: { kind: 'string', required: true, minLength: 1, maxLength: 255, description: "The bank's unique identifier of the movement; importing it again is a no-op" },
+  account: { kind: 'string', required: true, minLength: 1, maxLength: 255, description: 'Collection account credited (a collect_account_uuid)' },
   amount: { kind: 'amount', required: true, description: 'Amount credited' },
   currency: { kind: 'string', required: true, maxLength: 255, enum: V3_CURRENCIES, description: 'ISO 4217 code' },
   reference: { kind: 'string', maxLength: 255, description: 'What the payer wrote in the transfer: the payment_id' },

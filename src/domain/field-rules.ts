@@ -17,10 +17,12 @@ export interface FieldRule {
   enum?: readonly string[];
   description?: string;
   /**
-   * The length and format checks are Quipu's own, beyond the contract and the provider's schema: a
-   * value that breaks them is accepted, as the provider would, and named as a doubt.
+   * Checks that are Quipu's own, beyond the contract and the provider's schema: a value that breaks
+   * them is accepted, as the provider would, and named as a doubt. `true`: the length and format
+   * checks; `'format'`: the format only, where the lengths are the provider's (a picture_url of any
+   * text, but at most its 1024 characters).
    */
-  lenient?: boolean;
+  lenient?: boolean | 'format';
 }
 
 export type FieldTable = Readonly<Record<string, FieldRule>>;
@@ -56,11 +58,16 @@ function lengthOf(value: string): number {
 
 type Outcome = { value: Decoded; doubt?: string } | { error: string };
 
-/** What a text value breaks of the rule's length, enum and format, or its decoded value. */
-function checkText(rule: FieldRule, value: string): { value: Decoded } | { error: string } {
+/** What a text value breaks of the rule's lengths. */
+function lengthProblem(rule: FieldRule, value: string): string | undefined {
   const length = lengthOf(value);
-  if (rule.minLength !== undefined && length < rule.minLength) return { error: `must be at least ${rule.minLength} characters long` };
-  if (rule.maxLength !== undefined && length > rule.maxLength) return { error: `must be at most ${rule.maxLength} characters long` };
+  if (rule.minLength !== undefined && length < rule.minLength) return `must be at least ${rule.minLength} characters long`;
+  if (rule.maxLength !== undefined && length > rule.maxLength) return `must be at most ${rule.maxLength} characters long`;
+  return undefined;
+}
+
+/** What a text value breaks of the rule's enum and format, or its decoded value. */
+function checkFormat(rule: FieldRule, value: string): { value: Decoded } | { error: string } {
   if (rule.enum && !rule.enum.includes(value)) return { error: `must be one of ${rule.enum.join(', ')}` };
   switch (rule.kind) {
     case 'email':
@@ -100,14 +107,25 @@ function decodeOne(rule: FieldRule, value: string | number | boolean): Outcome {
       break;
   }
   if (typeof value !== 'string') return { error: rule.kind === 'text-or-number' ? 'must be a string or a number' : 'must be a string' };
-  const checked = checkText(rule, value);
+  // The first problem found is the one named, as for errors; a doubtful value is kept as sent.
+  const length = lengthProblem(rule, value);
+  if (length !== undefined) return rule.lenient === true ? { value, doubt: length } : { error: length };
+  const checked = checkFormat(rule, value);
   if ('error' in checked && rule.lenient) return { value, doubt: checked.error };
   return checked;
 }
 
 /**
- * Applies a field table to raw input. Unknown fields are refused; absent optional fields, explicit
- * nulls and empty values are left out of the result. Every problem is added to `errors`.
+ * Empty text in a required text field is a value, the empty one (the provider's schema takes it),
+ * and a doubt; a table bars it with `minLength` where emptiness is unsafe. Empty text is no amount,
+ * date, boolean, email, URL or enum value: absent, as in an optional field.
+ */
+const isEmptyText = (rule: FieldRule, value: RawValue) => value === '' && rule.required === true && rule.kind === 'string' && rule.enum === undefined;
+
+/**
+ * Applies a field table to raw input. Unknown fields are refused (the HTTP surfaces ignore them
+ * before: http/ignored-fields.ts); absent optional fields, explicit nulls and empty values are left
+ * out of the result, but for `isEmptyText`. Every problem is added to `errors`.
  */
 export function decodeFields(table: FieldTable, raw: Readonly<Record<string, RawValue>>, errors: FieldErrors): Map<string, Decoded> {
   const out = new Map<string, Decoded>();
@@ -117,7 +135,7 @@ export function decodeFields(table: FieldTable, raw: Readonly<Record<string, Raw
   for (const [field, rule] of Object.entries(table)) {
     const value = raw[field];
     // Clients of the v2 libraries send every field, unset ones as empty text: empty means absent.
-    if (value === undefined || value === null || value === '') {
+    if (value === undefined || value === null || (value === '' && !isEmptyText(rule, value))) {
       if (rule.required) errors.add(field, 'is required');
       continue;
     }
@@ -125,7 +143,8 @@ export function decodeFields(table: FieldTable, raw: Readonly<Record<string, Raw
     if ('error' in result) errors.add(field, result.error);
     else {
       out.set(field, result.value);
-      if (result.doubt !== undefined) errors.doubt(field, result.doubt);
+      const doubt = value === '' ? 'is empty' : result.doubt;
+      if (doubt !== undefined) errors.doubt(field, doubt);
     }
   }
   return out;

@@ -26,18 +26,31 @@ export function withoutTrailingZeros(text: string): string {
   return text.slice(0, end);
 }
 
+export interface DecimalParts {
+  negative: boolean;
+  /** Without leading zeros (`0` for none). */
+  whole: string;
+  /** Without trailing zeros: only the significant decimals. */
+  fraction: string;
+}
+
+/** The parts of a plain decimal (`-012.50` → negative, `12`, `5`), or nothing when the text is not one. */
+export function decimalParts(text: string): DecimalParts | undefined {
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text.trim());
+  if (!match) return undefined;
+  return { negative: match[1] === '-', whole: match[2]!.replace(/^0+(?=\d)/, ''), fraction: withoutTrailingZeros(match[3] ?? '') };
+}
+
 /**
  * Parses a plain decimal ("1000", "100.0", "12.3456") into units, refusing more significant
  * decimals than `maxDecimals`. Trailing zeros are not significant: "100.0" is a valid CLP amount.
  */
 export function parseAmount(text: string, maxDecimals: number): AmountParse {
   if (text.length > MAX_AMOUNT_TEXT) return { ok: false, reason: `must be at most ${MAX_AMOUNT_TEXT} characters long` };
-  const trimmed = text.trim();
-  if (/^-\d+(?:\.\d+)?$/.test(trimmed)) return { ok: false, reason: 'must be greater than zero' };
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(trimmed);
-  if (!match) return { ok: false, reason: 'must be a decimal number with "." as decimal separator and no thousands separator' };
-  const whole = match[1]!.replace(/^0+(?=\d)/, '');
-  const fraction = withoutTrailingZeros(match[2] ?? '');
+  const parts = decimalParts(text);
+  if (!parts) return { ok: false, reason: 'must be a decimal number with "." as decimal separator and no thousands separator' };
+  if (parts.negative) return { ok: false, reason: 'must be greater than zero' };
+  const { whole, fraction } = parts;
   if (fraction.length > maxDecimals) {
     return { ok: false, reason: maxDecimals === 0 ? 'must not have decimals in this currency' : `must have at most ${maxDecimals} decimals in this currency` };
   }

@@ -3,6 +3,7 @@
 // to (that would make the server an open redirector); every later problem is redirected to the
 // registered redirect_uri as A002, and only a request with every parameter right can hear E201
 // (an institution without connector).
+import type { FieldError } from './errors.js';
 import { type FlowError, flowError } from './oauth-errors.js';
 import { institutionAvailability, signInFailureError } from './oauth-institution.js';
 import { isPkceMethod, isPkceText, type PkceChallenge } from './oauth-pkce.js';
@@ -13,6 +14,12 @@ export type ResponseMode = (typeof RESPONSE_MODES)[number];
 /** The contract: scope is always `openid api`. */
 export const FLOW_SCOPES = ['openid', 'api'] as const;
 export const FLOW_SCOPE = FLOW_SCOPES.join(' ');
+
+/** The contract's scopes, in any order and spacing: RFC 6749 §3.3 makes scope an unordered, space-separated list. */
+function isFlowScope(scope: string): boolean {
+  const tokens = scope.split(' ').filter((token) => token !== '');
+  return tokens.length === FLOW_SCOPES.length && FLOW_SCOPES.every((name) => tokens.includes(name));
+}
 
 /** Longest state and nonce accepted: they travel in URLs and come back in redirects and tokens. */
 export const MAX_STATE_LENGTH = 1024;
@@ -65,6 +72,7 @@ export function parseClientId(text: string | undefined): number | undefined {
   return Number(text);
 }
 
+/** A state to send back: one that was sent (empty is not, see `sentText`) within its length. */
 const isStateText = (value: string) => value !== '' && value.length <= MAX_STATE_LENGTH;
 const isCustomText = (value: string) => value.length <= MAX_CUSTOM_LENGTH;
 
@@ -72,9 +80,17 @@ function a002(description: string, error?: FlowError['error']): FlowError {
   return flowError('A002', description, error);
 }
 
-function requestProblem(query: Query, client: ClientView, hasConnector: HasConnector): FlowError | AuthorizationRequest {
+/** `doubts`: what was accepted as a likely slip (an empty state, the scopes in another order). */
+function requestProblem(query: Query, client: ClientView, hasConnector: HasConnector, doubts: FieldError[]): FlowError | AuthorizationRequest {
   for (const name of PARAMETERS) if (Array.isArray(query[name])) return a002(`${name} must be sent once`);
   const get = (name: string) => single(query, name);
+  // A library sends an unset state or nonce as empty text: there is nothing to send back or to bind.
+  const sentText = (name: string) => {
+    const value = get(name);
+    if (value !== '') return value;
+    doubts.push({ field: name, message: 'is empty: read as not sent' });
+    return undefined;
+  };
   const responseType = get('response_type');
   if (responseType === undefined) return a002('response_type is required');
   if (responseType !== 'code') return a002('response_type must be code', 'unsupported_response_type');
@@ -83,11 +99,13 @@ function requestProblem(query: Query, client: ClientView, hasConnector: HasConne
   if (!(RESPONSE_MODES as readonly string[]).includes(responseMode)) return a002('response_mode must be query or form_post');
   const scope = get('scope');
   if (scope === undefined) return a002('scope is required', 'invalid_scope');
-  // The contract spells the value out ("always `openid api`"), so it is compared as written.
-  if (scope !== FLOW_SCOPE) return a002(`scope must be "${FLOW_SCOPE}"`, 'invalid_scope');
-  for (const name of ['state', 'nonce']) {
-    const value = get(name);
-    if (value !== undefined && !isStateText(value)) return a002(`${name} must be between 1 and ${MAX_STATE_LENGTH} characters`);
+  if (!isFlowScope(scope)) return a002(`scope must be "${FLOW_SCOPE}"`, 'invalid_scope');
+  // The contract spells the value out ("always `openid api`"): another spelling may not work elsewhere.
+  if (scope !== FLOW_SCOPE) doubts.push({ field: 'scope', message: `is read as "${FLOW_SCOPE}", as the contract writes it` });
+  const state = sentText('state');
+  const nonce = sentText('nonce');
+  for (const [name, value] of [['state', state], ['nonce', nonce]] as const) {
+    if (value !== undefined && !isStateText(value)) return a002(`${name} must be at most ${MAX_STATE_LENGTH} characters`);
   }
   const custom = get('custom');
   if (custom !== undefined && !isCustomText(custom)) return a002(`custom must be at most ${MAX_CUSTOM_LENGTH} characters`);
@@ -114,22 +132,25 @@ function requestProblem(query: Query, client: ClientView, hasConnector: HasConne
     clientId: client.receiverId,
     redirectUri: get('redirect_uri')!,
     responseMode: responseMode as ResponseMode,
-    state: get('state') ?? null,
-    nonce: get('nonce') ?? null,
+    state: state ?? null,
+    nonce: nonce ?? null,
     custom: custom ?? null,
     institutionId,
     pkce,
   };
 }
 
-/** Applies every rule of the authorization request; `client` is undefined when client_id names no account. */
-export function checkAuthorizationRequest(query: Query, client: ClientView | undefined, hasConnector: HasConnector): AuthorizationCheck {
+/**
+ * Applies every rule of the authorization request; `client` is undefined when client_id names no
+ * account. Values accepted as likely slips are added to `doubts`.
+ */
+export function checkAuthorizationRequest(query: Query, client: ClientView | undefined, hasConnector: HasConnector, doubts: FieldError[] = []): AuthorizationCheck {
   if (!client) return { outcome: 'refused', parameter: 'client_id', message: 'client_id does not name a registered client' };
   const redirectUri = single(query, 'redirect_uri');
   if (redirectUri === undefined || redirectUri === '') return { outcome: 'refused', parameter: 'redirect_uri', message: 'redirect_uri is required (sent once)' };
   // Exact string comparison: no normalisation, prefix or pattern can widen what was registered.
   if (!client.redirectUris.includes(redirectUri)) return { outcome: 'refused', parameter: 'redirect_uri', message: 'redirect_uri is not registered for this client' };
-  const checked = requestProblem(query, client, hasConnector);
+  const checked = requestProblem(query, client, hasConnector, doubts);
   if ('code' in checked) {
     const echoed = (name: string, valid: (value: string) => boolean) => {
       const value = single(query, name);

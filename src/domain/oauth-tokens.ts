@@ -5,6 +5,7 @@
 // account (receiver_id) the token acts for, in both flows. ID tokens: sub is the user's subject
 // for this client (stable across flows, opaque: not the RUT), aud the client_id.
 import { createHash } from 'node:crypto';
+import type { FieldError } from './errors.js';
 
 export const TOKEN_ALGORITHM = 'ES256';
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
@@ -73,12 +74,13 @@ export function idTokenClaims(input: IdTokenInput): Record<string, unknown> {
 
 /**
  * The scope a client_credentials token gets: `api` (there is no user, so nothing for `openid` to
- * name). A requested scope may only list known scopes; undefined means invalid_scope.
+ * name). RFC 6749 §3.3 lets the server grant another scope than asked and say so in the response:
+ * a scope Quipu does not know is not granted, and named in `doubts`.
  */
-export function clientCredentialsScope(requested: string | undefined): string | undefined {
-  if (requested === undefined) return API_SCOPE;
-  const parts = requested.split(' ');
-  return parts.every((s) => KNOWN_SCOPES.has(s)) ? API_SCOPE : undefined;
+export function clientCredentialsScope(requested: string | undefined, doubts: FieldError[] = []): string {
+  const unknown = (requested ?? '').split(' ').some((name) => name !== '' && !KNOWN_SCOPES.has(name));
+  if (unknown) doubts.push({ field: 'scope', message: `names a scope Quipu does not know: only ${API_SCOPE} is granted` });
+  return API_SCOPE;
 }
 
 /** Instants of the token's life in milliseconds, as stored. */

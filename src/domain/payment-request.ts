@@ -24,9 +24,10 @@ function paymentFields(currencies: readonly string[]): FieldTable {
     bank_id: { kind: 'string', maxLength: 5, description: 'Bank to use' },
     return_url: { kind: 'redirect-url', maxLength: 1024, description: 'Where the payer is sent after paying' },
     cancel_url: { kind: 'redirect-url', maxLength: 1024, description: 'Where the payer is sent after giving up' },
-    picture_url: { kind: 'web-url', maxLength: 1024, description: 'Product image' },
+    // Only stored and echoed (Quipu never fetches nor shows them): the provider takes any text.
+    picture_url: { kind: 'web-url', maxLength: 1024, lenient: 'format', description: 'Product image' },
     notify_url: { kind: 'web-url', maxLength: 1024, description: 'Web service notified on reconciliation' },
-    contract_url: { kind: 'web-url', maxLength: 1024, description: 'PDF contract signed through the payment' },
+    contract_url: { kind: 'web-url', maxLength: 1024, lenient: 'format', description: 'PDF contract signed through the payment' },
     notify_api_version: { kind: 'string', maxLength: 255, enum: NOTIFY_API_VERSIONS, description: 'Notification API version' },
     expires_date: { kind: 'date-time', description: 'Latest date to pay; each attempt lasts 3 hours' },
     send_email: { kind: 'boolean', description: 'Email a collection request to payer_email' },
@@ -85,9 +86,18 @@ export interface PaymentRequestContext {
   defaultTtlHours: number;
 }
 
-/** Decodes and checks a payment-create request, reporting every offending field at once. */
-export function parsePaymentRequest(surface: ApiSurface, raw: Readonly<Record<string, RawValue>>, ctx: PaymentRequestContext, found: readonly FieldError[] = []): PaymentRequest {
-  const errors = new FieldErrors(found);
+/**
+ * Decodes and checks a payment-create request, reporting every offending field at once. Values the
+ * provider would take that are likely mistakes are accepted and added to `doubts`.
+ */
+export function parsePaymentRequest(
+  surface: ApiSurface,
+  raw: Readonly<Record<string, RawValue>>,
+  ctx: PaymentRequestContext,
+  found: readonly FieldError[] = [],
+  doubts: FieldError[] = [],
+): PaymentRequest {
+  const errors = new FieldErrors(found, doubts);
   const f = decodeFields(PAYMENT_REQUEST_FIELDS[surface], raw, errors);
   const { merchant, now } = ctx;
 
@@ -125,8 +135,10 @@ export function parsePaymentRequest(surface: ApiSurface, raw: Readonly<Record<st
       if (!f.has(field) && !errors.has(field)) errors.add(field, 'is required when send_email is true');
     }
   }
-  const sendReminders = flagValue(f, 'send_reminders');
-  if (sendReminders && !sendEmail) errors.add('send_reminders', 'requires send_email');
+  // Reminders follow the collection email: without one there is nothing to remind of.
+  const remindersAsked = flagValue(f, 'send_reminders');
+  if (remindersAsked && !sendEmail) errors.doubt('send_reminders', 'is ignored without send_email');
+  const sendReminders = remindersAsked && sendEmail;
 
   const responsible = text(f, 'responsible_user_email');
   if (responsible !== undefined && !merchant.users.some((u) => u.toLowerCase() === responsible.toLowerCase())) {
@@ -157,8 +169,9 @@ export function parsePaymentRequest(surface: ApiSurface, raw: Readonly<Record<st
     errors.add('collect_account_uuid', 'is not a collection account of this merchant');
   }
 
+  // Taken as the provider takes it: a payment born expired cannot be paid (payerBlock), so nothing moves.
   const expiresAt = dateValue(f, 'expires_date');
-  if (expiresAt && expiresAt <= now) errors.add('expires_date', 'must be in the future');
+  if (expiresAt && expiresAt <= now) errors.doubt('expires_date', 'is in the past');
   const confirmTimeoutAt = dateValue(f, 'confirm_timeout_date');
   if (confirmTimeoutAt && confirmTimeoutAt <= now) errors.add('confirm_timeout_date', 'must be in the future');
 
@@ -171,15 +184,7 @@ export function parsePaymentRequest(surface: ApiSurface, raw: Readonly<Record<st
     } else mandatoryMethod = method.id;
   }
 
-  const psp = text(f, 'psp_client_merchant_name');
-  if (merchant.features.psp && psp === undefined && !errors.has('psp_client_merchant_name')) {
-    errors.add('psp_client_merchant_name', 'is required for payment-service-provider accounts');
-  } else if (psp !== undefined && !merchant.features.psp) {
-    errors.add('psp_client_merchant_name', 'only applies to payment-service-provider accounts');
-  } else if (psp !== undefined && psp.split('->').some((name) => name.trim().length < PSP_NAME_MIN)) {
-    // The contract's 3 characters hold for each merchant of a chain, not only for the whole value.
-    errors.add('psp_client_merchant_name', `chained names are separated by -> and each must be at least ${PSP_NAME_MIN} characters long`);
-  }
+  const psp = pspClientMerchantName(text(f, 'psp_client_merchant_name'), merchant.features.psp, errors);
 
   errors.throwIfAny();
   return {
@@ -209,4 +214,23 @@ export function parsePaymentRequest(surface: ApiSurface, raw: Readonly<Record<st
     mandatoryPaymentMethod: mandatoryMethod,
     pspClientMerchantName: psp,
   };
+}
+
+/**
+ * The end merchant a PSP collects for: required of PSP accounts; of any other account it does not
+ * apply (the contract), so it is ignored, not stored.
+ */
+function pspClientMerchantName(name: string | undefined, psp: boolean, errors: FieldErrors): string | undefined {
+  const field = 'psp_client_merchant_name';
+  if (!psp) {
+    if (name !== undefined) errors.doubt(field, 'is ignored: the account is not a payment-service-provider');
+    return undefined;
+  }
+  if (name === undefined) {
+    if (!errors.has(field)) errors.add(field, 'is required for payment-service-provider accounts');
+  } else if (name.split('->').some((one) => one.trim().length < PSP_NAME_MIN)) {
+    // The schema's 3 characters are for the whole value; a shorter merchant in a chain is likely a slip.
+    errors.doubt(field, `has a name under ${PSP_NAME_MIN} characters between its -> separators`);
+  }
+  return name;
 }

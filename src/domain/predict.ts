@@ -24,7 +24,12 @@ export interface PayerHistory {
   firstPaidAt: Date | null;
 }
 
-export function predict(bank: Bank, amount: number, currency: string, history: PayerHistory, now: Date): Prediction {
+/**
+ * `bank` undefined: a bank this account cannot pay from, answered as one that cannot take the
+ * payment, with no limits to report. `amount` in units; any number, as the query is only a question.
+ */
+export function predict(bank: Bank | undefined, amount: number, currency: string, history: PayerHistory, now: Date): Prediction {
+  if (bank === undefined) return { result: 'not_available_account', maxAmount: 0, newDestinataryMaxAmount: 0, coolDownDate: history.firstPaidAt ?? now };
   const coolDownMs = bank.coolDownHours * 3_600_000;
   const coolDownDate = new Date((history.firstPaidAt ?? now).getTime() + coolDownMs);
   const base = { maxAmount: bank.maxAmount, newDestinataryMaxAmount: bank.newDestinataryMaxAmount, coolDownDate };

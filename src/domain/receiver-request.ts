@@ -43,9 +43,18 @@ export interface ReceiverRequest {
   profile: Record<string, string>;
 }
 
-/** `developer`: the integrator's mode (its banks); `privateNotifyAllowed`: mayNotifyPrivateAddresses for the new account. */
-export function parseReceiverRequest(raw: Readonly<Record<string, RawValue>>, developer: boolean, privateNotifyAllowed: boolean, found: readonly FieldError[] = []): ReceiverRequest {
-  const errors = new FieldErrors(found);
+/**
+ * `developer`: the integrator's mode (its banks); `privateNotifyAllowed`: mayNotifyPrivateAddresses
+ * for the new account. Values accepted that are likely mistakes are added to `doubts`.
+ */
+export function parseReceiverRequest(
+  raw: Readonly<Record<string, RawValue>>,
+  developer: boolean,
+  privateNotifyAllowed: boolean,
+  found: readonly FieldError[] = [],
+  doubts: FieldError[] = [],
+): ReceiverRequest {
+  const errors = new FieldErrors(found, doubts);
   const f = decodeFields(RECEIVER_REQUEST_FIELDS, raw, errors);
   const country = text(f, 'country_code');
   if (country !== undefined && !isCountryCode(country)) errors.add('country_code', 'must be an ISO 3166-1 two-letter country code');
@@ -55,13 +64,13 @@ export function parseReceiverRequest(raw: Readonly<Record<string, RawValue>>, de
     const hostProblem = url !== undefined ? notifyUrlProblem(url, privateNotifyAllowed) : undefined;
     if (hostProblem) errors.add(field, hostProblem);
   }
+  // The bank account is only kept in the profile, which nothing reads back: Quipu never pays into it.
+  // An unknown bank or an account given in part is taken, as the provider takes it, and named.
   const bankId = text(f, 'bank_account_bank_id');
-  if (bankId !== undefined && !findBank(bankId, developer)) errors.add('bank_account_bank_id', 'is not a known bank');
-  // An account to pay into is described completely or not at all.
+  if (bankId !== undefined && !findBank(bankId, developer)) errors.doubt('bank_account_bank_id', 'is not a known bank');
   const account = ['bank_account_bank_id', 'bank_account_number', 'bank_account_identifier'];
-  const given = account.filter((field) => f.has(field));
-  if (given.length > 0 && given.length < account.length) {
-    for (const field of account) if (!f.has(field) && !errors.has(field)) errors.add(field, 'is required when a bank account is given');
+  if (account.some((field) => f.has(field))) {
+    for (const field of account) if (!f.has(field) && !errors.has(field)) errors.doubt(field, 'is missing from a bank account given in part');
   }
   errors.throwIfAny();
   const profile: Record<string, string> = {};

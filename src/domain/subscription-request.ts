@@ -22,7 +22,9 @@ export const SUBSCRIPTION_REQUEST_FIELDS: FieldTable = {
   cancel_url: { kind: 'redirect-url', required: true, maxLength: URL_LENGTH, description: 'Where the payer goes when signing could not complete' },
   service_reference: { kind: 'string', maxLength: 255, description: "Shown in the bank's mandate form instead of the subscription id" },
   image_url: { kind: 'web-url', maxLength: URL_LENGTH, description: 'Image shown on the signing page' },
-  description: { kind: 'string', maxLength: 1024, description: 'Description of the mandate shown at the bank' },
+  // Quipu's own bound (the provider gives none), kept only as a doubt; image_url stays strict: it is
+  // shown in an <img> of the signing page and names a source of its Content-Security-Policy.
+  description: { kind: 'string', maxLength: 1024, lenient: true, description: 'Description of the mandate shown at the bank' },
 };
 
 export const CHARGE_INTENT_FIELDS: FieldTable = {
@@ -75,9 +77,12 @@ function checkNotifyUrls(errors: FieldErrors, fields: Map<string, unknown>, name
   }
 }
 
-/** `privateNotifyAllowed`: the account may aim callbacks at private addresses (mayNotifyPrivateAddresses). */
-export function parseSubscriptionRequest(raw: Readonly<Record<string, RawValue>>, privateNotifyAllowed: boolean, found: readonly FieldError[] = []): SubscriptionRequest {
-  const errors = new FieldErrors(found);
+/**
+ * `privateNotifyAllowed`: the account may aim callbacks at private addresses (mayNotifyPrivateAddresses).
+ * Values accepted that are likely mistakes are added to `doubts`.
+ */
+export function parseSubscriptionRequest(raw: Readonly<Record<string, RawValue>>, privateNotifyAllowed: boolean, found: readonly FieldError[] = [], doubts: FieldError[] = []): SubscriptionRequest {
+  const errors = new FieldErrors(found, doubts);
   const f = decodeFields(SUBSCRIPTION_REQUEST_FIELDS, raw, errors);
   const currency = text(f, 'currency');
   const maxAmount = amountOf(errors, 'max_amount', text(f, 'max_amount'), currency, 1);

@@ -1,20 +1,23 @@
-// Unknown JSON members on the routes that opt in (`config: { ignoreUnknownFields: true }`: v3 and
-// the automatic payment API). The provider's published schemas allow them and real clients send
-// them (a v3 client sends payment_id to refunds, merchant scripts send receiver_id to create), so
-// they are taken out of the body before anything reads it, and named in a response header and the
-// request's log line: a typo (`notfy_url`) is still visible to the developer, and in developer mode
-// the member it likely misspells is named too. Everything after this hook (validation, the field
-// tables, the NUL check, Idempotency-Key's comparison of bodies) sees the known members only, so
-// each keeps every rule it had. A route that moves money names the members it acts on: an unknown
-// member while one of them is missing is refused (domain/unread-members.ts), never read as "all".
-// Members of an object member whose schema lists them (the descriptor's `params`) are treated alike.
+// Unknown JSON members and form fields on the routes that opt in (`config: { ignoreUnknownFields:
+// true }`: v3, v2, the automatic payment API and the predict query). The provider's published
+// schemas allow them and real clients send them (a v3 client sends payment_id to refunds, merchant
+// scripts send receiver_id to create), so they are taken out of the body (and the query string)
+// before anything reads it, and named in a response header and the request's log line: a typo
+// (`notfy_url`) is still visible to the developer, and in developer mode the member it likely
+// misspells is named too. Everything after this hook (validation, the field tables, the NUL check,
+// Idempotency-Key's comparison of bodies) sees the known members only, so each keeps every rule it
+// had. The hook is the route's own, so it runs after every hook of its scope: on v2, after the
+// signature was verified over every field sent. A route that moves money names the members it acts
+// on: an unknown member while one of them is missing is refused (domain/unread-members.ts), never
+// read as "all". Members of an object member whose schema lists them (the descriptor's `params`)
+// are treated alike.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { validationError } from '../domain/errors.js';
 import { likelyTypo, unreadMoneyRequest } from '../domain/unread-members.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Top-level body members the body schema does not list are dropped and named, not refused. */
+    /** Top-level body members (and query parameters) the route's schema does not list are dropped and named, not refused. */
     ignoreUnknownFields?: boolean;
     /** The members a money-moving route acts on: missing beside an unknown member, the request is refused. */
     moneyMembers?: readonly string[];
@@ -137,20 +140,26 @@ function holds(body: Record<string, unknown>, name: string): boolean {
   return isObject(inner) && Object.hasOwn(inner, name.slice(dot + 1));
 }
 
-function ignoreUnknown(known: KnownMembers, moneyMembers: readonly string[]) {
+/** The unknown members of one part of the request (the body, or the query string), if it is an object. */
+const unknownIn = (part: unknown, known: KnownMembers | undefined): Unknown[] => (known !== undefined && isObject(part) ? unknownMembers(part, known) : []);
+
+/** `query`: what the route's query schema lists, when it has one (a route without one reads no parameter). */
+function ignoreUnknown(body: KnownMembers | undefined, query: KnownMembers | undefined, moneyMembers: readonly string[]) {
+  const names = [...(body?.names ?? []), ...(query?.names ?? [])];
   return function ignoreUnknownMembers(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    const body = request.body as Record<string, unknown> | null;
-    if (!isObject(body)) return done();
-    const unknown = unknownMembers(body, known);
+    const inBody = unknownIn(request.body, body);
+    const unknown = [...inBody, ...unknownIn(request.query, query)];
     if (unknown.length === 0) return done();
     const ignored = unknown.map((member) => member.name);
     reply.header(IGNORED_FIELDS_HEADER, ignoredFieldsHeader(ignored));
     if (request.merchant?.developer) {
-      const typos = likelyTyposHeader(ignored, known.names);
+      const typos = likelyTyposHeader(ignored, names);
       if (typos !== undefined) reply.header(LIKELY_TYPOS_HEADER, typos);
     }
-    const refused = moneyRefusal(request, body, ignored, known.names, moneyMembers);
-    if (refused) return done(refused);
+    if (inBody.length > 0) {
+      const refused = moneyRefusal(request, request.body as Record<string, unknown>, inBody.map((member) => member.name), names, moneyMembers);
+      if (refused) return done(refused);
+    }
     for (const { holder, key } of unknown) delete holder[key];
     done();
   };
@@ -163,40 +172,27 @@ function moneyRefusal(request: FastifyRequest, body: Record<string, unknown>, un
   return refused.length > 0 ? validationError(refused) : undefined;
 }
 
-/**
- * On a money-moving route that refuses unknown members (v2), the same refusal, so that its 400
- * names the member that is missing as well as the one that is not known.
- */
-function refuseUnreadMoney(known: KnownMembers, moneyMembers: readonly string[]) {
-  return function refuseUnreadMoneyRequest(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    const body = request.body as Record<string, unknown> | null;
-    if (!isObject(body)) return done();
-    done(moneyRefusal(request, body, unknownMembers(body, known).map((member) => member.name), known.names, moneyMembers));
-  };
-}
-
 interface ObjectSchema {
   properties?: Record<string, unknown>;
   additionalProperties?: unknown;
   description?: string;
 }
 
+/** The schema published open (no `additionalProperties: false`), as the provider's is, and the members it lists. */
+function opened(schema: ObjectSchema, description?: string): { schema: ObjectSchema; known: KnownMembers } {
+  const { additionalProperties: _refused, ...open } = schema;
+  return { schema: description === undefined || open.description !== undefined ? open : { ...open, description }, known: knownMembersOf(open) };
+}
+
 /**
  * An onRoute hook, registered before the NUL refusal so that a NUL inside an ignored member is
- * ignored with it. The route's body schema is published open (no `additionalProperties: false`),
- * as the provider's is.
+ * ignored with it. The route's body and query schemas are published open.
  */
 export function ignoreUnknownFieldsOn(route: RouteOptions): void {
-  if (!route.config?.ignoreUnknownFields) {
-    const moneyMembers = route.config?.moneyMembers;
-    if (moneyMembers) {
-      const known = knownMembersOf((route.schema?.body ?? {}) as ObjectSchema);
-      route.preValidation = [...[route.preValidation ?? []].flat(), refuseUnreadMoney(known, moneyMembers)];
-    }
-    return;
-  }
-  const { additionalProperties: _refused, ...body } = (route.schema?.body ?? {}) as ObjectSchema;
-  const description = body.description ?? 'Members not listed here are ignored and named in the Quipu-Ignored-Fields response header';
-  route.schema = { ...route.schema, body: { ...body, description } };
-  route.preValidation = [...[route.preValidation ?? []].flat(), ignoreUnknown(knownMembersOf(body), route.config.moneyMembers ?? [])];
+  if (!route.config?.ignoreUnknownFields) return;
+  const { body, querystring } = route.schema ?? {};
+  const openBody = body === undefined ? undefined : opened(body as ObjectSchema, 'Members not listed here are ignored and named in the Quipu-Ignored-Fields response header');
+  const openQuery = querystring === undefined ? undefined : opened(querystring as ObjectSchema);
+  route.schema = { ...route.schema, ...(openBody && { body: openBody.schema }), ...(openQuery && { querystring: openQuery.schema }) };
+  route.preValidation = [...[route.preValidation ?? []].flat(), ignoreUnknown(openBody?.known, openQuery?.known, route.config.moneyMembers ?? [])];
 }

@@ -14,9 +14,21 @@ declare module 'fastify' {
   }
 }
 
-/** `field=what is doubtful`, each part percent-encoded, sorted and bounded as Quipu-Ignored-Fields is. */
-export function warnAbout(request: FastifyRequest, reply: FastifyReply, doubts: readonly FieldError[]): void {
-  if (doubts.length === 0 || !request.merchant?.developer) return;
-  request.warnings = doubts;
+/**
+ * Names the doubts in the request's log line. Alone only where no account is authenticated (the
+ * OAuth authorization request, whose client_id anyone may send): the operator's log hears of them.
+ */
+export function logDoubts(request: FastifyRequest, doubts: readonly FieldError[]): void {
+  if (doubts.length > 0) request.warnings = doubts;
+}
+
+/**
+ * For a developer-mode account: `field=what is doubtful` in Quipu-Warnings, each part percent-encoded,
+ * sorted and bounded as Quipu-Ignored-Fields is, and in the log line. `developer`: the account's mode
+ * where it is not the request's merchant (the OAuth client at the token endpoint).
+ */
+export function warnAbout(request: FastifyRequest, reply: FastifyReply, doubts: readonly FieldError[], developer = request.merchant?.developer ?? false): void {
+  if (doubts.length === 0 || !developer) return;
+  logDoubts(request, doubts);
   void reply.header(WARNINGS_HEADER, headerList(doubts.map((doubt) => `${headerName(doubt.field)}=${encodeURIComponent(doubt.message)}`)));
 }

@@ -88,7 +88,6 @@ describe('POST /v1/automatic-payment/subscription with a broken rule', () => {
     ['image_url', longUrl(1025)],
     ['service_reference', long(256)],
     ['service_reference', 12345678],
-    ['description', long(1025)],
   ] as const)('%s = %j: a 400 naming it', async (field, value) => {
     await refused(SUBSCRIPTION_PATH, { ...NEW_SUBSCRIPTION, [field]: value }, [field]);
   });

@@ -7,54 +7,85 @@ import { call, client, type JsonResponse } from '../helpers/http.js';
 import { DESCRIPTOR_PATH, NEW_DESCRIPTOR } from '../helpers/operations.js';
 import { logLines, serveOnFreePort, withServerProcesses } from '../helpers/process.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { NEW_SUBSCRIPTION } from '../helpers/subscriptions.js';
+import { type Params, v2Client } from '../helpers/v2-clients.js';
+import { WARNINGS_HEADER, warningsOf } from '../helpers/warnings.js';
 
-const HEADER = 'quipu-warnings';
 
 let server: TestServer;
 let developer: TestAccount;
 let production: TestAccount;
+let pspDeveloper: TestAccount;
+let pspProduction: TestAccount;
 
 beforeAll(async () => {
   server = await startTestServer();
-  developer = await server.account();
-  production = await server.account({ developer: false });
+  // Integrators enabled for contracts, so that receivers and contract_url can be sent too.
+  const features = { integrator: true, contractUrl: true };
+  developer = await server.account({ features });
+  production = await server.account({ developer: false, features });
+  pspDeveloper = await server.account({ features: { psp: true } });
+  pspProduction = await server.account({ developer: false, features: { psp: true } });
 });
 afterAll(async () => server?.close());
 
 const withParams = (params: Record<string, unknown>) => ({ ...NEW_DESCRIPTOR, params: { ...NEW_DESCRIPTOR.params, ...params } });
 
-/** The header's entries, decoded: field → message. */
-function warningsOf(res: JsonResponse): Record<string, string> {
-  const header = res.headers.get(HEADER);
-  if (header === null) return {};
-  return Object.fromEntries(header.split(', ').map((entry) => entry.split('=').map(decodeURIComponent) as [string, string]));
-}
-
 interface Doubtful {
   what: string;
-  path: string;
-  body: unknown;
-  /** What the accepted resource must hold, read back from `read` of the answer. */
-  read: (answer: JsonResponse) => string;
+  /** Sent by payment-service-provider accounts. */
+  psp?: true;
+  /** Sends the request as `account`. */
+  send: (account: TestAccount) => Promise<JsonResponse>;
+  /** What the accepted resource holds, found from the answer. */
+  read: (answer: JsonResponse) => Promise<unknown>;
   stored: Record<string, unknown>;
   warnings: Record<string, string>;
 }
 
-const operationParams = (answer: JsonResponse) => `/sandbox/descriptors/${answer.body.operation.id}`;
+const json = (path: string, body: unknown) => (account: TestAccount) => client(server.baseUrl, account.api_key).post(path, body);
+const v2Form = (path: string, form: Params) => (account: TestAccount) =>
+  v2Client('php', account, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' }).request('POST', path, { form });
+
+const operationParams = async (answer: JsonResponse) => (await client(server.baseUrl, developer.api_key).get(`/sandbox/descriptors/${answer.body.operation.id}`)).body;
+const paymentRow = (answer: JsonResponse) => server.ctx.db.selectFrom('payments').selectAll().where('payment_id', '=', answer.body.payment_id).executeTakeFirstOrThrow();
+const subscriptionRow = (answer: JsonResponse) => server.ctx.db.selectFrom('subscriptions').selectAll().where('subscription_id', '=', answer.body.subscription_id).executeTakeFirstOrThrow();
+const receiverProfile = async (answer: JsonResponse) => {
+  const row = await server.ctx.db.selectFrom('merchants').select('profile').where('receiver_id', '=', Number(answer.body.receiver_id)).executeTakeFirstOrThrow();
+  return JSON.parse(row.profile) as unknown;
+};
+
+const PAYMENT = { amount: 1000, currency: 'CLP', subject: 'Order 42' };
+const RECEIVER = {
+  admin_first_name: 'Ana',
+  admin_last_name: 'Rojas',
+  admin_email: 'ana@shop.example',
+  country_code: 'CL',
+  business_identifier: '76.123.456-0',
+  business_category: 'Retail',
+  business_name: 'Tienda Ejemplo SpA',
+  business_phone: '+56223456789',
+  business_address_line_1: 'Av. Providencia 1234',
+  business_address_line_2: 'Oficina 56',
+  business_address_line_3: 'Santiago',
+  contact_full_name: 'Ana Rojas',
+  contact_job_title: 'Gerente',
+  contact_email: 'contacto@shop.example',
+  contact_phone: '+56987654321',
+};
+const PAST = '2020-01-01T00:00:00Z';
 
 const DOUBTFUL: Doubtful[] = [
   {
     what: "the provider's own descriptor example: a RUT whose check digit does not match",
-    path: DESCRIPTOR_PATH,
-    body: withParams({ target_account_personal_identifier: '12.345.678-9' }),
+    send: json(DESCRIPTOR_PATH, withParams({ target_account_personal_identifier: '12.345.678-9' })),
     read: operationParams,
     stored: { params: expect.objectContaining({ target_account_personal_identifier: '12.345.678-9' }) },
     warnings: { 'params.target_account_personal_identifier': 'looks like a RUT whose check digit does not match' },
   },
   {
     what: 'descriptor params longer than 255 characters and an email Quipu cannot read (the contract gives params no rule)',
-    path: DESCRIPTOR_PATH,
-    body: withParams({ subject: 's'.repeat(300), payer_email: 'pagos at tienda', target_account_number: '9'.repeat(256) }),
+    send: json(DESCRIPTOR_PATH, withParams({ subject: 's'.repeat(300), payer_email: 'pagos at tienda', target_account_number: '9'.repeat(256) })),
     read: operationParams,
     stored: { params: expect.objectContaining({ subject: 's'.repeat(300), payer_email: 'pagos at tienda', target_account_number: '9'.repeat(256) }) },
     warnings: {
@@ -63,28 +94,82 @@ const DOUBTFUL: Doubtful[] = [
       'params.target_account_number': 'must be at most 255 characters long',
     },
   },
+  {
+    what: 'a payment whose picture and contract are not http(s) URLs (only stored and echoed), born expired, with reminders but no email',
+    send: json('/v3/payments', { ...PAYMENT, picture_url: 'cdn/shoe.png', contract_url: 'contracts/42.pdf', fixed_payer_personal_identifier: '11.111.111-1', expires_date: PAST, send_reminders: true }),
+    read: paymentRow,
+    stored: { picture_url: 'cdn/shoe.png', contract_url: 'contracts/42.pdf', expires_at: Date.parse(PAST), send_reminders: 0, next_reminder_at: null },
+    warnings: {
+      picture_url: 'must be an absolute http or https URL',
+      contract_url: 'must be an absolute http or https URL',
+      expires_date: 'is in the past',
+      send_reminders: 'is ignored without send_email',
+    },
+  },
+  {
+    what: 'a v2 payment born expired, with reminders but no email, a picture that is no URL',
+    send: v2Form('/payments', { subject: 'Order 42', currency: 'CLP', amount: '1000', expires_date: PAST, send_reminders: 'true', picture_url: 'shoe.png' }),
+    read: paymentRow,
+    stored: { picture_url: 'shoe.png', expires_at: Date.parse(PAST), send_reminders: 0 },
+    warnings: { expires_date: 'is in the past', send_reminders: 'is ignored without send_email', picture_url: 'must be an absolute http or https URL' },
+  },
+  {
+    what: 'psp_client_merchant_name from an account that is no PSP: the contract says it does not apply',
+    send: json('/v3/payments', { ...PAYMENT, psp_client_merchant_name: 'Shop' }),
+    read: paymentRow,
+    stored: { psp_client_merchant_name: null },
+    warnings: { psp_client_merchant_name: 'is ignored: the account is not a payment-service-provider' },
+  },
+  {
+    what: 'a PSP chain with a merchant name under 3 characters (the provider counts the whole value)',
+    psp: true,
+    send: json('/v3/payments', { ...PAYMENT, psp_client_merchant_name: 'PSP 1-> ab ->Client Name' }),
+    read: paymentRow,
+    stored: { psp_client_merchant_name: 'PSP 1-> ab ->Client Name' },
+    warnings: { psp_client_merchant_name: 'has a name under 3 characters between its -> separators' },
+  },
+  {
+    what: 'a receiver with an unknown bank and a bank account given in part (kept in its profile; Quipu never pays into it)',
+    send: json('/v3/receivers', { ...RECEIVER, bank_account_bank_id: 'Zzzzz', bank_account_number: '123' }),
+    read: receiverProfile,
+    stored: { bank_account_bank_id: 'Zzzzz', bank_account_number: '123' },
+    warnings: { bank_account_bank_id: 'is not a known bank', bank_account_identifier: 'is missing from a bank account given in part' },
+  },
+  {
+    what: 'a v2 receiver with a bank account given in part',
+    send: v2Form('/receivers', { ...RECEIVER, bank_account_number: '123' }),
+    read: receiverProfile,
+    stored: { bank_account_number: '123' },
+    warnings: { bank_account_bank_id: 'is missing from a bank account given in part', bank_account_identifier: 'is missing from a bank account given in part' },
+  },
+  {
+    what: 'a subscription description longer than 1024 characters (the provider gives it no limit)',
+    send: json('/v1/automatic-payment/subscription', { ...NEW_SUBSCRIPTION, description: 'd'.repeat(1500) }),
+    read: subscriptionRow,
+    stored: { description: 'd'.repeat(1500) },
+    warnings: { description: 'must be at most 1024 characters long' },
+  },
 ];
 
 describe.each(DOUBTFUL)('$what', (row) => {
   it('is accepted and stored as sent; a developer-mode account hears of it in Quipu-Warnings', async () => {
-    const api = client(server.baseUrl, developer.api_key);
-    const res = await api.post(row.path, row.body);
+    const res = await row.send(row.psp ? pspDeveloper : developer);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(warningsOf(res)).toEqual(row.warnings);
-    expect((await api.get(row.read(res))).body).toMatchObject(row.stored);
+    expect(await row.read(res)).toMatchObject(row.stored);
   });
 
   it('is accepted from a production account, without the header', async () => {
-    const res = await client(server.baseUrl, production.api_key).post(row.path, row.body);
+    const res = await row.send(row.psp ? pspProduction : production);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.headers.get(HEADER)).toBeNull();
+    expect(res.headers.get(WARNINGS_HEADER)).toBeNull();
   });
 });
 
 it('a request with nothing doubtful has no Quipu-Warnings', async () => {
   const res = await client(server.baseUrl, developer.api_key).post(DESCRIPTOR_PATH, NEW_DESCRIPTOR);
   expect(res.status).toBe(200);
-  expect(res.headers.get(HEADER)).toBeNull();
+  expect(res.headers.get(WARNINGS_HEADER)).toBeNull();
 });
 
 describe('the request log line', () => {

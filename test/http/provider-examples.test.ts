@@ -34,7 +34,11 @@ function examplesOf(schema: string): Record<string, unknown> {
 let server: TestServer;
 /** The v2 test vectors' receiver (1234, secret `secret-key`): an integrator with every feature a printed request needs. */
 let merchant: TestAccount;
-/** A receiver of `merchant` that collects for other merchants (PSP) and signs contracts: what the full payment example asks of its account. */
+/**
+ * What the full payment example asks of its account: a receiver of an integrator (integrator_fee)
+ * that collects for other merchants (psp_client_merchant_name), signs contracts (contract_url) and
+ * has the example's responsible_user_email among its users.
+ */
 let pspClient: TestAccount;
 
 beforeAll(async () => {
@@ -76,8 +80,6 @@ interface Answer {
   body: any;
 }
 
-type Encoding = 'json' | 'form' | 'query' | 'none';
-
 interface Example {
   /** Where it is printed: file § section. */
   quoted: string;
@@ -85,7 +87,7 @@ interface Example {
   path: string;
   /** The body, or the query string's parameters, as printed. */
   body?: Record<string, unknown>;
-  encoding: Encoding;
+  encoding: 'json' | 'form' | 'query' | 'none';
   auth: 'x-api-key' | 'v2-signature' | 'bearer' | 'basic' | 'none';
   /** The Authorization header as printed, sent rather than computed. */
   authorization?: string;
@@ -150,12 +152,15 @@ const PAYMENT_EXAMPLE = examplesOf('payment-post-payment');
 const runnablePayment = async (printed: Example) => ({
   body: {
     ...printed.body,
-    expires_date: comingYear(PAYMENT_EXAMPLE.expires_date as string),
-    confirm_timeout_date: comingYear(PAYMENT_EXAMPLE.confirm_timeout_date as string),
+    expires_date: comingYear(printed.body!.expires_date as string),
+    confirm_timeout_date: comingYear(printed.body!.confirm_timeout_date as string),
     collect_account_uuid: pspClient.merchant.collectAccounts[0],
   },
 });
 
+// The values the automatic payment and descriptor pages print (docs.khipu.com, the pages the facts
+// name), of which the facts quote some: service_reference, notify_api_version, bank, the two
+// target_account examples.
 const CHARGE_EXAMPLE = {
   subscription_id: '13a0f1aa-5e47-4894-aa8b-282dd19593ec',
   amount: 10000,
@@ -198,7 +203,7 @@ const DESCRIPTOR_EXAMPLE = {
     target_account_alias: 'My friend',
     target_account_name: 'John Doe',
     target_account_number: 123459876,
-    // Its check digit is not the RUT's (12.345.678-5): printed so, and accepted by the provider.
+    // Its check digit is not the RUT's (12.345.678-5): printed so, it is what a merchant copies.
     target_account_personal_identifier: '12.345.678-9',
   },
 };
@@ -366,6 +371,7 @@ const EXAMPLES: Example[] = [
     path: '/api/2.0/payments/gqzdy6chjne9/refunds',
     body: examplesOf('payment-post-payment-refunds'),
     encoding: 'json',
+    // The key every payment operation declares: the v2 clients' signature covers form parameters, not a JSON body.
     auth: 'x-api-key',
     adjust: async (printed) => ({ path: withPaymentId(printed.path, await paidPayment()) }),
     echoes: async (res) => expect(res.body.message).toEqual(expect.any(String)),
@@ -412,6 +418,7 @@ const EXAMPLES: Example[] = [
     body: { subscription_id: '{id}' },
     encoding: 'query',
     auth: 'x-api-key',
+    // A subscription of the account in place of {id}.
     adjust: async () => ({ body: { subscription_id: await enabledSubscription() } }),
     echoes: async (res, sent) => expect(res.body).toMatchObject({ subscription_id: sent.body!.subscription_id, status: 'ENABLED' }),
   },
@@ -511,17 +518,20 @@ const EXAMPLES: Example[] = [
     body: { token: '{token}' },
     encoding: 'form',
     auth: 'basic',
+    // An access token of the account in place of {token}.
     adjust: async () => ({ body: { token: await clientCredentialsToken(server, merchant) } }),
   },
 ];
 
 describe("the provider documentation's example requests", () => {
-  it.each(EXAMPLES)('$quoted: $method $path', async (printed) => {
-    const example = { ...printed, ...(await printed.adjust?.(printed)) };
-    const account = example.byPspClient ? pspClient : merchant;
-    const res = await send(example, account);
-    const accepted = example.accepted?.(res) ?? (res.status >= 200 && res.status < 300);
-    expect(accepted, exchange(example, res)).toBe(true);
-    await example.echoes?.(res, example, account);
-  });
+  for (const printed of EXAMPLES) {
+    it(`${printed.quoted}: ${printed.method} ${printed.path}`, async () => {
+      const example = { ...printed, ...(await printed.adjust?.(printed)) };
+      const account = example.byPspClient ? pspClient : merchant;
+      const res = await send(example, account);
+      const accepted = example.accepted?.(res) ?? (res.status >= 200 && res.status < 300);
+      expect(accepted, exchange(example, res)).toBe(true);
+      await example.echoes?.(res, example, account);
+    });
+  }
 });

@@ -43,7 +43,6 @@ const receiver = {
   contact_email: 'contacto@tienda.example',
   contact_phone: '+56987654321',
 };
-const past = new Date(Date.now() - 3_600_000);
 
 function expectFields(res: { status: number; body: any }, fields: string[]) {
   expect(res.status).toBe(400);
@@ -67,19 +66,16 @@ describe('POST /2.0/payments field rules', () => {
     ['a zero amount', { ...valid, amount: '0' }, ['amount']],
     ["Java's notation for an amount past the limit", { ...valid, amount: '1.0E+11' }, ['amount']],
     ["Java's notation for decimals CLP does not have", { ...valid, amount: '1.23456785E7' }, ['amount']],
+    ['an amount text over 1024 characters', { ...valid, amount: `1000.${'0'.repeat(1020)}` }, ['amount']],
     ['a boolean that is none of the spellings', { ...valid, send_email: 'yes' }, ['send_email']],
     ['an upper-case boolean', { ...valid, send_reminders: 'TRUE' }, ['send_reminders']],
     ['send_email without the payer', { ...valid, send_email: 'true' }, ['payer_name', 'payer_email']],
     ['a date without a zone', { ...valid, expires_date: '2030-01-01T10:00:00' }, ['expires_date']],
     ['a date that is not one', { ...valid, expires_date: 'mañana' }, ['expires_date']],
-    ['a date in the past', { ...valid, expires_date: past }, ['expires_date']],
     ['a subject over 255', { ...valid, subject: 'x'.repeat(256) }, ['subject']],
     ['a bank_id over 5', { ...valid, bank_id: 'ABCDEF' }, ['bank_id']],
     ['a notify_api_version not offered', { ...valid, notify_api_version: '2.0' }, ['notify_api_version']],
     ['a notify_url that is not http', { ...valid, notify_url: 'ftp://tienda.example/n' }, ['notify_url']],
-    ['an unknown field', { ...valid, predict: 'true' }, ['predict']],
-    ['two unknown fields', { ...valid, receiver_id: '1', hash: 'x' }, ['receiver_id', 'hash']],
-    ['a field called __proto__', { ...valid, ['__proto__']: 'x' }, ['__proto__']],
     ['schema and account rules together', { ...valid, subject: 'x'.repeat(256), send_email: 'true' }, ['subject', 'payer_name', 'payer_email']],
   ];
 
@@ -139,6 +135,8 @@ describe('POST /2.0/payments field rules', () => {
     ['1.0E+7', 'CLP', 10_000_000],
     ['1.23456785E7', 'USD', 12_345_678.5],
     ['9.87654321E+10', 'CLP', 98_765_432_100],
+    // Any length up to the 1024 characters an amount's text is read to.
+    [`1000.${'0'.repeat(1019)}`, 'CLP', 1000],
   ])('reads the amount %s %s', async (amount, currency, value) => {
     const res = await php.request('POST', '/payments', { form: { ...valid, amount, currency } });
     expect(res.status).toBe(200);
@@ -243,19 +241,21 @@ describe('operations the payment or the account does not allow', () => {
     expect((await php.request('GET', `/payments/${pending.body.payment_id}`)).body.status_detail).toBe('reversed');
   });
 
-  it('refuses a field on confirm and on delete by name, and changes nothing', async () => {
+  it('ignores a field sent to confirm or delete, naming it, as v3 does', async () => {
     const paid = await php.request('POST', '/payments', { form: valid });
     await payByTransfer(server.ctx, account.merchant, paid.body.payment_id);
-    const pending = await php.request('POST', '/payments', { form: valid });
-    for (const asker of [php, java]) {
-      expectFields(await asker.request('POST', `/payments/${paid.body.payment_id}/confirm`, { form: { foo: 'bar' } }), ['foo']);
-      expectFields(await asker.request('DELETE', `/payments/${pending.body.payment_id}`, { form: { foo: 'bar', force: 'true' } }), ['foo', 'force']);
-    }
-    const api = client(server.baseUrl, account.api_key);
-    expectFields(await api.post(`/2.0/payments/${paid.body.payment_id}/confirm`, { notify: true }), ['notify']);
-    // Neither was confirmed nor deleted: both operations still work once, without fields.
-    expect((await java.request('POST', `/payments/${paid.body.payment_id}/confirm`)).status).toBe(200);
-    expect((await java.request('DELETE', `/payments/${pending.body.payment_id}`)).status).toBe(200);
+    const confirmed = await php.request('POST', `/payments/${paid.body.payment_id}/confirm`, { form: { foo: 'bar' } });
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    expect(confirmed.headers.get('quipu-ignored-fields')).toBe('foo');
+    const pending = await java.request('POST', '/payments', { form: valid });
+    const deleted = await java.request('DELETE', `/payments/${pending.body.payment_id}`, { form: { foo: 'bar', force: 'true' } });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    expect(deleted.headers.get('quipu-ignored-fields')).toBe('foo, force');
+    const other = await php.request('POST', '/payments', { form: valid });
+    await payByTransfer(server.ctx, account.merchant, other.body.payment_id);
+    const json = await client(server.baseUrl, account.api_key).post(`/2.0/payments/${other.body.payment_id}/confirm`, { notify: true });
+    expect(json.status, JSON.stringify(json.body)).toBe(200);
+    expect(json.headers.get('quipu-ignored-fields')).toBe('notify');
   });
 
   it('answers 400 naming amount to a refund above what remains, and refunds nothing', async () => {
@@ -264,8 +264,17 @@ describe('operations the payment or the account does not allow', () => {
     const before = await countRows(server.ctx.db, 'refunds');
     expectFields(await php.request('POST', `/payments/${created.body.payment_id}/refunds`, { form: { amount: '1001' } }), ['amount']);
     expectFields(await php.request('POST', `/payments/${created.body.payment_id}/refunds`, { form: { amount: 'all' } }), ['amount']);
-    expectFields(await php.request('POST', `/payments/${created.body.payment_id}/refunds`, { form: { amount: '10', reason: 'x' } }), ['reason']);
     expect(await countRows(server.ctx.db, 'refunds')).toBe(before);
+  });
+
+  it("reads a refund amount's text up to 1024 characters, and refuses longer text naming amount", async () => {
+    const created = await php.request('POST', '/payments', { form: valid });
+    await payByTransfer(server.ctx, account.merchant, created.body.payment_id);
+    const before = await countRows(server.ctx.db, 'refunds');
+    expectFields(await php.request('POST', `/payments/${created.body.payment_id}/refunds`, { form: { amount: `1.${'0'.repeat(1023)}` } }), ['amount']);
+    expect(await countRows(server.ctx.db, 'refunds')).toBe(before);
+    expect((await php.request('POST', `/payments/${created.body.payment_id}/refunds`, { form: { amount: `1.${'0'.repeat(1022)}` } })).status).toBe(200);
+    expect(await countRows(server.ctx.db, 'refunds')).toBe(before + 1);
   });
 
   it('refunds from a JSON body as the contract describes it', async () => {
@@ -301,8 +310,6 @@ describe('POST /2.0/receivers field rules', () => {
     ['a missing admin_email', withoutEmail, ['admin_email']],
     ['an unknown country', { ...receiver, country_code: 'XX' }, ['country_code']],
     ['a short business_identifier', { ...receiver, business_identifier: '1234' }, ['business_identifier']],
-    ['a bank account given in part', { ...receiver, bank_account_number: '123' }, ['bank_account_bank_id', 'bank_account_identifier']],
-    ['an unknown field', { ...receiver, agent: 'x' }, ['agent']],
   ] as [string, Params, string[]][])('refuses %s, naming the field and opening nothing', async (_name, form, fields) => {
     const before = await countRows(server.ctx.db, 'merchants');
     expectFields(await java.request('POST', '/receivers', { form }), fields);

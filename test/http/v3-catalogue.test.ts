@@ -103,26 +103,18 @@ describe('GET /v3/predict', () => {
     expect(Date.parse(coolDown.body.cool_down_date)).toBeGreaterThan(server.ctx.clock.now().getTime());
   });
 
-  it('names each bad parameter', async () => {
+  // Values only Quipu's rules doubted are answered (test/http/doubtful-queries.test.ts); the schema's rules stand.
+  it('names each parameter missing or past its length', async () => {
     const api = client(server.baseUrl, production.api_key);
     const missing = await api.get('/v3/predict');
     expect(missing.status).toBe(400);
     expect(missing.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['amount', 'bank_id', 'currency', 'payer_email']);
-    const bad = await api.get(query({ payer_email: 'nope', bank_id: 'Bawdf', amount: '1.5', currency: 'XXX' }));
-    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['bank_id', 'currency', 'payer_email']);
-    const decimals = await api.get(query({ ...base, amount: '1.5' }));
-    expect(decimals.body.errors.map((e: { field: string }) => e.field)).toEqual(['amount']);
     const long = await api.get(query({ ...base, payer_email: `${'x'.repeat(250)}@example.com` }));
     expect(long.body.errors.map((e: { field: string }) => e.field)).toEqual(['payer_email']);
-    const unknown = await api.get(`${query(base)}&foo=1`);
-    expect(unknown.status).toBe(400);
-    expect(unknown.body.errors.map((e: { field: string }) => e.field)).toEqual(['foo']);
   });
 
   it.each([
     ['a non-numeric amount', query({ ...base, amount: 'abc' }), 'amount'],
-    ['a zero amount', query({ ...base, amount: '0' }), 'amount'],
-    ['a negative amount', query({ ...base, amount: '-5' }), 'amount'],
     ['an amount in exponent form', query({ ...base, amount: '1e3' }), 'amount'],
     ['an amount over 255 characters', query({ ...base, amount: '1'.repeat(256) }), 'amount'],
     ['a bank_id over 255 characters', query({ ...base, bank_id: 'B'.repeat(256) }), 'bank_id'],
@@ -208,20 +200,16 @@ describe('POST /v3/receivers', () => {
     ['short address', { ...receiver, business_address_line_3: 'abc' }, ['business_address_line_3']],
     ['address over 300', { ...receiver, business_address_line_1: 'a'.repeat(301) }, ['business_address_line_1']],
     ['bad emails', { ...receiver, admin_email: 'x', contact_email: 'y@' }, ['admin_email', 'contact_email']],
-    ['unknown bank', { ...receiver, bank_account_bank_id: 'Zzzzz', bank_account_number: '1', bank_account_identifier: '1-9' }, ['bank_account_bank_id']],
-    ['half a bank account', { ...receiver, bank_account_number: '123' }, ['bank_account_bank_id', 'bank_account_identifier']],
     ['identifier over 50', { ...receiver, bank_account_identifier: 'x'.repeat(51) }, ['bank_account_identifier']],
     ['notify_url not http', { ...receiver, notify_url: 'mailto:a@b.c' }, ['notify_url']],
     ['a bad field next to an unknown one, which is ignored', { ...receiver, country_code: 'XX', website: 'https://x' }, ['country_code']],
-    ['schema and account rules together', { ...receiver, business_name: 'x'.repeat(256), country_code: 'XX', bank_account_number: '123' }, ['business_name', 'country_code', 'bank_account_bank_id', 'bank_account_identifier']],
+    ['schema and account rules together', { ...receiver, business_name: 'x'.repeat(256), country_code: 'XX' }, ['business_name', 'country_code']],
   ];
-  // Every length rule of the receiver table, past each bound (bank fields travel as a whole account).
-  const bankAccount = { bank_account_bank_id: 'SDdGj', bank_account_number: '123456', bank_account_identifier: '11.111.111-1' };
+  // Every length rule of the receiver table, past each bound.
   const overLong = (kind: string, max: number) => (kind === 'email' ? `${'x'.repeat(max - 11)}@example.com` : kind === 'web-url' ? `https://a.example/${'x'.repeat(max)}` : 'x'.repeat(max + 1));
   for (const [field, rule] of Object.entries(RECEIVER_REQUEST_FIELDS)) {
-    const base = field.startsWith('bank_account') ? { ...receiver, ...bankAccount } : receiver;
-    if (rule.maxLength !== undefined) bad.push([`${field} over ${rule.maxLength}`, { ...base, [field]: overLong(rule.kind, rule.maxLength) }, [field]]);
-    if (rule.minLength !== undefined) bad.push([`${field} under ${rule.minLength}`, { ...base, [field]: 'x'.repeat(rule.minLength - 1) }, [field]]);
+    if (rule.maxLength !== undefined) bad.push([`${field} over ${rule.maxLength}`, { ...receiver, [field]: overLong(rule.kind, rule.maxLength) }, [field]]);
+    if (rule.minLength !== undefined) bad.push([`${field} under ${rule.minLength}`, { ...receiver, [field]: 'x'.repeat(rule.minLength - 1) }, [field]]);
   }
   bad.push(['a name that is not text', { ...receiver, business_name: 42 }, ['business_name']], ['rendition_url not a URL', { ...receiver, rendition_url: 'report' }, ['rendition_url']]);
 

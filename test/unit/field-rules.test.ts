@@ -1,6 +1,6 @@
 // The field tables' rules as the use cases apply them: lengths counted in code points as JSON
-// Schema counts them, a lenient rule's breaks kept as doubts beside the value, and an account number
-// sent as a JSON number taken only while JSON kept its digits.
+// Schema counts them, a lenient rule's breaks (all, or its format only) kept as doubts beside the
+// value, and an account number sent as a JSON number taken only while JSON kept its digits.
 import { describe, expect, it } from 'vitest';
 import { FieldErrors } from '../../src/domain/errors.js';
 import { decodeFields, type FieldTable } from '../../src/domain/field-rules.js';
@@ -9,6 +9,7 @@ const TABLE: FieldTable = {
   name: { kind: 'string', maxLength: 3 },
   note: { kind: 'string', maxLength: 3, lenient: true },
   email: { kind: 'email', lenient: true },
+  picture: { kind: 'web-url', maxLength: 20, lenient: 'format' },
   account: { kind: 'text-or-number', maxLength: 30 },
 };
 
@@ -34,6 +35,11 @@ describe('decodeFields', () => {
         { field: 'email', message: 'must be an email address' },
       ],
     });
+  });
+
+  it("keeps a value that breaks only a format-lenient rule's format; its lengths stay the rule's", () => {
+    expect(decode({ picture: 'shoe.png' })).toEqual({ fields: { picture: 'shoe.png' }, errors: [], doubts: [{ field: 'picture', message: 'must be an absolute http or https URL' }] });
+    expect(decode({ picture: 'x'.repeat(21) })).toEqual({ fields: {}, errors: [{ field: 'picture', message: 'must be at most 20 characters long' }], doubts: [] });
   });
 
   it('takes an account number sent as a JSON number only while it is a whole number below 2^53', () => {

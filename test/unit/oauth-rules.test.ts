@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { FieldError } from '../../src/domain/errors.js';
 import { FLOW_ERRORS, flowError, flowErrorParams } from '../../src/domain/oauth-errors.js';
 import { signInFailureError } from '../../src/domain/oauth-institution.js';
 import { checkPkce, s256Challenge } from '../../src/domain/oauth-pkce.js';
@@ -60,10 +61,31 @@ describe('authorization request', () => {
     expect(check).toMatchObject({ outcome: 'ok', request: { clientId: 123456, pkce: { challenge: VERIFIER, method: 'plain' }, state: null } });
   });
 
-  it('accepts scope only as the contract writes it, "openid api"', () => {
-    for (const scope of ['api openid', 'openid  api', ' openid api', 'openid api ', 'openid+api', 'OPENID API', 'openid\tapi']) {
+  it('accepts the scopes "openid api" in any order and spacing (RFC 6749 §3.3), doubting another spelling', () => {
+    for (const scope of ['api openid', 'openid  api', ' openid api', 'openid api ']) {
+      const doubts: FieldError[] = [];
+      expect(checkAuthorizationRequest({ ...valid, scope }, client, demoOnly, doubts), scope).toMatchObject({ outcome: 'ok' });
+      expect(doubts, scope).toEqual([{ field: 'scope', message: 'is read as "openid api", as the contract writes it' }]);
+    }
+    const doubts: FieldError[] = [];
+    checkAuthorizationRequest(valid, client, demoOnly, doubts);
+    expect(doubts).toEqual([]);
+  });
+
+  it('refuses any other set of scopes', () => {
+    for (const scope of ['openid', 'openid api admin', 'openid api api', 'openid openid', 'openid+api', 'OPENID API', 'openid\tapi', '']) {
       expect(checkAuthorizationRequest({ ...valid, scope }, client, demoOnly), scope).toMatchObject({ outcome: 'redirect-error', error: { code: 'A002', error: 'invalid_scope' } });
     }
+  });
+
+  it('reads an empty state or nonce as not sent, doubting it', () => {
+    const doubts: FieldError[] = [];
+    expect(checkAuthorizationRequest({ ...valid, state: '', nonce: '' }, client, demoOnly, doubts)).toMatchObject({ outcome: 'ok', request: { state: null, nonce: null } });
+    expect(doubts).toEqual([
+      { field: 'state', message: 'is empty: read as not sent' },
+      { field: 'nonce', message: 'is empty: read as not sent' },
+    ]);
+    expect(checkAuthorizationRequest({ ...valid, state: '', scope: 'openid' }, client, demoOnly)).toMatchObject({ outcome: 'redirect-error', state: null });
   });
 
   it('accepts custom up to 1024 characters and refuses a longer one', () => {
@@ -143,9 +165,14 @@ describe('token claims', () => {
     expect(idTokenClaims({ issuer: 'i', clientId: 1, subject: 's', now, authTime: now, nonce: null, custom: null }).nonce).toBeUndefined();
   });
 
-  it('grants client credentials the api scope and refuses unknown scopes', () => {
-    expect(clientCredentialsScope(undefined)).toBe('api');
-    expect(clientCredentialsScope('openid api')).toBe('api');
-    expect(clientCredentialsScope('admin')).toBeUndefined();
+  it('grants client credentials the api scope, doubting a scope it does not know (RFC 6749 §3.3)', () => {
+    for (const scope of [undefined, '', 'api', 'openid api', 'api  openid']) {
+      const doubts: FieldError[] = [];
+      expect(clientCredentialsScope(scope, doubts), scope).toBe('api');
+      expect(doubts, scope).toEqual([]);
+    }
+    const doubts: FieldError[] = [];
+    expect(clientCredentialsScope('api admin', doubts)).toBe('api');
+    expect(doubts).toEqual([{ field: 'scope', message: 'names a scope Quipu does not know: only api is granted' }]);
   });
 });

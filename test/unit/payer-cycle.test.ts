@@ -138,6 +138,12 @@ describe('credit records and statements', () => {
     }
   });
 
+  it('refuse an empty bank_reference or account: a second unreferenced movement would be dropped as a repeat', () => {
+    const empty = (field: string) => () => parseCredits([{ ...row, [field]: '' }], (i) => `credits.${i}`);
+    expect(empty('bank_reference')).toThrow(DomainError);
+    expect(empty('account')).toThrow(DomainError);
+  });
+
   it('read CSV (quoted cells, BOM, blank lines) and JSON lines, numbering lines as the file does', () => {
     const csv = '\uFEFFbank_reference,account,amount,currency,credited_at,payer_name\n\nr1,acc,1000,CLP,2026-01-01T10:00:00Z,"Soto, María ""Mery"""\n';
     expect(parseStatement(csv, 'csv')[0]!.payerName).toBe('Soto, María "Mery"');

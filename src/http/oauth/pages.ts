@@ -6,10 +6,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { abortFlow, type BrowserSecret, decideConsent, type Delivery, type FlowAnswer, showFlow, signIn } from '../../app/authorization-steps.js';
 import { startAuthorization } from '../../app/start-authorization.js';
-import { DomainError, notFound } from '../../domain/errors.js';
+import { DomainError, type FieldError, notFound } from '../../domain/errors.js';
 import type { Query } from '../../domain/oauth-request.js';
 import { customHeaderValue, redirectWith } from '../../domain/oauth-redirect.js';
 import { contentSecurityPolicy, cspSourceOf, pageSecurity } from '../page-security.js';
+import { logDoubts } from '../warnings.js';
 import { consentPage, formPostPage, loginPage, messagePage } from './views.js';
 
 const FLOW_ID = /^[A-Za-z0-9_-]{24}$/;
@@ -118,7 +119,11 @@ export async function authorizationPages(app: FastifyInstance, { secureCookies }
     exposeHeadRoute: false,
     schema: { hide: true },
     handler: async (request, reply) => {
-      const start = await startAuthorization(request.ctx, authorizationParameters(request));
+      const doubts: FieldError[] = [];
+      const start = await startAuthorization(request.ctx, authorizationParameters(request), doubts);
+      // The answer goes to the user's browser, not to the client, and no account is authenticated
+      // here: the doubts are for the log line only.
+      logDoubts(request, doubts);
       if (start.outcome === 'refused') {
         return sendHtml(reply, messagePage('Solicitud de autorización no válida', `${start.parameter}: ${start.message}. No se puede volver a la aplicación.`), { status: 400 });
       }

@@ -6,10 +6,11 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { authenticateClient, type ClientCredentials } from '../../app/authenticate-client.js';
 import { issueClientCredentialsToken, redeemAuthorizationCode } from '../../app/issue-token.js';
 import { revokeToken } from '../../app/revoke-token.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, type FieldError } from '../../domain/errors.js';
 import type { KeyRing } from '../../app/token-keys.js';
 import { TokenEndpointError } from '../../domain/oauth-errors.js';
 import { customHeaderValue } from '../../domain/oauth-redirect.js';
+import { warnAbout } from '../warnings.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 type Form = Record<string, string | undefined>;
@@ -84,10 +85,11 @@ export async function tokenRoutes(app: FastifyInstance, { keys }: { keys: KeyRin
   app.post('/oauth2/token', { schema: { tags, summary: 'Issue an access token (client_credentials or authorization_code)' } }, async (request, reply) => {
     const form = readForm(request);
     const client = await authenticateClient(request.ctx, clientCredentials(request, form));
+    const doubts: FieldError[] = [];
     let issued;
     switch (form.grant_type) {
       case 'client_credentials':
-        issued = await issueClientCredentialsToken(request.ctx, keys, client, form.scope);
+        issued = await issueClientCredentialsToken(request.ctx, keys, client, form.scope, doubts);
         break;
       case 'authorization_code':
         issued = await redeemAuthorizationCode(request.ctx, keys, client, { code: form.code, redirectUri: form.redirect_uri, codeVerifier: form.code_verifier });
@@ -97,6 +99,7 @@ export async function tokenRoutes(app: FastifyInstance, { keys }: { keys: KeyRin
       default:
         throw new TokenEndpointError('unsupported_grant_type', 'grant_type must be client_credentials or authorization_code');
     }
+    warnAbout(request, reply, doubts, client.developer);
     if (issued.custom !== null) reply.header('x-custom', customHeaderValue(issued.custom));
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(issued.body);
   });

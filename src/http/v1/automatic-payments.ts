@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { createCharge } from '../../app/create-charge.js';
 import { createSubscription } from '../../app/create-subscription.js';
 import { getSubscription } from '../../app/subscription-queries.js';
+import type { FieldError } from '../../domain/errors.js';
 import type { RawValue } from '../../domain/field-rules.js';
 import { subscriptionRedirectUrl } from '../../domain/subscription.js';
 import { CHARGE_INTENT_FIELDS, SUBSCRIPTION_REQUEST_FIELDS } from '../../domain/subscription-request.js';
@@ -13,6 +14,7 @@ import { schemaFromFields } from '../field-schema.js';
 import { CHARGE_INTENT_EXAMPLE, SUBSCRIPTION_EXAMPLE } from '../request-examples.js';
 import { v3Responses } from '../schemas.js';
 import { schemaFindings } from '../validation.js';
+import { warnAbout } from '../warnings.js';
 import { ChargeIntentCreated, SubscriptionCreated, SubscriptionStatus, subscriptionStatus } from './subscription-resource.js';
 
 const tags = ['Automatic payments'];
@@ -27,8 +29,10 @@ export const automaticPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => 
       attachValidation: true,
       config: { idempotent: true, ignoreUnknownFields: true },
     },
-    async (request) => {
-      const subscription = await createSubscription(request.ctx, request.merchant!, request.body as Record<string, RawValue>, schemaFindings(request));
+    async (request, reply) => {
+      const doubts: FieldError[] = [];
+      const subscription = await createSubscription(request.ctx, request.merchant!, request.body as Record<string, RawValue>, schemaFindings(request), doubts);
+      warnAbout(request, reply, doubts);
       return { subscription_id: subscription.subscriptionId, redirect_url: subscriptionRedirectUrl(request.ctx.config.publicBaseUrl, subscription.subscriptionId) };
     },
   );

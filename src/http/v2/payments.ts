@@ -7,12 +7,15 @@ import { createPayment } from '../../app/create-payment.js';
 import { deletePayment } from '../../app/delete-payment.js';
 import { getPayment, getPaymentByToken } from '../../app/payment-queries.js';
 import { refundPayment } from '../../app/refund-payment.js';
+import type { FieldError } from '../../domain/errors.js';
 import type { RawValue } from '../../domain/field-rules.js';
+import { MAX_AMOUNT_TEXT } from '../../domain/money.js';
 import { paymentUrls } from '../../domain/payment.js';
 import { PAYMENT_REQUEST_FIELDS } from '../../domain/payment-request.js';
 import { schemaFromFields } from '../field-schema.js';
 import { OPTIONAL_BODY } from '../openapi-optional-body.js';
 import { schemaFindings } from '../validation.js';
+import { warnAbout } from '../warnings.js';
 import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
 import { legacyPaymentResource } from '../payment-resource.js';
 import { representationCache } from '../representation-cache.js';
@@ -26,7 +29,7 @@ const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v2, 'form', PA
 // the amount as a JSON number or as decimal text.
 const RefundBody = Type.Optional(
   Type.Object(
-    { amount: Type.Optional(Type.Union([Type.Number({ format: 'double' }), Type.String({ maxLength: 32 })], { description: 'Amount to refund; the whole remaining amount if omitted', examples: [asForm(REFUND_EXAMPLE).amount] })) },
+    { amount: Type.Optional(Type.Union([Type.Number({ format: 'double' }), Type.String({ maxLength: MAX_AMOUNT_TEXT })], { description: 'Amount to refund; the whole remaining amount if omitted', examples: [asForm(REFUND_EXAMPLE).amount] })) },
     { additionalProperties: false, examples: [asForm(REFUND_EXAMPLE)] },
   ),
 );
@@ -44,10 +47,12 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
     {
       schema: { hide: alias, tags, summary: 'Create payment (v2)', consumes: FORM_ONLY, body: CreatePaymentBody, response: v2Responses(PaymentCreated, { body: true, idempotent: true }) },
       attachValidation: true,
-      config: { idempotent: true, formBody: true },
+      config: { idempotent: true, formBody: true, ignoreUnknownFields: true },
     },
-    async (request) => {
-      const payment = await createPayment(request.ctx, request.merchant!, 'v2', request.body as Record<string, RawValue>, schemaFindings(request));
+    async (request, reply) => {
+      const doubts: FieldError[] = [];
+      const payment = await createPayment(request.ctx, request.merchant!, 'v2', request.body as Record<string, RawValue>, schemaFindings(request), doubts);
+      warnAbout(request, reply, doubts);
       return paymentUrls(request.ctx.config.publicBaseUrl, payment);
     },
   );
@@ -66,8 +71,8 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
     return sendPayment(reply, request.ctx.config.publicBaseUrl, payment, request.merchant!);
   });
 
-  // Delete and confirm take no fields. The clients send an empty form (or nothing); a field is
-  // refused by name rather than ignored, as on v3.
+  // Delete and confirm take no fields. The clients send an empty form (or nothing); a field sent is
+  // ignored and named, as on v3.
   app.delete(
     '/payments/:id',
     {
@@ -81,6 +86,7 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
         [OPTIONAL_BODY]: true,
         response: v2Responses(Message, { id: true, body: true }),
       },
+      config: { ignoreUnknownFields: true },
     },
     async (request) => {
       await deletePayment(request.ctx, request.merchant!, request.params.id);
@@ -101,7 +107,7 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
         [OPTIONAL_BODY]: true,
         response: v2Responses(Message, { feature: true, id: true, body: true, idempotent: true }),
       },
-      config: { idempotent: true },
+      config: { idempotent: true, ignoreUnknownFields: true },
     },
     async (request) => {
       const delivery = await confirmPayment(request.ctx, request.merchant!, request.params.id);
@@ -122,7 +128,7 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
         [OPTIONAL_BODY]: true,
         response: v2Responses(Message, { feature: true, id: true, body: true, idempotent: true }),
       },
-      config: { idempotent: true, keepEmptyFields: true, moneyMembers: ['amount'] },
+      config: { idempotent: true, keepEmptyFields: true, ignoreUnknownFields: true, moneyMembers: ['amount'] },
     },
     async (request) => {
       const refund = await refundPayment(request.ctx, request.merchant!, request.params.id, request.body?.amount);

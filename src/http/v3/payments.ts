@@ -6,12 +6,14 @@ import { createPayment } from '../../app/create-payment.js';
 import { deletePayment } from '../../app/delete-payment.js';
 import { getPayment } from '../../app/payment-queries.js';
 import { refundPayment } from '../../app/refund-payment.js';
+import type { FieldError } from '../../domain/errors.js';
 import type { RawValue } from '../../domain/field-rules.js';
 import { paymentUrls } from '../../domain/payment.js';
 import { PAYMENT_REQUEST_FIELDS } from '../../domain/payment-request.js';
 import { schemaFromFields } from '../field-schema.js';
 import { OPTIONAL_BODY } from '../openapi-optional-body.js';
 import { schemaFindings } from '../validation.js';
+import { warnAbout } from '../warnings.js';
 import { confirmedMessage, DELETED_MESSAGE, refundMessage } from '../payment-messages.js';
 import { paymentResource } from '../payment-resource.js';
 import { representationCache } from '../representation-cache.js';
@@ -29,8 +31,10 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v3/payments',
     { schema: { tags, summary: 'Create payment', body: CreatePaymentBody, response: v3Responses(PaymentCreated, { body: true, idempotent: true }) }, attachValidation: true, config: { idempotent: true, ignoreUnknownFields: true } },
-    async (request) => {
-      const payment = await createPayment(request.ctx, request.merchant!, 'v3', request.body as Record<string, RawValue>, schemaFindings(request));
+    async (request, reply) => {
+      const doubts: FieldError[] = [];
+      const payment = await createPayment(request.ctx, request.merchant!, 'v3', request.body as Record<string, RawValue>, schemaFindings(request), doubts);
+      warnAbout(request, reply, doubts);
       return paymentUrls(request.ctx.config.publicBaseUrl, payment);
     },
   );
