@@ -6,6 +6,7 @@ import { ACCOUNT_TYPES, type CollectionAccount, DEMO_COLLECTION_ACCOUNT, isDemoC
 import { RECEIVER_ID_PATTERN, RECEIVER_SECRET_PATTERN, UUID_PATTERN } from './domain/ids.js';
 import { MIN_PASSWORD_LENGTH } from './domain/password-hash.js';
 import { formatRut, parseRut } from './domain/rut.js';
+import { TWO_FACTOR_MODES, type TwoFactorMode } from './domain/two-factor.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -76,6 +77,8 @@ export interface Config {
   jobLeaseMs: number;
   /** SANDBOX: developer-mode extras (the movable clock at /sandbox/clock); turn off on a production installation. */
   sandbox: boolean;
+  /** DASHBOARD_TWO_FACTOR: `required` lets no dashboard user in without a second factor (quipu users two-factor-enrol); `optional` asks it of those enrolled. */
+  dashboardTwoFactor: TwoFactorMode;
   /** OPERATOR_TOKEN: bearer token of the operator API (/operator/v1: bank credits); unset, that API refuses every request. */
   operatorToken: string | undefined;
   /** BANK_TIMEOUT_MS: a bank that has not answered a transfer by then leaves it uncertain, for the bank to confirm or fail later; an institution that has not answered an OAuth sign-in by then ends the flow with E001. */
@@ -170,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
     // Off in developer mode unless asked for: a developer's load test is no abuse.
     apiRateLimit: integer(env, 'API_RATE_LIMIT', sandbox ? 0 : 100, 0, 1_000_000),
+    dashboardTwoFactor: oneOf(env, 'DASHBOARD_TWO_FACTOR', 'optional', TWO_FACTOR_MODES),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'full', ['normal', 'full'] as const),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 500),
     credentialCacheSize: integer(env, 'CREDENTIAL_CACHE_SIZE', 10_000, 1, 10_000_000),

@@ -20,7 +20,8 @@ export interface DashboardSession {
 export async function currentSession(ctx: AppContext, token: string): Promise<DashboardSession | undefined> {
   const tokenHash = sessionTokenHash(token);
   const session = await findSession(ctx.db, tokenHash);
-  if (!session) return undefined;
+  // Halfway signed in (the second factor's code is due): no page opens.
+  if (!session || session.secondFactorDue) return undefined;
   const now = wallClockMs(ctx.clock);
   if (!sessionAlive(session, now)) {
     await deleteSession(ctx.db, tokenHash);

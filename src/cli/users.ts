@@ -1,10 +1,12 @@
-// `quipu users add|list|set-role|reset-password`: the people who sign in to an account's dashboard
-// and their roles (domain/dashboard-roles.ts). Passwords are generated and printed once; only their
-// hashes are kept.
+// `quipu users add|list|set-role|reset-password|two-factor-enrol|two-factor-reset`: the people who
+// sign in to an account's dashboard, their roles (domain/dashboard-roles.ts) and second factors.
+// Passwords and second-factor secrets are generated and printed once; only hashes (or, for the
+// TOTP secret, a sealed copy) are kept.
 import { Command } from 'commander';
 import { addDashboardUser } from '../app/add-dashboard-user.js';
 import { changeDashboardRole } from '../app/change-dashboard-role.js';
 import { listDashboardUsers } from '../app/dashboard-user-list.js';
+import { enrolTwoFactor, resetTwoFactor } from '../app/two-factor-enrolment.js';
 import { resetDashboardPassword } from '../app/reset-dashboard-password.js';
 import { printHuman } from './merchant-view.js';
 import { DASHBOARD_ROLES, type DashboardRole } from '../domain/dashboard-roles.js';
@@ -46,5 +48,16 @@ export function usersCommand(): Command {
     .description('give a dashboard user a new generated password (printed once) and end every session they have')
     .option('--json', 'print one JSON object')
     .action(async (email: string, options) => withRuntime(async (ctx) => output({ ...(await resetDashboardPassword(ctx, email)) }, options.json === true)));
+  users
+    .command('two-factor-enrol <email>')
+    .description("give a dashboard user a second factor: prints its secret, its otpauth:// address (for a QR code) and ten single-use recovery codes, once; every session they have ends")
+    .option('--json', 'print one JSON object')
+    .action(async (email: string, options) => withRuntime(async (ctx) => output({ ...(await enrolTwoFactor(ctx, email)) }, options.json === true)));
+
+  users
+    .command('two-factor-reset <email>')
+    .description("remove a dashboard user's second factor and recovery codes (a lost phone); every session they have ends")
+    .option('--json', 'print one JSON object')
+    .action(async (email: string, options) => withRuntime(async (ctx) => output(await resetTwoFactor(ctx, email), options.json === true)));
   return users;
 }

@@ -6,9 +6,10 @@
 // back by a guesser's pair or address, and the email's own delay stays short (a minute at most), so
 // guesses spread over many addresses slow the owner a little and the guesser a lot. Measured on
 // the wall clock: moving the developer clock neither ages nor extends an attacker's failures.
-// The operator API's token is guessed the same way, and slowed per address as its own kind.
+// The operator API's token is guessed the same way, and slowed per address as its own kind; a
+// second factor's codes are slowed per user, whoever types them.
 
-export type ThrottleKind = 'pair' | 'address' | 'email' | 'operator';
+export type ThrottleKind = 'pair' | 'address' | 'email' | 'operator' | 'second-factor';
 
 interface ThrottleRule {
   /** Failures allowed in a row before the first delay. */
@@ -22,6 +23,7 @@ export const SIGN_IN_THROTTLES: Readonly<Record<ThrottleKind, ThrottleRule>> = {
   address: { free: 20, firstDelayMs: 1_000, maxDelayMs: 15 * 60_000 },
   email: { free: 20, firstDelayMs: 1_000, maxDelayMs: 60_000 },
   operator: { free: 10, firstDelayMs: 1_000, maxDelayMs: 15 * 60_000 },
+  'second-factor': { free: 5, firstDelayMs: 1_000, maxDelayMs: 15 * 60_000 },
 };
 
 /** A subject's failures are forgotten after this long without one: longer than any delay, so waiting one out never restarts the count. */
@@ -54,6 +56,9 @@ export function signInSubjects(email: string, address: string): ThrottleSubject[
 
 /** The subject of wrong operator tokens from one address. */
 export const operatorSubject = (address: string): ThrottleSubject => ({ kind: 'operator', key: `operator:${address}` });
+
+/** The subject of wrong second-factor codes of one user: a million codes must not be tried from many places. */
+export const secondFactorSubject = (userId: string): ThrottleSubject => ({ kind: 'second-factor', key: `second-factor:${userId}` });
 
 /** How long a subject waits after its `failures`-th failure in a row. */
 export function delayAfter(kind: ThrottleKind, failures: number): number {

@@ -21,6 +21,7 @@ import * as dashboardUsers from './migrations/017-dashboard-users.js';
 import * as operationList from './migrations/018-operation-list.js';
 import * as signInThrottles from './migrations/019-sign-in-throttles.js';
 import * as dashboardRoles from './migrations/020-dashboard-roles.js';
+import * as twoFactor from './migrations/021-two-factor.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -44,6 +45,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '018-operation-list': operationList,
   '019-sign-in-throttles': signInThrottles,
   '020-dashboard-roles': dashboardRoles,
+  '021-two-factor': twoFactor,
 };
 
 export interface MigrationReport {

@@ -436,8 +436,19 @@ export interface DashboardUsersTable {
   password_hash: string;
   /** domain/dashboard-roles.ts */
   role: Generated<DashboardRole>;
+  /** runtime secret box: the base32 TOTP secret, when the user signs in with a second factor */
+  totp_secret_enc: string | null;
+  /** the last 30-second step a code was accepted at: no code of it or before is taken again */
+  totp_last_step: number | null;
   created_at: number;
   updated_at: number;
+}
+
+/** A single-use recovery code of a user's second factor, by its hash (domain/two-factor.ts). */
+export interface DashboardRecoveryCodesTable {
+  code_hash: string;
+  user_id: string;
+  used_at: number | null;
 }
 
 /** A signed-in dashboard session; instants on the wall clock (the developer clock does not age it). */
@@ -447,6 +458,8 @@ export interface DashboardSessionsTable {
   user_id: string;
   created_at: number;
   last_seen_at: number;
+  /** 1 while the password was right and the second factor's code is still due: no page opens */
+  second_factor_due: Generated<number>;
 }
 
 /** A subject of sign-in throttling (domain/sign-in-throttle.ts): its failures in a row and its delay. */
@@ -519,6 +532,7 @@ export interface DB {
   operations: OperationsTable;
   dashboard_users: DashboardUsersTable;
   dashboard_sessions: DashboardSessionsTable;
+  dashboard_recovery_codes: DashboardRecoveryCodesTable;
   sign_in_throttles: SignInThrottlesTable;
 }
 

@@ -31,3 +31,23 @@ export async function setPasswordHash(db: Kysely<DB>, userId: string, passwordHa
 export async function setRole(db: Kysely<DB>, userId: string, role: DashboardRole, at: number): Promise<void> {
   await db.updateTable('dashboard_users').set({ role, updated_at: at }).where('user_id', '=', userId).execute();
 }
+
+export async function findUserById(db: Kysely<DB>, userId: string): Promise<DashboardUserRow | undefined> {
+  return db.selectFrom('dashboard_users').selectAll().where('user_id', '=', userId).executeTakeFirst();
+}
+
+/** A new second factor (or none), and with it no step used yet. */
+export async function setTotpSecret(db: Kysely<DB>, userId: string, secretEnc: string | null, at: number): Promise<void> {
+  await db.updateTable('dashboard_users').set({ totp_secret_enc: secretEnc, totp_last_step: null, updated_at: at }).where('user_id', '=', userId).execute();
+}
+
+/** Records the step a code was accepted at, unless that step or a later one already was: false then (a replay, or a race lost). */
+export async function useTotpStep(db: Kysely<DB>, userId: string, step: number): Promise<boolean> {
+  const result = await db
+    .updateTable('dashboard_users')
+    .set({ totp_last_step: step })
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

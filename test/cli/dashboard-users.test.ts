@@ -78,16 +78,33 @@ describe('dashboard users', () => {
     const viewer = JSON.parse((await quipu(['users', 'add', String(receiver_id), '--email', 'auditor@roles.example', '--role', 'viewer', '--json'], env)).stdout);
     expect(viewer).toMatchObject({ email: 'auditor@roles.example', role: 'viewer' });
     const list = async () => JSON.parse((await quipu(['users', 'list', String(receiver_id), '--json'], env)).stdout);
-    expect(await list()).toEqual({ users: [{ email: 'auditor@roles.example', role: 'viewer' }, { email: 'boss@roles.example', role: 'owner' }] });
+    expect(await list()).toEqual({ users: [{ email: 'auditor@roles.example', role: 'viewer', two_factor: false }, { email: 'boss@roles.example', role: 'owner', two_factor: false }] });
 
     const changed = await quipu(['users', 'set-role', 'Auditor@roles.example', 'developer', '--json'], env);
     expect(JSON.parse(changed.stdout)).toEqual({ email: 'auditor@roles.example', role: 'developer' });
-    expect((await list()).users).toContainEqual({ email: 'auditor@roles.example', role: 'developer' });
+    expect((await list()).users).toContainEqual({ email: 'auditor@roles.example', role: 'developer', two_factor: false });
 
     const badRole = await quipu(['users', 'set-role', 'auditor@roles.example', 'admin'], env);
     expect(badRole.code).not.toBe(0);
     expect(badRole.stderr).toContain('must be one of owner, developer, viewer');
-    expect((await list()).users).toContainEqual({ email: 'auditor@roles.example', role: 'developer' });
+    expect((await list()).users).toContainEqual({ email: 'auditor@roles.example', role: 'developer', two_factor: false });
     expect((await quipu(['users', 'add', String(receiver_id), '--email', 'x@roles.example', '--role', 'root'], env)).stderr).toContain('must be one of owner, developer, viewer');
+  });
+
+  it('two-factor-enrol prints the secret, its otpauth address and ten recovery codes once; two-factor-reset removes them', async () => {
+    const { receiver_id } = JSON.parse((await quipu(['merchants', 'create', '--name', 'Second', '--email', 'boss@second.example', '--json'], env)).stdout);
+    const enrolled = JSON.parse((await quipu(['users', 'two-factor-enrol', 'Boss@second.example', '--json'], env)).stdout);
+    expect(enrolled).toEqual({
+      email: 'boss@second.example',
+      secret: expect.stringMatching(/^[A-Z2-7]{32}$/),
+      otpauth_uri: expect.stringMatching(/^otpauth:\/\/totp\/Quipu:boss%40second\.example\?issuer=Quipu&secret=[A-Z2-7]{32}&algorithm=SHA1&digits=6&period=30$/),
+      recovery_codes: expect.arrayContaining([expect.stringMatching(/^[0-9a-z]{5}-[0-9a-z]{5}$/)]),
+    });
+    expect(enrolled.recovery_codes).toHaveLength(10);
+    const twoFactor = async () => JSON.parse((await quipu(['users', 'list', String(receiver_id), '--json'], env)).stdout).users[0].two_factor;
+    expect(await twoFactor()).toBe(true);
+    expect(JSON.parse((await quipu(['users', 'two-factor-reset', 'boss@second.example', '--json'], env)).stdout)).toEqual({ email: 'boss@second.example', two_factor: false });
+    expect(await twoFactor()).toBe(false);
+    expect((await quipu(['users', 'two-factor-enrol', 'nobody@second.example'], env)).stderr).toContain('Dashboard user not found');
   });
 });

@@ -1,14 +1,15 @@
 // No secret reaches the log: a `quipu serve` at trace level is taken through what handles secrets
 // (API keys, the receiver secret signing v2 requests, OAuth client credentials and the tokens they
-// buy, dashboard passwords right and wrong and the session cookie, the operator token right and
-// wrong, a receiver's new secret) and every log line it wrote is searched for each of them. The
+// buy, dashboard passwords right and wrong and the session cookies, a second factor's secret and
+// recovery codes, the operator token right and wrong, a receiver's new secret) and every log line
+// it wrote is searched for each of them. The
 // banner that prints the demo account's credentials once, on purpose, is not a log line.
 import { describe, expect, it } from 'vitest';
 import { signature, stringToSign } from '../../src/domain/v2-signature.js';
 import { call } from '../helpers/http.js';
 import { FORM } from '../helpers/oauth.js';
 import { csrfOf, PayerSession } from '../helpers/payer-session.js';
-import { logLines, serveOnFreePort, withServerProcesses } from '../helpers/process.js';
+import { logLines, quipu as quipuCommand, serveOnFreePort, withServerProcesses } from '../helpers/process.js';
 import { validReceiver } from '../helpers/receivers.js';
 
 const OPERATOR_TOKEN = 'operator-token-that-must-never-be-logged-0001';
@@ -58,6 +59,17 @@ describe('the log of a server at trace level', () => {
     expect((await session.post('/dashboard/sign-in', { _csrf: csrfOf(form), email, password: PASSWORD })).status).toBe(303);
     secrets.push(session.cookies.get('quipu_session')!);
     expect((await session.get('/dashboard/settings')).status).toBe(200);
+    // A second factor: its secret and recovery codes, a wrong code and a recovery code, and the
+    // halfway and full session cookies. (Six-digit codes are not looked for: any timestamp holds some.)
+    const enrolled = JSON.parse((await quipuCommand(['users', 'two-factor-enrol', email, '--json'], { DATABASE_URL: database.url, DATA_DIR: database.dataDir })).stdout);
+    secrets.push(enrolled.secret, ...enrolled.recovery_codes);
+    const second = new PayerSession(base);
+    form = await second.get('/dashboard/sign-in');
+    expect((await second.post('/dashboard/sign-in', { _csrf: csrfOf(form), email, password: PASSWORD })).location).toBe('/dashboard/sign-in/code');
+    secrets.push(second.cookies.get('quipu_session')!);
+    await second.post('/dashboard/sign-in/code', { _csrf: csrfOf(form), code: '000000' });
+    expect((await second.post('/dashboard/sign-in/code', { _csrf: csrfOf(form), code: enrolled.recovery_codes[0] })).location).toBe('/dashboard');
+    secrets.push(second.cookies.get('quipu_session')!);
     // The operator API, right and wrong.
     for (const bearer of [OPERATOR_TOKEN, WRONG_OPERATOR_TOKEN]) await call(base, 'GET', '/operator/v1/credits', { headers: { authorization: `Bearer ${bearer}` } });
 

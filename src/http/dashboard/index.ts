@@ -19,7 +19,7 @@ import { operationRoutes } from './operations.js';
 import { paymentRoutes } from './payments.js';
 import { CSRF_COOKIE, DASHBOARD_PATH, secureCookies, sessionToken } from './session-cookie.js';
 import { settingsRoutes } from './settings.js';
-import { SIGN_IN_PATH, signInRoutes } from './sign-in.js';
+import { SECOND_FACTOR_PATH, SIGN_IN_PATH, signInRoutes } from './sign-in.js';
 import { subscriptionRoutes } from './subscriptions.js';
 
 const STYLESHEET = fs.readFileSync(new URL('./dashboard.css', import.meta.url), 'utf8');
@@ -31,8 +31,8 @@ declare module 'fastify' {
   }
 }
 
-/** Routes any visitor may reach; every other page needs a session. */
-const PUBLIC_PATHS = new Set(['/', SIGN_IN_PATH, STYLESHEET_PATH]);
+/** Routes any visitor may reach (the second factor's page checks its halfway session itself); every other page needs a session. */
+const PUBLIC_PATHS = new Set(['/', SIGN_IN_PATH, SECOND_FACTOR_PATH, STYLESHEET_PATH]);
 
 async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (PUBLIC_PATHS.has(request.routeOptions.url ?? '')) return;
@@ -51,7 +51,7 @@ async function requireSession(request: FastifyRequest, reply: FastifyReply): Pro
 /** Every form a signed-in user posts names its action, so no new one escapes the roles' table. */
 function requireActionOn(route: RouteOptions): void {
   const methods = [route.method].flat();
-  if (methods.includes('POST') && route.url !== SIGN_IN_PATH && route.config?.dashboardAction === undefined) {
+  if (methods.includes('POST') && !PUBLIC_PATHS.has(route.url) && route.config?.dashboardAction === undefined) {
     throw new Error(`dashboard route POST ${route.url} names no dashboardAction (domain/dashboard-roles.ts)`);
   }
 }

@@ -1,9 +1,12 @@
 // Signing in and out. A wrong email or password and too many attempts each render the form again
-// with a message and start no session; signing out deletes the session and forgets the form secret,
-// so neither the cookie nor a form of the old session is worth anything afterwards.
+// with a message and start no session. A user with a second factor is then asked for its code on a
+// page of its own, with a halfway session that opens no other page; the right code replaces it with
+// a full session under a new token. Signing out deletes the session and forgets the form secret, so
+// neither the cookie nor a form of the old session is worth anything afterwards.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { signOut, signOutEverywhere } from '../../app/dashboard-sessions.js';
 import { signIn } from '../../app/dashboard-sign-in.js';
+import { completeSecondFactor, pendingSession } from '../../app/second-factor.js';
 import { MAX_SIGN_IN_EMAIL } from '../../domain/sign-in-throttle.js';
 import { html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
@@ -11,6 +14,7 @@ import { frameOf, sendPage, sessionOf } from './layout.js';
 import { clearSessionCookie, CSRF_COOKIE, DASHBOARD_PATH, sessionToken, setSessionCookie } from './session-cookie.js';
 
 export const SIGN_IN_PATH = `${DASHBOARD_PATH}/sign-in`;
+export const SECOND_FACTOR_PATH = `${SIGN_IN_PATH}/code`;
 
 type Form = Record<string, string | undefined>;
 
@@ -19,9 +23,13 @@ const REFUSALS = {
   'wrong-credentials': { status: 401, words: 'wrongCredentials' },
   'too-many-attempts': { status: 429, words: 'tooManyAttempts' },
   busy: { status: 503, words: 'signInBusy' },
+  'two-factor-required': { status: 403, words: 'twoFactorRequired' },
+  'wrong-code': { status: 401, words: 'wrongCode' },
 } as const;
 
-function signInPage(request: FastifyRequest, reply: FastifyReply, status: number, email: string, error?: (typeof REFUSALS)[keyof typeof REFUSALS]['words']): FastifyReply {
+type Refusal = (typeof REFUSALS)[keyof typeof REFUSALS]['words'];
+
+function signInPage(request: FastifyRequest, reply: FastifyReply, status: number, email: string, error?: Refusal): FastifyReply {
   const frame = frameOf(request, reply, SIGN_IN_PATH);
   const { w } = frame;
   return sendPage(
@@ -41,6 +49,29 @@ ${errorLine(error && w[error])}
   );
 }
 
+function codePage(request: FastifyRequest, reply: FastifyReply, status: number, error?: Refusal): FastifyReply {
+  const frame = frameOf(request, reply, SECOND_FACTOR_PATH);
+  const { w } = frame;
+  return sendPage(
+    reply,
+    frame,
+    status,
+    w.secondFactorTitle,
+    html`<form method="post" action="${SECOND_FACTOR_PATH}" class="sign-in">
+${csrfField(frame.csrf)}
+${errorLine(error && w[error])}
+<p>${w.secondFactorHelp}</p>
+<label for="code">${w.code}</label>
+<input type="text" id="code" name="code" required autocomplete="one-time-code" inputmode="text" maxlength="64">
+<button id="verify">${w.verify}</button>
+</form>`,
+  );
+}
+
+const retryAfter = (reply: FastifyReply, outcome: object) => {
+  if ('retryAfterMs' in outcome) void reply.header('retry-after', String(Math.ceil((outcome.retryAfterMs as number) / 1000)));
+};
+
 function signedOut(reply: FastifyReply): FastifyReply {
   clearSessionCookie(reply);
   void reply.clearCookie(CSRF_COOKIE, { path: DASHBOARD_PATH });
@@ -55,12 +86,32 @@ export function signInRoutes(app: FastifyInstance): void {
     const outcome = await signIn(request.ctx, { email, password: request.body?.password ?? '', address: request.ip });
     if ('token' in outcome) {
       setSessionCookie(reply, outcome.token);
-      return reply.redirect(DASHBOARD_PATH, 303);
+      return reply.redirect(outcome.secondFactorDue ? SECOND_FACTOR_PATH : DASHBOARD_PATH, 303);
     }
-    if ('retryAfterMs' in outcome) void reply.header('retry-after', String(Math.ceil(outcome.retryAfterMs / 1000)));
+    retryAfter(reply, outcome);
     const refusal = REFUSALS[outcome.refused];
     // An over-long email is not echoed back into the page.
     return signInPage(request, reply, refusal.status, email.length > MAX_SIGN_IN_EMAIL ? '' : email, refusal.words);
+  });
+
+  app.get(SECOND_FACTOR_PATH, async (request, reply) => {
+    const token = sessionToken(request);
+    if (!token || !(await pendingSession(request.ctx, token))) return reply.redirect(SIGN_IN_PATH, 303);
+    return codePage(request, reply, 200);
+  });
+
+  app.post<{ Body: Form }>(SECOND_FACTOR_PATH, { preHandler: app.csrfProtection }, async (request, reply) => {
+    const token = sessionToken(request);
+    const outcome = token ? await completeSecondFactor(request.ctx, token, request.body?.code ?? '') : ({ refused: 'expired' } as const);
+    if ('token' in outcome) {
+      setSessionCookie(reply, outcome.token);
+      return reply.redirect(DASHBOARD_PATH, 303);
+    }
+    // Too late, or no halfway session: the password again.
+    if (outcome.refused === 'expired') return reply.redirect(SIGN_IN_PATH, 303);
+    retryAfter(reply, outcome);
+    const refusal = REFUSALS[outcome.refused];
+    return codePage(request, reply, refusal.status, refusal.words);
   });
 
   app.post(`${DASHBOARD_PATH}/sign-out`, { preHandler: app.csrfProtection, config: { dashboardAction: 'session.end' } }, async (request, reply) => {
