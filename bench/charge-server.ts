@@ -6,7 +6,7 @@ import { startMandateSigning, signInForMandate, signMandate } from '../src/app/m
 import { DEMO_COORDINATES } from '../src/bank/demo-bank-scenarios.js';
 import { loadConfig } from '../src/config.js';
 import { DEMO_BANK_ID } from '../src/domain/banks.js';
-import { startRuntime } from '../src/runtime/bootstrap.js';
+import { startRuntime } from '../src/main/bootstrap.js';
 import { createLogger } from '../src/runtime/logger.js';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/database.js';
 import { freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/process.js';

@@ -10,11 +10,12 @@ import { createMerchant } from '../src/app/create-merchant.js';
 import { defaultConcurrencyPerDestination, loadConfig } from '../src/config.js';
 import { createPayment } from '../src/app/create-payment.js';
 import { type CreditOutcome, recordCredits } from '../src/app/record-credits.js';
-import { DeliveryWorker } from '../src/delivery/worker.js';
+import type { DeliveryWorker } from '../src/delivery/worker.js';
 import type { BankCredit } from '../src/domain/bank-credit.js';
 import type { Payment } from '../src/domain/payment.js';
 import { notificationSignature } from '../src/domain/notification-signature.js';
-import { startRuntime } from '../src/runtime/bootstrap.js';
+import { startRuntime } from '../src/main/bootstrap.js';
+import { deliveryWorker } from '../src/main/delivery-worker.js';
 import { durable } from '../src/store/database.js';
 import { createLogger } from '../src/runtime/logger.js';
 import { createTestDatabase } from '../test/helpers/database.js';
@@ -181,7 +182,7 @@ async function deliveryRun(kind: 'sqlite' | 'postgres', receiver: Receiver, admi
 
     // Then N reconciled payments' notifications are delivered: claim, sign, POST, record.
     const started = performance.now();
-    worker = new DeliveryWorker(ctx);
+    worker = deliveryWorker(ctx);
     worker.start();
     const deliveredRows = async () =>
       Number((await ctx.db.selectFrom('notifications').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'delivered').executeTakeFirstOrThrow()).n);

@@ -11,10 +11,11 @@ import nodemailer from 'nodemailer';
 import { createMerchant } from '../src/app/create-merchant.js';
 import { createPayment } from '../src/app/create-payment.js';
 import { defaultConcurrencyPerDestination, loadConfig } from '../src/config.js';
-import { DeliveryWorker } from '../src/delivery/worker.js';
+import type { DeliveryWorker } from '../src/delivery/worker.js';
 import { decodeEmail } from '../src/domain/email-message.js';
 import { EMAIL_KINDS } from '../src/domain/message-kinds.js';
-import { startRuntime } from '../src/runtime/bootstrap.js';
+import { startRuntime } from '../src/main/bootstrap.js';
+import { deliveryWorker } from '../src/main/delivery-worker.js';
 import { createLogger } from '../src/runtime/logger.js';
 import { durable } from '../src/store/database.js';
 import { createTestDatabase } from '../test/helpers/database.js';
@@ -99,7 +100,7 @@ async function emailRun(kind: 'sqlite' | 'postgres', sink: Sink, adminUrl: strin
     await sink.reset();
 
     const started = performance.now();
-    worker = new DeliveryWorker(ctx);
+    worker = deliveryWorker(ctx);
     worker.start();
     const deliveredRows = async () =>
       Number((await ctx.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', 'in', EMAIL_KINDS).where('status', '=', 'delivered').executeTakeFirstOrThrow()).n);

@@ -6,7 +6,6 @@ import type { Config } from '../config.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { RandomBytes } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
-import type { Dialect } from '../store/database.js';
 import type { DB } from '../store/schema.js';
 import type { ShiftableClock } from '../runtime/clock.js';
 import type { InvalidationFeed } from '../runtime/invalidation-feed.js';
@@ -17,7 +16,6 @@ import type { MerchantDirectory } from './merchant-directory.js';
 export interface AppContext {
   config: Config;
   db: Kysely<DB>;
-  dialect: Dialect;
   clock: ShiftableClock;
   random: RandomBytes;
   log: Logger;

@@ -11,11 +11,9 @@ import type { SecretBox } from '../runtime/secret-box.js';
 import { deleteDescriptorKeysRetiredBefore, insertDescriptorKey, liveDescriptorKeys, retireDescriptorKeys } from '../store/descriptor-keys.js';
 import { keysOfOpenOperationsOutside } from '../store/operations.js';
 import type { DB, DescriptorKeyRow } from '../store/schema.js';
-import type { AppContext } from './context.js';
 import { ReloadedRing, unknownKidMemory } from './reloaded-ring.js';
 
 export const DESCRIPTOR_KEYS_TOPIC = 'descriptor-keys';
-
 
 /** Keys retired before this instant open nothing any more: every descriptor they sealed has expired. */
 export function descriptorKeyCutoff(now: Date): number {
@@ -82,10 +80,22 @@ export class DescriptorKeyRing {
     return (await this.#ring.get()).opening.get(kid);
   }
 
+  /** `quipu keys rotate --descriptors`: a new key seals from now on; every process reloads its ring. */
+  async rotate(): Promise<DescriptorRotation> {
+    return this.feed.transaction(this.db, async (trx, publish) => {
+      const now = this.clock.now();
+      const retired = await retireDescriptorKeys(trx, now.getTime());
+      const kid = await createDescriptorKey(trx, this.secrets, this.random, now);
+      const deleted = await deleteDescriptorKeysRetiredBefore(trx, descriptorKeyCutoff(now));
+      await publish(DESCRIPTOR_KEYS_TOPIC, kid);
+      return { kid, retired, deleted };
+    });
+  }
+
   /**
    * What keeps this ring from working, one phrase each: a key that does not open with the secret
    * box (another QUIPU_ENCRYPTION_KEY), or operations not yet expired sealed with a key the ring no
-   * longer holds. `quipu serve` and `quipu worker` refuse to start on any.
+   * longer holds. `quipu serve` refuses to start on any (`quipu worker` opens no descriptor).
    */
   async problems(): Promise<string[]> {
     const now = this.clock.now();
@@ -111,16 +121,4 @@ export interface DescriptorRotation {
   kid: string;
   retired: string[];
   deleted: number;
-}
-
-/** `quipu keys rotate --descriptors`: a new key seals from now on; every process reloads its ring. */
-export async function rotateDescriptorKeys(ctx: AppContext): Promise<DescriptorRotation> {
-  return ctx.feed.transaction(ctx.db, async (trx, publish) => {
-    const now = ctx.clock.now();
-    const retired = await retireDescriptorKeys(trx, now.getTime());
-    const kid = await createDescriptorKey(trx, ctx.secrets, ctx.random, now);
-    const deleted = await deleteDescriptorKeysRetiredBefore(trx, descriptorKeyCutoff(now));
-    await publish(DESCRIPTOR_KEYS_TOPIC, kid);
-    return { kid, retired, deleted };
-  });
 }

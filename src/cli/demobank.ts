@@ -12,7 +12,7 @@ import { type DemoMandate, demoMandates } from '../bank/demo-bank-mandates.js';
 import { wireStatus } from '../domain/mandate-status.js';
 import { amountToNumber } from '../domain/money.js';
 import { formatRut, parseRut } from '../domain/rut.js';
-import { showPayment } from './payments.js';
+import { showPayment } from './payment-line.js';
 import { withRuntime } from './runtime.js';
 
 const SCOPE = 'developer-mode accounts, where SANDBOX is on';

@@ -2,7 +2,6 @@
 // operation descriptors. Rotation takes effect in running servers within INVALIDATION_POLL_MS;
 // tokens signed and descriptors sealed by the previous keys stay valid until they expire.
 import { Command } from 'commander';
-import { rotateDescriptorKeys } from '../app/descriptor-keys.js';
 import { rotateKeys } from '../app/rotate-keys.js';
 import { keyRetentionCutoff } from '../app/token-keys.js';
 import { liveKeys } from '../store/oauth-keys.js';
@@ -18,7 +17,7 @@ export function keysCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (options) =>
       withRuntime(async (ctx) => {
-        const rotation = options.descriptors ? await rotateDescriptorKeys(ctx) : await rotateKeys(ctx);
+        const rotation = options.descriptors ? await ctx.descriptorKeys.rotate() : await rotateKeys(ctx);
         if (options.json) console.log(JSON.stringify(rotation));
         else console.log(`${options.descriptors ? 'descriptor' : 'signing'} key ${rotation.kid}${rotation.retired.length > 0 ? ` (previous: ${rotation.retired.join(', ')})` : ''}`);
       }),

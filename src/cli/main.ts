@@ -1,7 +1,7 @@
 // The `quipu` command line.
 import fs from 'node:fs';
 import { Command } from 'commander';
-import { startRuntime } from '../runtime/bootstrap.js';
+import { startRuntime } from '../main/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
 import { clockCommand } from './clock.js';
 import { emailsCommand } from './emails.js';

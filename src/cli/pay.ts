@@ -2,7 +2,7 @@
 // line, through the payer's own steps (app/pay-with-demobank.ts), and prints its status after.
 import { Command, Option } from 'commander';
 import { type DemoBankOutcome, payWithDemoBank } from '../app/pay-with-demobank.js';
-import { showPayment } from './payments.js';
+import { showPayment } from './payment-line.js';
 import { withRuntime } from './runtime.js';
 
 export function payCommand(): Command {

@@ -3,13 +3,10 @@
 import { Command } from 'commander';
 import { markPaid } from '../app/mark-paid.js';
 import { getPayerPayment } from '../app/payer-payment.js';
-import type { Payment } from '../domain/payment.js';
 import { payCommand } from './pay.js';
+import { showPayment } from './payment-line.js';
 import { paymentListCommand } from './payment-list.js';
 import { withRuntime } from './runtime.js';
-
-/** One line of a payment: its id and status (quipu demobank prints it too). */
-export const showPayment = (payment: Payment) => console.log(`${payment.paymentId}  ${payment.status}/${payment.statusDetail}`);
 
 export function paymentsCommand(): Command {
   const payments = new Command('payments').description('act on payments');

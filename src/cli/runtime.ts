@@ -2,7 +2,7 @@
 import type { AppContext } from '../app/context.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { DomainError } from '../domain/errors.js';
-import { startRuntime } from '../runtime/bootstrap.js';
+import { startRuntime } from '../main/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
 import { announceDatabase, missingDefaultDatabase } from './database-choice.js';
 

@@ -12,7 +12,7 @@ import { wireStatus } from '../domain/mandate-status.js';
 import { scenarioRunView } from '../http/sandbox/scenarios.js';
 import { listMerchantRows } from '../store/merchants.js';
 import { receiverId } from './options.js';
-import { showPayment } from './payments.js';
+import { showPayment } from './payment-line.js';
 import { withRuntime } from './runtime.js';
 
 /** The account named, or else the installation's only developer-mode account (the demo account of a first start). */

@@ -1,9 +1,8 @@
 // `quipu serve`: the HTTP server and, unless RUN_WORKER is off, the notification delivery worker
 // and the background jobs.
 import { ensureDemoAccount } from '../app/demo-account.js';
-import { DeliveryWorker } from '../delivery/worker.js';
 import { buildServer } from '../http/server.js';
-import { JobRunner } from '../jobs/runner.js';
+import { startBackgroundWork } from '../main/background.js';
 import { createLogger } from '../runtime/logger.js';
 import { describeClock } from './clock.js';
 import { announceDatabase } from './database-choice.js';
@@ -14,7 +13,9 @@ export async function serve(): Promise<void> {
   const config = loadServiceConfig();
   if (!config) return;
   const log = createLogger(config.logLevel);
-  const runtime = await startService(config, log);
+  // Its routes seal and open operation descriptors: a key of the ring that does not open, or the
+  // key of an operation still open that is missing, stops it here.
+  const runtime = await startService(config, log, (ctx) => ctx.descriptorKeys.problems());
   if (!runtime) return;
   const app = await buildServer(runtime.ctx);
   let address: string;
@@ -54,15 +55,10 @@ export async function serve(): Promise<void> {
       ].join('\n'),
     );
   }
-  const worker = config.runWorker ? new DeliveryWorker(runtime.ctx) : undefined;
-  const jobs = config.runWorker ? new JobRunner(runtime.ctx) : undefined;
-  worker?.start();
-  jobs?.start();
-  if (worker) log.info({ concurrency: config.deliveryConcurrency }, 'notification delivery worker started');
-  if (jobs) log.info({ pollMs: config.jobsPollMs }, 'background jobs started');
+  const background = config.runWorker ? startBackgroundWork(runtime.ctx) : undefined;
   closeOnSignals(log, async () => {
     await app.close();
-    await Promise.all([worker?.stop(), jobs?.stop()]);
+    await background?.stop();
     await runtime.close();
   });
 }

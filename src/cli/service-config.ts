@@ -3,8 +3,9 @@
 // unsafe. One-shot commands load the configuration without this rule, so an operator can still
 // migrate or inspect a database while putting the settings in place.
 import type { Logger } from 'pino';
+import type { AppContext } from '../app/context.js';
 import { type Config, ConfigError, loadConfig, productionProblems } from '../config.js';
-import { type Runtime, startRuntime } from '../runtime/bootstrap.js';
+import { type Runtime, startRuntime } from '../main/bootstrap.js';
 
 /** The configuration, or undefined (the reason on stderr, a failing exit code) when the service must not start. */
 export function loadServiceConfig(): Config | undefined {
@@ -25,14 +26,17 @@ function refuse(reason: string): undefined {
   return undefined;
 }
 
+/** What keeps a part of a process from working, one phrase each; none when it may start. */
+export type StartCheck = (ctx: AppContext) => Promise<string[]>;
+
 /**
  * The runtime of a long-running command, or undefined (the reason on stderr, a failing exit code)
- * when its descriptor key ring is broken: a key that does not open, or the key of an operation
- * still open missing. Said at start, not at the first request that needs the key.
+ * when `check` finds a part the command runs broken: said at start, not at the first request that
+ * needs it. Each command checks only what it runs.
  */
-export async function startService(config: Config, log: Logger): Promise<Runtime | undefined> {
+export async function startService(config: Config, log: Logger, check?: StartCheck): Promise<Runtime | undefined> {
   const runtime = await startRuntime(config, log, { longRunning: true });
-  const problems = await runtime.ctx.descriptorKeys.problems();
+  const problems = check ? await check(runtime.ctx) : [];
   if (problems.length === 0) return runtime;
   await runtime.close();
   return refuse(problems.join('; '));

@@ -6,7 +6,8 @@
 // emails`): accepted at once, so a developer sees every email without a mail server.
 import { performance } from 'node:perf_hooks';
 import nodemailer, { type NodemailerError, type Transporter } from 'nodemailer';
-import type { AppContext } from '../app/context.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import { decodeEmail, emailMessageId } from '../domain/email-message.js';
 import type { MessageRow } from '../store/schema.js';
 import { DeadlineExceeded, Deadlines, type Expirable } from './deadlines.js';
@@ -95,8 +96,8 @@ class SmtpTransport implements Transport {
  * inbox, which a production installation (SANDBOX=false) is warned about at start: its payers
  * would get no email.
  */
-export function emailTransport(ctx: AppContext, timeoutMs: number, connections: number): Transport {
-  if (ctx.config.smtpUrl) return new SmtpTransport(ctx.config.smtpUrl, timeoutMs, connections);
-  if (!ctx.config.sandbox) ctx.log.warn('SMTP_URL is not set: payer emails are kept in the local inbox and never sent (set SMTP_URL on a production installation)');
+export function emailTransport(config: Pick<Config, 'smtpUrl' | 'sandbox'>, log: Logger, timeoutMs: number, connections: number): Transport {
+  if (config.smtpUrl) return new SmtpTransport(config.smtpUrl, timeoutMs, connections);
+  if (!config.sandbox) log.warn('SMTP_URL is not set: payer emails are kept in the local inbox and never sent (set SMTP_URL on a production installation)');
   return inbox;
 }

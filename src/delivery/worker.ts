@@ -7,19 +7,34 @@
 // when the lease ends.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { AppContext } from '../app/context.js';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { RandomBytes } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import { type Channel, kindRule } from '../domain/message-kinds.js';
 import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
 import { nextAttemptAt, parseRetryAfter } from '../domain/retry-schedule.js';
+import type { ShiftableClock } from '../runtime/clock.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { claimDueMessages, type FinishedAttempt, type RecordedAttempt, recordAttempts, releaseClaims, stillToSend } from '../store/messages.js';
-import type { MessageRow } from '../store/schema.js';
+import type { DB, MessageRow } from '../store/schema.js';
 import { DestinationLoad } from './destinations.js';
-import { emailTransport } from './email-transport.js';
-import { HttpTransport } from './http-transport.js';
 import type { SendResult } from './sender.js';
 import type { Transport } from './transport.js';
+
+/** What the worker uses, and nothing more (main/delivery-worker.ts puts it together). */
+export interface DeliveryDependencies {
+  db: Kysely<DB>;
+  clock: ShiftableClock;
+  random: RandomBytes;
+  log: Logger;
+  /** The account a message belongs to, undefined when it cannot be read: its attempt fails. */
+  account(receiverId: number): Promise<Merchant | undefined>;
+  /** SANDBOX: developer-mode accounts may then be notified at private addresses. */
+  sandbox: boolean;
+  /** How each channel's messages are sent; a message of a channel without one fails its attempt. */
+  transports: Partial<Record<Channel, Transport>>;
+}
 
 export interface WorkerOptions {
   concurrency: number;
@@ -64,9 +79,8 @@ function triggerOf(row: MessageRow): string {
 }
 
 export class DeliveryWorker {
-  readonly #ctx: AppContext;
+  readonly #deps: DeliveryDependencies;
   readonly #options: WorkerOptions;
-  readonly #transports: Partial<Record<Channel, Transport>>;
   readonly #destinations: DestinationLoad;
   #ready: Claimed[] = [];
   readonly #finished: Finished[] = [];
@@ -81,10 +95,9 @@ export class DeliveryWorker {
   #shortClaim: { at: number; skipped: readonly string[] } | undefined;
   #waitingForSlot = false;
 
-  constructor(ctx: AppContext, options: WorkerOptions = workerOptions(ctx)) {
-    this.#ctx = ctx;
+  constructor(deps: DeliveryDependencies, options: WorkerOptions) {
+    this.#deps = deps;
     this.#options = options;
-    this.#transports = { http: new HttpTransport(options.timeoutMs, options.perDestination), email: emailTransport(ctx, options.timeoutMs, options.perDestination) };
     this.#destinations = new DestinationLoad(options.perDestination);
   }
 
@@ -103,7 +116,7 @@ export class DeliveryWorker {
     await this.#release(this.#ready.splice(0));
     await Promise.all(this.#sends);
     while (this.#flushing || this.#finished.length > 0) await this.#flush();
-    await Promise.all(Object.values(this.#transports).map((t) => t.close()));
+    await Promise.all(Object.values(this.#deps.transports).map((t) => t.close()));
   }
 
   async #loop(): Promise<void> {
@@ -126,7 +139,7 @@ export class DeliveryWorker {
       try {
         claimed = await this.#claim(wanted, skip);
       } catch (error) {
-        this.#ctx.log.error({ err: error }, 'claiming messages failed');
+        this.#deps.log.error({ err: error }, 'claiming messages failed');
       }
       // Nothing more is due beyond the destinations skipped: look again after a while, or as soon as one of those has room.
       if (claimed < wanted) {
@@ -166,10 +179,10 @@ export class DeliveryWorker {
 
   async #claim(limit: number, skipDestinations: readonly string[]): Promise<number> {
     const leaseId = randomUUID();
-    const wallNow = wallClockMs(this.#ctx.clock);
+    const wallNow = wallClockMs(this.#deps.clock);
     const leaseUntil = wallNow + this.#options.leaseMs;
-    const rows = await claimDueMessages(this.#ctx.db, {
-      now: this.#ctx.clock.now().getTime(),
+    const rows = await claimDueMessages(this.#deps.db, {
+      now: this.#deps.clock.now().getTime(),
       wallNow,
       leaseId,
       leaseUntil,
@@ -197,7 +210,7 @@ export class DeliveryWorker {
    */
   #startReady(): void {
     if (this.#stopping) return;
-    const wallNow = wallClockMs(this.#ctx.clock);
+    const wallNow = wallClockMs(this.#deps.clock);
     const waiting: Claimed[] = [];
     const stale: Claimed[] = [];
     for (const claimed of this.#ready) {
@@ -225,7 +238,7 @@ export class DeliveryWorker {
 
   #start(claimed: Claimed): void {
     const send = this.#send(claimed)
-      .catch((error) => this.#ctx.log.error({ err: error, message: claimed.row.message_id }, 'sending a message failed'))
+      .catch((error) => this.#deps.log.error({ err: error, message: claimed.row.message_id }, 'sending a message failed'))
       .finally(() => {
         this.#sends.delete(send);
         this.#destinations.finish(claimed.row.destination);
@@ -240,32 +253,32 @@ export class DeliveryWorker {
     if (claims.length === 0) return;
     try {
       await releaseClaims(
-        this.#ctx.db,
+        this.#deps.db,
         claims.map((c) => c.row.message_id),
         [...new Set(claims.map((c) => c.leaseId))],
       );
     } catch (error) {
       // Their leases end on their own: they are only claimed again later.
-      this.#ctx.log.error({ err: error }, 'releasing claimed messages failed');
+      this.#deps.log.error({ err: error }, 'releasing claimed messages failed');
     }
   }
 
   async #send(claimed: Claimed): Promise<void> {
     const { row } = claimed;
-    const merchant: Merchant | undefined = await this.#ctx.merchants.byReceiverId(row.receiver_id).catch(() => undefined);
+    const merchant = await this.#deps.account(row.receiver_id).catch(() => undefined);
     // A message with a validity may have been withdrawn since it was claimed, or its time may have passed.
-    if (row.valid_until !== null && !(await stillToSend(this.#ctx.db, row.message_id, claimed.leaseId, this.#ctx.clock.now().getTime()))) return;
+    if (row.valid_until !== null && !(await stillToSend(this.#deps.db, row.message_id, claimed.leaseId, this.#deps.clock.now().getTime()))) return;
     // The lookups may have taken a while: the request must still fit in the lease.
-    if (!this.#leaseOutlastsRequest(claimed, wallClockMs(this.#ctx.clock))) {
+    if (!this.#leaseOutlastsRequest(claimed, wallClockMs(this.#deps.clock))) {
       await this.#release([claimed]);
       return;
     }
-    const startedAt = this.#ctx.clock.now().getTime();
+    const startedAt = this.#deps.clock.now().getTime();
     const rule = kindRule(row.kind);
-    const transport = rule && this.#transports[rule.channel];
+    const transport = rule && this.#deps.transports[rule.channel];
     const result: SendResult =
       merchant && transport
-        ? await transport.send(row, { account: merchant, startedAt, publicOnly: !mayNotifyPrivateAddresses(merchant.developer, this.#ctx.config.sandbox) })
+        ? await transport.send(row, { account: merchant, startedAt, publicOnly: !mayNotifyPrivateAddresses(merchant.developer, this.#deps.sandbox) })
         : failure(merchant ? `this process cannot send messages of kind ${row.kind}` : 'the account could not be read');
     this.#finished.push({ claimed, startedAt, result });
     if (this.#finished.length >= this.#options.batchSize) void this.#flush();
@@ -277,7 +290,7 @@ export class DeliveryWorker {
     clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     this.#flushing ??= this.#writeFinished()
-      .catch((error) => this.#ctx.log.error({ err: error }, 'recording message attempts failed'))
+      .catch((error) => this.#deps.log.error({ err: error }, 'recording message attempts failed'))
       .finally(() => {
         this.#flushing = undefined;
         // An attempt that finished after the last write looked, but before this ran, would wait for the next one.
@@ -303,8 +316,8 @@ export class DeliveryWorker {
   async #writeFinished(): Promise<void> {
     while (this.#finished.length > 0) {
       const batch = this.#nextBatch();
-      const now = this.#ctx.clock.now().getTime();
-      const wallNow = wallClockMs(this.#ctx.clock);
+      const now = this.#deps.clock.now().getTime();
+      const wallNow = wallClockMs(this.#deps.clock);
       const attempts: FinishedAttempt[] = batch.map(({ claimed: { row, leaseId }, startedAt, result }) => ({
         attempt: {
           message_id: row.message_id,
@@ -326,16 +339,16 @@ export class DeliveryWorker {
               roundStartedAt: row.round_started_at,
               dueAt: row.next_attempt_at!,
               now,
-              random: this.#ctx.random(4).reduce((acc, byte) => acc * 256 + byte, 0) / 2 ** 32,
+              random: this.#deps.random(4).reduce((acc, byte) => acc * 256 + byte, 0) / 2 ** 32,
               retryAfterMs: parseRetryAfter(result.retryAfter, wallNow),
             }),
       }));
       let recorded: Map<string, RecordedAttempt>;
       try {
-        recorded = await recordAttempts(this.#ctx.db, attempts, now);
+        recorded = await recordAttempts(this.#deps.db, attempts, now);
       } catch (error) {
         // The rows stay leased: when the leases end they are sent again, so nothing is lost, only these log lines.
-        this.#ctx.log.error({ err: error, attempts: batch.length }, 'recording message attempts failed');
+        this.#deps.log.error({ err: error, attempts: batch.length }, 'recording message attempts failed');
         if (this.#stopping) return;
         this.#finished.unshift(...batch);
         await new Promise((resolve) => setTimeout(resolve, this.#options.pollMs));
@@ -344,21 +357,9 @@ export class DeliveryWorker {
       batch.forEach(({ claimed: { row }, result }, i) => {
         const done = recorded.get(row.message_id);
         if (!result.delivered && attempts[i]!.nextAttemptAt === null && done?.applied) {
-          this.#ctx.log.warn({ message: row.message_id, kind: row.kind, subject: row.subject_id, receiver: row.receiver_id, attempts: done.number }, 'notification attempts exhausted');
+          this.#deps.log.warn({ message: row.message_id, kind: row.kind, subject: row.subject_id, receiver: row.receiver_id, attempts: done.number }, 'notification attempts exhausted');
         }
       });
     }
   }
-}
-
-export function workerOptions(ctx: AppContext): WorkerOptions {
-  const c = ctx.config;
-  return {
-    concurrency: c.deliveryConcurrency,
-    perDestination: c.deliveryConcurrencyPerDestination,
-    batchSize: c.deliveryBatchSize,
-    pollMs: c.deliveryPollMs,
-    leaseMs: c.deliveryLeaseMs,
-    timeoutMs: c.deliveryTimeoutMs,
-  };
 }

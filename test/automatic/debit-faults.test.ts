@@ -23,7 +23,7 @@ import type { DeliveryWorker } from '../../src/delivery/worker.js';
 import type { Debit } from '../../src/domain/debit.js';
 import type { RawValue } from '../../src/domain/field-rules.js';
 import { MAX_ATTEMPTS } from '../../src/domain/retry-schedule.js';
-import { startRuntime, type Runtime } from '../../src/runtime/bootstrap.js';
+import { startRuntime, type Runtime } from '../../src/main/bootstrap.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { findDebitOfPayment } from '../../src/store/debits.js';
 import type { DB } from '../../src/store/schema.js';

@@ -1,13 +1,13 @@
 // The descriptor key ring and descriptors from the command line, as real processes on the database
 // of a running test server: `quipu keys rotate --descriptors` seals later descriptors with a new
 // key while earlier ones still open; `quipu descriptors show` decrypts by id or by the descriptor,
-// in developer mode only; and `quipu serve` and `quipu worker` refuse to start, in one line, when a
-// key of the ring does not open with QUIPU_ENCRYPTION_KEY or the key of an operation still open is
-// missing.
+// in developer mode only; and `quipu serve` refuses to start, in one line, when a key of the ring
+// does not open with QUIPU_ENCRYPTION_KEY or the key of an operation still open is missing, while
+// `quipu worker`, which opens no descriptor, starts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEnvelope } from '../../src/domain/operation-descriptor.js';
 import { issueOperation } from '../helpers/operations.js';
-import { quipu } from '../helpers/process.js';
+import { quipu, startServerProcess } from '../helpers/process.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -62,23 +62,43 @@ describe('quipu keys rotate --descriptors and quipu descriptors show', PROCESSES
   });
 });
 
-describe.each(['serve', 'worker'])('quipu %s with a broken descriptor key ring', (command) => {
+/** Deletes the key of a new operation that has not expired, for the time of `work`. */
+async function withoutAnOpenOperationsKey(work: (kid: string) => Promise<void>): Promise<void> {
+  const op = await issueOperation(server.baseUrl, account.api_key);
+  const kid = readEnvelope(op.description)!.k;
+  const saved = await server.ctx.db.selectFrom('descriptor_keys').selectAll().where('kid', '=', kid).executeTakeFirstOrThrow();
+  await server.ctx.db.deleteFrom('descriptor_keys').where('kid', '=', kid).execute();
+  try {
+    await work(kid);
+  } finally {
+    await server.ctx.db.insertInto('descriptor_keys').values(saved).execute();
+  }
+}
+
+describe('quipu serve with a broken descriptor key ring', () => {
   it('refuses to start when a key does not open with QUIPU_ENCRYPTION_KEY', PROCESSES, async () => {
     await issueOperation(server.baseUrl, account.api_key);
-    const line = await refusal(command, { ...env, QUIPU_ENCRYPTION_KEY: 'ab'.repeat(32) });
+    const line = await refusal('serve', { ...env, QUIPU_ENCRYPTION_KEY: 'ab'.repeat(32) });
     expect(line).toMatch(/^quipu: refusing to start: descriptor key [0-9a-f]{16}(, [0-9a-f]{16})* cannot be opened with this QUIPU_ENCRYPTION_KEY$/);
   });
 
   it('refuses to start when the key of an operation that has not expired is missing', PROCESSES, async () => {
-    const op = await issueOperation(server.baseUrl, account.api_key);
-    const kid = readEnvelope(op.description)!.k;
-    const saved = await server.ctx.db.selectFrom('descriptor_keys').selectAll().where('kid', '=', kid).executeTakeFirstOrThrow();
-    await server.ctx.db.deleteFrom('descriptor_keys').where('kid', '=', kid).execute();
-    try {
-      const line = await refusal(command, env);
+    await withoutAnOpenOperationsKey(async (kid) => {
+      const line = await refusal('serve', env);
       expect(line).toBe(`quipu: refusing to start: descriptor key ${kid} of operations that have not expired is missing from the key ring`);
-    } finally {
-      await server.ctx.db.insertInto('descriptor_keys').values(saved).execute();
-    }
+    });
+  });
+});
+
+describe('quipu worker with a broken descriptor key ring', () => {
+  it('starts: delivery and the jobs open no descriptor', PROCESSES, async () => {
+    await withoutAnOpenOperationsKey(async () => {
+      const worker = startServerProcess({ ...env, LOG_LEVEL: 'info' }, ['worker']);
+      try {
+        await worker.waitFor('background jobs started', 60_000);
+      } finally {
+        await worker.stop();
+      }
+    });
   });
 });

@@ -6,7 +6,7 @@ import { createMerchant } from '../../src/app/create-merchant.js';
 import { deliverFunds } from '../../src/app/deliver-funds.js';
 import { moveClock } from '../../src/app/developer-clock.js';
 import { loadConfig } from '../../src/config.js';
-import { startRuntime, type Runtime } from '../../src/runtime/bootstrap.js';
+import { startRuntime, type Runtime } from '../../src/main/bootstrap.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { reconciledPaymentIn } from '../helpers/delivery.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant } from '../../src/app/create-merchant.js';
 import { createPayment } from '../../src/app/create-payment.js';
 import { loadConfig } from '../../src/config.js';
-import { startRuntime, type Runtime } from '../../src/runtime/bootstrap.js';
+import { startRuntime, type Runtime } from '../../src/main/bootstrap.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { ACCEPT, type MailServer, startMailServer } from '../helpers/mail-server.js';

@@ -7,8 +7,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { DeliveryWorker, type WorkerOptions } from '../../src/delivery/worker.js';
-import { startRuntime, type Runtime } from '../../src/runtime/bootstrap.js';
+import type { DeliveryWorker, WorkerOptions } from '../../src/delivery/worker.js';
+import { startRuntime, type Runtime } from '../../src/main/bootstrap.js';
+import { deliveryWorker } from '../../src/main/delivery-worker.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { wallClockMs } from '../../src/runtime/wall-clock.js';
 import { claimDueMessages, listAttemptRows, recordAttempts } from '../../src/store/messages.js';
@@ -56,8 +57,8 @@ describe('leases of claimed notifications', () => {
     const timing = { pollMs: 20, timeoutMs: 400, leaseMs: 600 };
     // A claims four (two sending, two waiting for its two slots); B has free slots and takes over
     // whatever A hands back or lets lapse.
-    const a = new DeliveryWorker(server.ctx, { ...timing, concurrency: 2, perDestination: 2, batchSize: 2 });
-    const b = new DeliveryWorker(server.ctx, { ...timing, concurrency: 8, perDestination: 8, batchSize: 8 });
+    const a = deliveryWorker(server.ctx, { ...timing, concurrency: 2, perDestination: 2, batchSize: 2 });
+    const b = deliveryWorker(server.ctx, { ...timing, concurrency: 8, perDestination: 8, batchSize: 8 });
     a.start();
     try {
       await eventually(async () => [...open.values()].reduce((x, y) => x + y, 0), (n) => n === 2);
@@ -131,7 +132,7 @@ describe.skipIf(testDatabaseKind() === 'sqlite')('a slow account lookup', () => 
     for (let i = 0; i < 2; i++) {
       const runtime = await startRuntime(server.config, createLogger('silent', 2));
       runtimes.push(runtime);
-      workers.push(new DeliveryWorker(runtime.ctx, timing));
+      workers.push(deliveryWorker(runtime.ctx, timing));
     }
     const lock = new pg.Client({ connectionString: server.database.url });
     await lock.connect();

@@ -10,7 +10,7 @@ import { MERCHANT_TOPIC } from '../../src/app/merchant-directory.js';
 import { updateMerchant } from '../../src/app/update-merchant.js';
 import { loadConfig } from '../../src/config.js';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
-import { startRuntime } from '../../src/runtime/bootstrap.js';
+import { startRuntime } from '../../src/main/bootstrap.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { reconciledPayment, testWorker } from '../helpers/delivery.js';
 import { createTestDatabase } from '../helpers/database.js';

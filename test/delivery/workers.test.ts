@@ -2,8 +2,9 @@
 // PostgreSQL database: SKIP LOCKED claims and leases mean no notification is sent by two workers
 // at once, and none is lost.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryWorker } from '../../src/delivery/worker.js';
-import { startRuntime, type Runtime } from '../../src/runtime/bootstrap.js';
+import type { DeliveryWorker } from '../../src/delivery/worker.js';
+import { startRuntime, type Runtime } from '../../src/main/bootstrap.js';
+import { deliveryWorker } from '../../src/main/delivery-worker.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { reconciledPayment } from '../helpers/delivery.js';
@@ -49,7 +50,7 @@ describe.skipIf(testDatabaseKind() === 'sqlite')('two workers on one PostgreSQL 
     for (let i = 0; i < 2; i++) {
       const runtime = await startRuntime(server.config, createLogger('silent', 2));
       runtimes.push(runtime);
-      const worker = new DeliveryWorker(runtime.ctx, { concurrency: 32, perDestination: 32, batchSize: 16, pollMs: 10, leaseMs: 30_000, timeoutMs: 5_000 });
+      const worker = deliveryWorker(runtime.ctx, { concurrency: 32, perDestination: 32, batchSize: 16, pollMs: 10, leaseMs: 30_000, timeoutMs: 5_000 });
       workers.push(worker);
     }
     for (const w of workers) w.start();

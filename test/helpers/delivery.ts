@@ -4,7 +4,8 @@ import type { AppContext } from '../../src/app/context.js';
 import { createPayment } from '../../src/app/create-payment.js';
 import { reconcilePayment } from '../../src/app/reconcile-payment.js';
 import { defaultConcurrencyPerDestination } from '../../src/config.js';
-import { DeliveryWorker, type WorkerOptions } from '../../src/delivery/worker.js';
+import type { DeliveryWorker, WorkerOptions } from '../../src/delivery/worker.js';
+import { deliveryWorker } from '../../src/main/delivery-worker.js';
 import type { Merchant } from '../../src/domain/merchant.js';
 import type { Payment } from '../../src/domain/payment.js';
 import { client } from './http.js';
@@ -28,7 +29,7 @@ export async function reconciledPaymentIn(ctx: AppContext, merchant: Merchant, f
 export function testWorker(server: TestServer, options: Partial<WorkerOptions> = {}): DeliveryWorker {
   const concurrency = options.concurrency ?? 16;
   const perDestination = options.perDestination ?? defaultConcurrencyPerDestination(concurrency);
-  const worker = new DeliveryWorker(server.ctx, { batchSize: 50, pollMs: 20, leaseMs: 30_000, timeoutMs: 5_000, ...options, concurrency, perDestination });
+  const worker = deliveryWorker(server.ctx, { batchSize: 50, pollMs: 20, leaseMs: 30_000, timeoutMs: 5_000, ...options, concurrency, perDestination });
   worker.start();
   return worker;
 }

@@ -6,7 +6,7 @@
 import { createInterface } from 'node:readline';
 import { loadConfig } from '../../src/config.js';
 import { JOBS } from '../../src/jobs/jobs.js';
-import { startRuntime } from '../../src/runtime/bootstrap.js';
+import { startRuntime } from '../../src/main/bootstrap.js';
 import { createLogger } from '../../src/runtime/logger.js';
 
 const job = JOBS.find((j) => j.name === process.argv[2]);

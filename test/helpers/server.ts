@@ -6,7 +6,7 @@ import { createMerchant, type MerchantCredentials, type NewMerchant } from '../.
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Merchant } from '../../src/domain/merchant.js';
 import { buildServer } from '../../src/http/server.js';
-import { startRuntime, type Runtime } from '../../src/runtime/bootstrap.js';
+import { startRuntime, type Runtime } from '../../src/main/bootstrap.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 

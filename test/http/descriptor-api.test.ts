@@ -7,7 +7,6 @@
 // result is in the event log; the sandbox shows a descriptor decrypted.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rotateDescriptorKeys } from '../../src/app/descriptor-keys.js';
 import { moveClock, resetClock } from '../../src/app/developer-clock.js';
 import { DEMO_COORDINATES } from '../../src/bank/demo-bank-scenarios.js';
 import { OPERATION_LIFETIME_MS, readEnvelope, sealDescriptor } from '../../src/domain/operation-descriptor.js';
@@ -343,7 +342,7 @@ describe("another account's operations", () => {
 describe('key rotation', () => {
   it('seals with the new key from then on, and descriptors sealed before still run', async () => {
     const before = await issueOperation(server.baseUrl, account.api_key);
-    const rotation = await rotateDescriptorKeys(server.ctx);
+    const rotation = await server.ctx.descriptorKeys.rotate();
     expect(rotation.retired).toContain(readEnvelope(before.description)!.k);
     const after = await issueOperation(server.baseUrl, account.api_key);
     expect(readEnvelope(after.description)!.k).toBe(rotation.kid);

@@ -11,7 +11,7 @@ import { journaledRequests } from '../../src/bank/demo-bank-books.js';
 import { loadConfig } from '../../src/config.js';
 import type { Merchant } from '../../src/domain/merchant.js';
 import { JOBS } from '../../src/jobs/jobs.js';
-import { startRuntime, type Runtime } from '../../src/runtime/bootstrap.js';
+import { startRuntime, type Runtime } from '../../src/main/bootstrap.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { listJobRows } from '../../src/store/jobs.js';
 import type { JobRow } from '../../src/store/schema.js';

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app/context.js';
 import type { Job } from '../../src/jobs/jobs.js';
 import { JobRunner } from '../../src/jobs/runner.js';
-import { startRuntime, type Runtime } from '../../src/runtime/bootstrap.js';
+import { startRuntime, type Runtime } from '../../src/main/bootstrap.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { wallClockMs } from '../../src/runtime/wall-clock.js';
 import { claimJob, createJobRows, listJobRows } from '../../src/store/jobs.js';

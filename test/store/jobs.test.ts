@@ -3,7 +3,7 @@
 // clock until it ends or the run finishes, and the run's end says when it is due again. Instants
 // are passed explicitly: the developer clock and the wall clock are the callers' to read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRuntime, type Runtime } from '../../src/runtime/bootstrap.js';
+import { startRuntime, type Runtime } from '../../src/main/bootstrap.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { claimJob, createJobRows, dueJobNames, finishJob, type JobClaim, listJobRows, renewJobLease } from '../../src/store/jobs.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -1,5 +1,6 @@
-// Assembles a process: configuration, database (migrated), clock, caches and secrets. The server,
-// the workers and the CLI all start here.
+// Assembles a process's context: configuration, database (migrated), clock, caches and secrets.
+// The server, the workers and the CLI all start here: this folder is the one that knows every
+// other, so that none of them needs to know what sits above it.
 import type { Logger } from 'pino';
 import { bearerAuthentication } from '../app/bearer-verifier.js';
 import type { AppContext } from '../app/context.js';
@@ -9,11 +10,11 @@ import type { Config } from '../config.js';
 import { Outbox } from '../delivery/outbox.js';
 import { openDatabase } from '../store/database.js';
 import { migrateToLatest } from '../store/migrate.js';
-import { ShiftableClock } from './clock.js';
-import { InvalidationFeed } from './invalidation-feed.js';
-import { createLogger } from './logger.js';
-import { pooledRandom } from './random-pool.js';
-import { SecretBox, loadEncryptionKey } from './secret-box.js';
+import { ShiftableClock } from '../runtime/clock.js';
+import { InvalidationFeed } from '../runtime/invalidation-feed.js';
+import { createLogger } from '../runtime/logger.js';
+import { pooledRandom } from '../runtime/random-pool.js';
+import { SecretBox, loadEncryptionKey } from '../runtime/secret-box.js';
 
 export interface Runtime {
   ctx: AppContext;
@@ -46,7 +47,6 @@ export async function startRuntime(config: Config, log: Logger = createLogger(co
     const ctx: AppContext = {
       config,
       db: database.db,
-      dialect: database.dialect,
       clock,
       random,
       log,
