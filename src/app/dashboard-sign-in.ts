@@ -7,6 +7,7 @@
 // and hashing passes through a gate, so a flood of sign-ins is answered "busy" rather than taking
 // the thread pool every other answer needs.
 import { hash } from 'node:crypto';
+import type { AuditOutcome } from '../domain/audit.js';
 import { newSessionToken } from '../domain/ids.js';
 import { hashPassword, verifyPassword } from '../domain/password-hash.js';
 import { MAX_SIGN_IN_EMAIL, MAX_SIGN_IN_PASSWORD, signInSubjects } from '../domain/sign-in-throttle.js';
@@ -15,6 +16,7 @@ import { insertSession } from '../store/dashboard-sessions.js';
 import { findUserByEmail } from '../store/users.js';
 import { normalEmail } from './add-dashboard-user.js';
 import { reserveAttempt, takeBackAttempt } from './attempt-throttle.js';
+import { audit } from './audit.js';
 import type { AppContext } from './context.js';
 import { WorkGate } from './work-gate.js';
 
@@ -51,14 +53,24 @@ export async function signIn(ctx: AppContext, input: { email: string; password: 
     await takeBackAttempt(ctx.db, subjects, () => false);
     return { refused: 'busy', retryAfterMs: BUSY_RETRY_MS };
   }
-  if (!user || !matches) return { refused: 'wrong-credentials' };
+  // Each password checked is audited; attempts answered before (too long, waiting, busy) are not,
+  // so a flood of them writes nothing.
+  const record = (outcome: AuditOutcome) => audit(ctx, { actorKind: 'user', actor: email, receiverId: user ? Number(user.receiver_id) : null, action: 'sign-in', target: null, outcome, address: input.address });
+  if (!user || !matches) {
+    await record('refused');
+    return { refused: 'wrong-credentials' };
+  }
   // A right password takes its failure back and clears its pair, whatever follows.
   await takeBackAttempt(ctx.db, subjects, (subject) => subject.kind === 'pair');
   const secondFactorDue = user.totp_secret_enc !== null;
-  if (!secondFactorDue && ctx.config.dashboardTwoFactor === 'required') return { refused: 'two-factor-required' };
+  if (!secondFactorDue && ctx.config.dashboardTwoFactor === 'required') {
+    await record('refused');
+    return { refused: 'two-factor-required' };
+  }
 
   // With a second factor, the session opens no page until its code is given (second-factor.ts).
   const token = newSessionToken(ctx.random);
   await insertSession(ctx.db, sessionTokenHash(token), user.user_id, now, secondFactorDue);
+  await record('ok');
   return { token, secondFactorDue };
 }

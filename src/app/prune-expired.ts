@@ -1,12 +1,14 @@
 // What is kept only for a while: idempotency keys and their answers past their expiry, OAuth
-// tokens past theirs, authorization flows older than a day that no live token refers to, and the
-// sign-in throttle's subjects once their failures are forgotten.
+// tokens past theirs, authorization flows older than a day that no live token refers to, the
+// sign-in throttle's subjects once their failures are forgotten, and audit records past their
+// retention.
 import { pruneIdempotencyKeys } from '../store/idempotency.js';
 import { deleteStaleAuthorizations } from '../store/oauth-authorizations.js';
 import { deleteExpiredTokens } from '../store/oauth-tokens.js';
 import { SIGN_IN_MEMORY_MS } from '../domain/sign-in-throttle.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { pruneThrottles } from '../store/sign-in-throttles.js';
+import { pruneAuditLog } from './audit.js';
 import type { AppContext } from './context.js';
 
 const FLOW_RETENTION_MS = 24 * 3_600_000;
@@ -19,4 +21,5 @@ export async function pruneExpired(ctx: AppContext): Promise<void> {
   // The throttle runs on the wall clock (domain/sign-in-throttle.ts).
   const wallNow = wallClockMs(ctx.clock);
   await pruneThrottles(ctx.db, wallNow - SIGN_IN_MEMORY_MS, wallNow);
+  await pruneAuditLog(ctx);
 }

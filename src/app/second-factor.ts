@@ -12,6 +12,7 @@ import { useRecoveryCode } from '../store/recovery-codes.js';
 import { inTransaction } from '../store/transaction.js';
 import { findUserById, useTotpStep } from '../store/users.js';
 import { reserveAttempt, takeBackAttempt } from './attempt-throttle.js';
+import { audit } from './audit.js';
 import type { AppContext } from './context.js';
 import { sessionTokenHash } from './dashboard-sign-in.js';
 
@@ -35,7 +36,7 @@ async function codeAccepted(ctx: AppContext, userId: string, code: string, now: 
   return step !== undefined && useTotpStep(ctx.db, userId, step);
 }
 
-export async function completeSecondFactor(ctx: AppContext, token: string, code: string): Promise<SecondFactorOutcome> {
+export async function completeSecondFactor(ctx: AppContext, token: string, code: string, address: string): Promise<SecondFactorOutcome> {
   const session = await pendingSession(ctx, token);
   if (!session) return { refused: 'expired' };
   if (code.length > MAX_CODE_LENGTH) return { refused: 'wrong-code' };
@@ -43,7 +44,9 @@ export async function completeSecondFactor(ctx: AppContext, token: string, code:
   const subjects = [secondFactorSubject(session.userId)];
   const waitMs = await reserveAttempt(ctx.db, subjects, now);
   if (waitMs > 0) return { refused: 'too-many-attempts', retryAfterMs: waitMs };
-  if (!(await codeAccepted(ctx, session.userId, code.trim(), now))) return { refused: 'wrong-code' };
+  const accepted = await codeAccepted(ctx, session.userId, code.trim(), now);
+  await audit(ctx, { actorKind: 'user', actor: session.email, receiverId: session.receiverId, action: 'sign-in.second-factor', target: null, outcome: accepted ? 'ok' : 'refused', address });
+  if (!accepted) return { refused: 'wrong-code' };
 
   const fresh = newSessionToken(ctx.random);
   await inTransaction(ctx.db, async (trx) => {

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import { Command } from 'commander';
 import { startRuntime } from '../main/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
+import { auditCommand } from './audit.js';
+import { noteCommand } from './audited-commands.js';
 import { clockCommand } from './clock.js';
 import { emailsCommand } from './emails.js';
 import { eventsCommand } from './events.js';
@@ -31,6 +33,7 @@ export async function main(argv: string[]): Promise<void> {
   });
   const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   const program = new Command('quipu').description('Quipu: a self-hostable instant bank-transfer payment service').version(version).showHelpAfterError();
+  program.hook('preAction', noteCommand);
   program
     .command('serve')
     .description('start the HTTP server (migrates the database first)')
@@ -65,6 +68,7 @@ export async function main(argv: string[]): Promise<void> {
   program.addCommand(scenariosCommand());
   program.addCommand(jobsCommand());
   program.addCommand(usersCommand());
+  program.addCommand(auditCommand());
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -1,9 +1,12 @@
 // Runs one CLI command against the configured database, reporting failures as one clear line.
+import { audit } from '../app/audit.js';
 import type { AppContext } from '../app/context.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
+import type { AuditOutcome } from '../domain/audit.js';
 import { DomainError } from '../domain/errors.js';
 import { startRuntime } from '../main/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
+import { runningCommand } from './audited-commands.js';
 import { announceDatabase, missingDefaultDatabase } from './database-choice.js';
 
 function fail(message: string): undefined {
@@ -26,17 +29,23 @@ export function commandConfig(options: { createDatabase?: boolean } = {}): Confi
   return missing ? fail(missing) : config;
 }
 
+/** Runs the command; one that changes state (audited-commands.ts) leaves an audit record of how it ended. */
 export async function withRuntime(work: (ctx: AppContext) => Promise<void>): Promise<void> {
   const config = commandConfig();
   if (!config) return;
   const runtime = await startRuntime(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2));
+  let outcome: AuditOutcome = 'failed';
   try {
     await work(runtime.ctx);
+    outcome = 'ok';
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
+    outcome = 'refused';
     const detail = error.fields.map((f) => `\n  ${f.field}: ${f.message}`).join('');
     fail(`${error.message}${detail}`);
   } finally {
+    const command = runningCommand();
+    if (command) await audit(runtime.ctx, { actorKind: 'cli', actor: command.user, receiverId: null, action: 'cli.command', target: `${command.name} ${command.args}`.trim(), outcome, address: null });
     await runtime.close();
   }
 }

@@ -78,7 +78,11 @@ export function afterSuccess(state: ThrottleState): ThrottleState {
   return { ...state, failures: Math.max(0, state.failures - 1), blockedUntil: state.lastFailureAt };
 }
 
-/** How long to wait before the subjects allow an attempt; 0 when they allow one now. */
+/**
+ * How long to wait before the subjects allow an attempt; 0 when they allow one now. A state that
+ * blocks nothing past its last failure holds no one back, whatever `now` says: an attempt that read
+ * the clock before another's failure was recorded must not wait for that instant.
+ */
 export function waitBeforeAttempt(states: readonly (ThrottleState | undefined)[], now: number): number {
-  return Math.max(0, ...states.map((state) => (state === undefined ? 0 : state.blockedUntil - now)));
+  return Math.max(0, ...states.map((state) => (state === undefined || state.blockedUntil <= state.lastFailureAt ? 0 : state.blockedUntil - now)));
 }

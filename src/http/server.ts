@@ -13,6 +13,7 @@ import { errorHandler, notFoundHandler, V3_STATUS } from './errors.js';
 import { capConnectionsPerAddress } from './connection-cap.js';
 import { healthRoutes } from './health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
+import { auditApiCall } from './audit-hook.js';
 import { IGNORED_FIELDS_HEADER, ignoreUnknownFieldsOn, LIKELY_TYPOS_HEADER } from './ignored-fields.js';
 import { jsonBodyParser } from './json-body.js';
 import { optionalBodies } from './openapi-optional-body.js';
@@ -105,6 +106,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     }
     done();
   });
+  app.addHook('onResponse', auditApiCall);
 
   await app.register(swagger, {
     openapi: {

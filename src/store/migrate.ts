@@ -22,6 +22,7 @@ import * as operationList from './migrations/018-operation-list.js';
 import * as signInThrottles from './migrations/019-sign-in-throttles.js';
 import * as dashboardRoles from './migrations/020-dashboard-roles.js';
 import * as twoFactor from './migrations/021-two-factor.js';
+import * as auditLog from './migrations/022-audit-log.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -46,6 +47,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '019-sign-in-throttles': signInThrottles,
   '020-dashboard-roles': dashboardRoles,
   '021-two-factor': twoFactor,
+  '022-audit-log': auditLog,
 };
 
 export interface MigrationReport {

@@ -1,6 +1,7 @@
 // Table shapes as Kysely sees them. Both databases store the same types: integers for booleans
 // (0/1), money (units of 1/10000) and instants (milliseconds since the epoch); text for the rest.
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { AuditAction, AuditActorKind, AuditOutcome } from '../domain/audit.js';
 import type { DashboardRole } from '../domain/dashboard-roles.js';
 
 export interface MerchantsTable {
@@ -123,6 +124,21 @@ export interface InvalidationsTable {
   topic: string;
   item: string;
   created_at: number;
+}
+
+/** A record of the audit log (domain/audit.ts). */
+export interface AuditLogTable {
+  seq: number;
+  at: number;
+  actor_kind: AuditActorKind;
+  actor: string;
+  receiver_id: number | null;
+  action: AuditAction;
+  target: string | null;
+  outcome: AuditOutcome;
+  address: string | null;
+  prev_hash: string;
+  hash: string;
 }
 
 export interface SettingsTable {
@@ -533,6 +549,7 @@ export interface DB {
   dashboard_users: DashboardUsersTable;
   dashboard_sessions: DashboardSessionsTable;
   dashboard_recovery_codes: DashboardRecoveryCodesTable;
+  audit_log: AuditLogTable;
   sign_in_throttles: SignInThrottlesTable;
 }
 

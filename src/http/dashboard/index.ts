@@ -3,7 +3,10 @@
 // no-script CSP), a session checked before every page but sign-in's, and a page saying what
 // happened for every fault. Out of the OpenAPI document.
 import fs from 'node:fs';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import { audit } from '../../app/audit.js';
+import { AUDIT_ACTIONS, type AuditAction, outcomeOf } from '../../domain/audit.js';
+import { auditTarget } from '../audit-hook.js';
 import type { Config } from '../../config.js';
 import { currentSession } from '../../app/dashboard-sessions.js';
 import { type DashboardAction, mayAct } from '../../domain/dashboard-roles.js';
@@ -11,10 +14,11 @@ import { notFound } from '../../domain/errors.js';
 import { html } from '../../render/html.js';
 import { pageFaultOf, pageSecurity } from '../page-security.js';
 import { DomainError } from '../../domain/errors.js';
+import { auditRoutes } from './audit.js';
 import { developerRoutes } from './developer.js';
 import { eventRoutes } from './events.js';
 import { homeRoutes } from './home.js';
-import { frameOf, rememberSession, sendPage, STYLESHEET_PATH } from './layout.js';
+import { frameOf, rememberSession, sendPage, sessionIf, STYLESHEET_PATH } from './layout.js';
 import { operationRoutes } from './operations.js';
 import { paymentRoutes } from './payments.js';
 import { CSRF_COOKIE, DASHBOARD_PATH, secureCookies, sessionToken } from './session-cookie.js';
@@ -46,6 +50,18 @@ async function requireSession(request: FastifyRequest, reply: FastifyReply): Pro
     const frame = frameOf(request, reply, DASHBOARD_PATH);
     return sendPage(reply, frame, 403, frame.w.roleTitle, html`<p class="error" role="alert" id="notice">${frame.w.roleRefused(frame.w.roles[session.role])}</p>`);
   }
+}
+
+/** Every action of a signed-in user goes to the audit log, with how it ended; sign-in records its own. */
+function auditAction(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  const { dashboardAction, auditAction: named } = request.routeOptions.config;
+  const action = named ?? (dashboardAction !== undefined && Object.hasOwn(AUDIT_ACTIONS, dashboardAction) ? (dashboardAction as AuditAction) : undefined);
+  const session = sessionIf(request);
+  if (action !== undefined && session !== undefined) {
+    const receiverId = session.merchant.receiverId;
+    void audit(request.ctx, { actorKind: 'user', actor: session.email, receiverId, action, target: auditTarget(request), outcome: outcomeOf(reply.statusCode), address: request.ip });
+  }
+  done();
 }
 
 /** Every form a signed-in user posts names its action, so no new one escapes the roles' table. */
@@ -80,6 +96,7 @@ export async function dashboard(app: FastifyInstance, { config }: { config: Conf
     requireActionOn(route);
   });
   app.addHook('preHandler', requireSession);
+  app.addHook('onResponse', auditAction);
   faultPages(app);
   app.get('/', async (_request, reply) => reply.redirect(DASHBOARD_PATH, 303));
   app.get(STYLESHEET_PATH, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET));
@@ -90,6 +107,7 @@ export async function dashboard(app: FastifyInstance, { config }: { config: Conf
   subscriptionRoutes(app);
   operationRoutes(app);
   settingsRoutes(app);
+  auditRoutes(app);
   if (config.sandbox) developerRoutes(app);
   app.get(`${DASHBOARD_PATH}/*`, async () => {
     throw notFound('Page');

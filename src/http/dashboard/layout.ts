@@ -33,6 +33,9 @@ export function rememberSession(request: FastifyRequest, session: DashboardSessi
   sessions.set(request, session);
 }
 
+/** The signed-in session of the request, if the scope found one. */
+export const sessionIf = (request: FastifyRequest): DashboardSession | undefined => sessions.get(request);
+
 /** The signed-in session of a request the scope let through (every page but sign-in's). */
 export function sessionOf(request: FastifyRequest): DashboardSession {
   const session = sessions.get(request);
@@ -45,7 +48,7 @@ export const may = (frame: DashboardFrame, action: DashboardAction): boolean => 
 
 export function frameOf(request: FastifyRequest, reply: FastifyReply, selfPath: string): DashboardFrame {
   const lang = languageOf(request, reply, DASHBOARD_PATH);
-  return { lang, m: messages(lang), w: dashboardWords(lang), selfPath, session: sessions.get(request), csrf: reply.generateCsrf() };
+  return { lang, m: messages(lang), w: dashboardWords(lang), selfPath, session: sessionIf(request), csrf: reply.generateCsrf() };
 }
 
 type Section = keyof DashboardWords['nav'];
@@ -56,13 +59,14 @@ const SECTIONS: Record<Section, string> = {
   subscriptions: `${DASHBOARD_PATH}/subscriptions`,
   operations: `${DASHBOARD_PATH}/operations`,
   settings: `${DASHBOARD_PATH}/settings`,
+  audit: `${DASHBOARD_PATH}/audit`,
   developer: `${DASHBOARD_PATH}/developer`,
 };
 
 function navigation(frame: DashboardFrame): Html {
   const { session, w } = frame;
   if (!session) return html``;
-  const shown = (Object.keys(SECTIONS) as Section[]).filter((s) => s !== 'developer' || session.merchant.developer);
+  const shown = (Object.keys(SECTIONS) as Section[]).filter((s) => (s !== 'developer' || session.merchant.developer) && (s !== 'audit' || may(frame, 'audit.read')));
   return html`<nav>${shown.map((s) => html`<a href="${SECTIONS[s]}"${frame.selfPath === SECTIONS[s] ? html` aria-current="page"` : ''}>${w.nav[s]}</a>`)}</nav>
 <div class="who"><span class="signed-in">${w.signedInAs(session.email, session.merchant.name)}</span> <span class="role" id="role">${w.roles[session.role]}</span>
 <form method="post" action="${DASHBOARD_PATH}/sign-out" class="sign-out">${csrfField(frame.csrf)}<button class="secondary" id="sign-out">${w.signOut}</button></form>

@@ -13,6 +13,7 @@ import { type Html, html } from '../../render/html.js';
 import type { MessageAttemptRow, MessageRow } from '../../store/schema.js';
 import { csrfField } from '../payer/pages.js';
 import { paymentResource } from '../payment-resource.js';
+import type { AuditAction } from '../../domain/audit.js';
 import type { DashboardAction } from '../../domain/dashboard-roles.js';
 import { type DashboardFrame, may } from './layout.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
@@ -23,6 +24,19 @@ export const eventPath = (messageId: string) => `${DASHBOARD_PATH}/events/${mess
 
 /** The actions a payment's page offers, by the path segment each posts to. */
 export type PaymentAction = 'refund' | 'confirm' | 'delete' | 'mark-paid' | 'demobank-pay' | 'demobank-pay-fail' | 'demobank-pay-uncertain' | 'demobank-confirm' | 'demobank-fail';
+
+/** What the audit log calls each payment action. */
+export const PAYMENT_ACTIONS_AUDITED: Readonly<Record<PaymentAction, AuditAction>> = {
+  refund: 'payment.refund',
+  confirm: 'payment.confirm',
+  delete: 'payment.delete',
+  'mark-paid': 'payment.mark-paid',
+  'demobank-pay': 'demobank.decide',
+  'demobank-pay-fail': 'demobank.decide',
+  'demobank-pay-uncertain': 'demobank.decide',
+  'demobank-confirm': 'demobank.decide',
+  'demobank-fail': 'demobank.decide',
+};
 
 /** The roles' row each payment action falls under: the account's money, or DemoBank's test money. */
 export const PAYMENT_ACTIONS_NEED: Readonly<Record<PaymentAction, DashboardAction>> = {

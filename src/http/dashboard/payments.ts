@@ -17,7 +17,7 @@ import { unreadMoneyRequest } from '../../domain/unread-members.js';
 import type { AppContext } from '../../app/context.js';
 import { html } from '../../render/html.js';
 import { frameOf, may, sendPage, sessionOf } from './layout.js';
-import { allowedActions, PAYMENT_ACTIONS_NEED, type PaymentAction, paymentPage, paymentPath, PAYMENTS_PATH } from './payment-page.js';
+import { allowedActions, PAYMENT_ACTIONS_AUDITED, PAYMENT_ACTIONS_NEED, type PaymentAction, paymentPage, paymentPath, PAYMENTS_PATH } from './payment-page.js';
 import { paymentListRoutes } from './payment-list.js';
 
 type Params = { id: string };
@@ -82,7 +82,7 @@ export function paymentRoutes(app: FastifyInstance, sandbox: boolean): void {
 
   for (const name of Object.keys(ACTIONS) as PaymentAction[]) {
     if (!sandbox && PAYMENT_ACTIONS_NEED[name] === 'demobank.decide') continue;
-    app.post<{ Params: Params; Body: Record<string, string | undefined> }>(`${paymentPath(':id')}/${name}`, { preHandler: app.csrfProtection, config: { dashboardAction: PAYMENT_ACTIONS_NEED[name] } }, async (request, reply) => {
+    app.post<{ Params: Params; Body: Record<string, string | undefined> }>(`${paymentPath(':id')}/${name}`, { preHandler: app.csrfProtection, config: { dashboardAction: PAYMENT_ACTIONS_NEED[name], auditAction: PAYMENT_ACTIONS_AUDITED[name] } }, async (request, reply) => {
       const id = paymentIdOf(request);
       try {
         await ACTIONS[name](request.ctx, sessionOf(request).merchant, id, request.body ?? {});

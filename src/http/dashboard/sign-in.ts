@@ -102,7 +102,7 @@ export function signInRoutes(app: FastifyInstance): void {
 
   app.post<{ Body: Form }>(SECOND_FACTOR_PATH, { preHandler: app.csrfProtection }, async (request, reply) => {
     const token = sessionToken(request);
-    const outcome = token ? await completeSecondFactor(request.ctx, token, request.body?.code ?? '') : ({ refused: 'expired' } as const);
+    const outcome = token ? await completeSecondFactor(request.ctx, token, request.body?.code ?? '', request.ip) : ({ refused: 'expired' } as const);
     if ('token' in outcome) {
       setSessionCookie(reply, outcome.token);
       return reply.redirect(DASHBOARD_PATH, 303);

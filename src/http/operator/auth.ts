@@ -2,14 +2,18 @@
 // OPERATOR_TOKEN (at least 32 characters, config.ts); without one configured it answers to nobody.
 // Tokens are compared through their hashes, in constant time. Wrong tokens are slowed per client
 // address with growing delays (domain/sign-in-throttle.ts, shared by every process through the
-// database), and every call, refused or not, is written to the log with who called and the answer.
+// database), and every call, refused or not, is written to the log and the audit log with who
+// called and the answer.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { audit } from '../../app/audit.js';
+import { outcomeOf } from '../../domain/audit.js';
 import { DomainError } from '../../domain/errors.js';
 import { afterFailure, operatorSubject, waitBeforeAttempt } from '../../domain/sign-in-throttle.js';
 import { wallClockMs } from '../../runtime/wall-clock.js';
 import { lockThrottles, readThrottle, writeThrottle } from '../../store/sign-in-throttles.js';
 import { inTransaction } from '../../store/transaction.js';
+import { auditTarget } from '../audit-hook.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -48,8 +52,10 @@ export async function requireOperator(request: FastifyRequest, reply: FastifyRep
   await checkToken(request, reply, expected);
 }
 
-/** The onResponse hook of the operator's scopes: every call, with its caller's address and outcome. */
+/** The onResponse hook of the operator's scopes: every call, with its caller's address and outcome, in the log and the audit log. */
 export function logOperatorCall(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
   request.log.info({ operator_call: true, method: request.method, url: request.url, address: request.ip, status: reply.statusCode }, 'operator call');
+  const target = `${request.method} ${auditTarget(request)}`;
+  void audit(request.ctx, { actorKind: 'operator', actor: request.ip, receiverId: null, action: 'operator.call', target, outcome: outcomeOf(reply.statusCode), address: request.ip });
   done();
 }

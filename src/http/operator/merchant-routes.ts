@@ -22,7 +22,7 @@ export const paymentState = (payment: Payment) => ({ payment_id: payment.payment
 export const markPaidRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/quipu/v1/payments/:id/mark-paid',
-    { schema: { tags: ['Quipu: payments'], summary: 'Mark a payment as paid by other means (marked-paid-by-receiver)', params: PaymentIdParams, response: { 200: Message } }, config: { idempotent: true } },
+    { schema: { tags: ['Quipu: payments'], summary: 'Mark a payment as paid by other means (marked-paid-by-receiver)', params: PaymentIdParams, response: { 200: Message } }, config: { auditAction: 'payment.mark-paid', idempotent: true } },
     async (request) => {
       await markPaid(request.ctx, request.merchant!, request.params.id);
       return { message: 'Payment marked as paid by the receiver' };
@@ -44,6 +44,7 @@ export const demoBankSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: Type.Composite([PaymentIdParams, Outcome]),
         response: { 200: PaymentState },
       },
+      config: { auditAction: 'demobank.decide' },
     },
     async (request) => {
       return paymentState(await settleTransfer(request.ctx, request.merchant!, request.params.id, request.params.outcome as 'confirm' | 'fail'));

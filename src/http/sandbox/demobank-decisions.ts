@@ -24,6 +24,7 @@ export const demoBankDecisionRoutes: FastifyPluginAsyncTypebox = async (app) => 
         params: Type.Composite([PaymentIdParams, Type.Object({ decision: Type.String({ enum: [...CHARGE_DECISIONS] }) })]),
         response: { 200: PaymentState },
       },
+      config: { auditAction: 'demobank.decide' },
     },
     async (request) => paymentState(await decideDemoCharge(request.ctx, request.params.id, request.params.decision as ChargeDecision, request.merchant!)),
   );
@@ -37,6 +38,7 @@ export const demoBankDecisionRoutes: FastifyPluginAsyncTypebox = async (app) => 
         params: Type.Composite([SubscriptionIdParams, Type.Object({ decision: Type.String({ enum: [...MANDATE_DECISIONS] }) })]),
         response: { 200: SubscriptionStatus },
       },
+      config: { auditAction: 'demobank.decide' },
     },
     async (request) => subscriptionStatus(await decideDemoMandate(request.ctx, request.params.id, request.params.decision as MandateDecision, request.merchant!)),
   );

@@ -53,6 +53,7 @@ export const scenarioRunRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: Type.Object({ id: Type.String({ maxLength: 64, description: 'Scenario id, as GET /sandbox/scenarios lists them' }) }),
         response: { 200: Run },
       },
+      config: { auditAction: 'developer.scenario' },
     },
     async (request) => scenarioRunView(await runScenario(request.ctx, request.merchant!, request.params.id)),
   );

@@ -52,7 +52,7 @@ export const automaticPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => 
     {
       schema: { tags, summary: 'Create charge intent', body: schemaFromFields(CHARGE_INTENT_FIELDS, 'json', CHARGE_INTENT_EXAMPLE), response: v3Responses(ChargeIntentCreated, { body: true, idempotent: true }) },
       attachValidation: true,
-      config: { idempotent: true, ignoreUnknownFields: true, moneyMembers: ['subscription_id', 'amount'] },
+      config: { auditAction: 'charge.create', idempotent: true, ignoreUnknownFields: true, moneyMembers: ['subscription_id', 'amount'] },
     },
     async (request) => {
       const payment = await createCharge(request.ctx, request.merchant!, request.body as Record<string, RawValue>, schemaFindings(request));

@@ -86,7 +86,7 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
         [OPTIONAL_BODY]: true,
         response: v2Responses(Message, { id: true, body: true }),
       },
-      config: { ignoreUnknownFields: true },
+      config: { auditAction: 'payment.delete', ignoreUnknownFields: true },
     },
     async (request) => {
       await deletePayment(request.ctx, request.merchant!, request.params.id);
@@ -107,7 +107,7 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
         [OPTIONAL_BODY]: true,
         response: v2Responses(Message, { feature: true, id: true, body: true, idempotent: true }),
       },
-      config: { idempotent: true, ignoreUnknownFields: true },
+      config: { auditAction: 'payment.confirm', idempotent: true, ignoreUnknownFields: true },
     },
     async (request) => {
       const delivery = await confirmPayment(request.ctx, request.merchant!, request.params.id);
@@ -128,7 +128,7 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
         [OPTIONAL_BODY]: true,
         response: v2Responses(Message, { feature: true, id: true, body: true, idempotent: true }),
       },
-      config: { idempotent: true, keepEmptyFields: true, ignoreUnknownFields: true, moneyMembers: ['amount'] },
+      config: { auditAction: 'payment.refund', idempotent: true, keepEmptyFields: true, ignoreUnknownFields: true, moneyMembers: ['amount'] },
     },
     async (request) => {
       const refund = await refundPayment(request.ctx, request.merchant!, request.params.id, request.body?.amount);

@@ -27,7 +27,7 @@ export const v2ReceiverRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async
         response: v2Responses(ReceiverCreated, { feature: true, body: true, idempotent: true }),
       },
       attachValidation: true,
-      config: { idempotent: true, formBody: true, ignoreUnknownFields: true },
+      config: { auditAction: 'receiver.create', idempotent: true, formBody: true, ignoreUnknownFields: true },
     },
     async (request, reply) => {
       const doubts: FieldError[] = [];

@@ -44,14 +44,14 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return sendPayment(reply, request.ctx.config.publicBaseUrl, payment, request.merchant!);
   });
 
-  app.delete('/v3/payments/:id', { schema: { tags, summary: 'Delete pending payment', params: PaymentIdParams, response: v3Responses(Message, { id: true }) } }, async (request) => {
+  app.delete('/v3/payments/:id', { schema: { tags, summary: 'Delete pending payment', params: PaymentIdParams, response: v3Responses(Message, { id: true }) }, config: { auditAction: 'payment.delete' } }, async (request) => {
     await deletePayment(request.ctx, request.merchant!, request.params.id);
     return { message: DELETED_MESSAGE };
   });
 
   app.post(
     '/v3/payments/:id/confirm',
-    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, body: NoFields, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true, ignoreUnknownFields: true } },
+    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, body: NoFields, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { auditAction: 'payment.confirm', idempotent: true, ignoreUnknownFields: true } },
     async (request) => {
       const delivery = await confirmPayment(request.ctx, request.merchant!, request.params.id);
       return { message: confirmedMessage(delivery) };
@@ -60,7 +60,7 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/v3/payments/:id/refunds',
-    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { idempotent: true, keepEmptyFields: true, ignoreUnknownFields: true, moneyMembers: ['amount'], echoedParams: { payment_id: 'id' } } },
+    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { auditAction: 'payment.refund', idempotent: true, keepEmptyFields: true, ignoreUnknownFields: true, moneyMembers: ['amount'], echoedParams: { payment_id: 'id' } } },
     async (request) => {
       const refund = await refundPayment(request.ctx, request.merchant!, request.params.id, request.body?.amount);
       return { message: refundMessage(refund) };

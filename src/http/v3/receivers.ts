@@ -16,7 +16,7 @@ export const v3ReceiverRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: { tags: ['Receivers'], summary: 'Create receiver', body: schemaFromFields(RECEIVER_REQUEST_FIELDS, 'json', RECEIVER_EXAMPLE), response: v3Responses(ReceiverCreated, { feature: true, body: true, idempotent: true }) },
       attachValidation: true,
-      config: { idempotent: true, ignoreUnknownFields: true },
+      config: { auditAction: 'receiver.create', idempotent: true, ignoreUnknownFields: true },
     },
     async (request, reply) => {
       const doubts: FieldError[] = [];
