@@ -10,6 +10,7 @@ import { authorizeParams, basicAuth, decodeJwtPart, formPost, PageClient, redire
 import { DESCRIPTOR_PATH, NEW_DESCRIPTOR } from '../helpers/operations.js';
 import { countRows } from '../helpers/payments.js';
 import { logLines, quipu, serveOnFreePort, withServerProcesses } from '../helpers/process.js';
+import { validReceiver } from '../helpers/receivers.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { newCharge } from '../helpers/subscriptions.js';
 import { CLIENTS, signWith, type V2Client, v2Client } from '../helpers/v2-clients.js';
@@ -171,24 +172,7 @@ describe('v2 forms', () => {
   });
 
   it('create receiver: unknown fields are ignored and named', async () => {
-    const receiver = {
-      admin_first_name: 'Ana',
-      admin_last_name: 'Pérez',
-      admin_email: 'ana@tienda.example',
-      country_code: 'CL',
-      business_identifier: '76123456-7',
-      business_category: 'Comercio',
-      business_name: 'Tienda',
-      business_phone: '+56223456789',
-      business_address_line_1: 'Calle 1',
-      business_address_line_2: 'Depto 2',
-      business_address_line_3: 'Santiago',
-      contact_full_name: 'Ana Pérez',
-      contact_job_title: 'Gerente',
-      contact_email: 'contacto@tienda.example',
-      contact_phone: '+56987654321',
-    };
-    const res = await v2Of(developer).request('POST', '/receivers', { form: { ...receiver, agent: 'x' } });
+    const res = await v2Of(developer).request('POST', '/receivers', { form: { ...validReceiver, agent: 'x' } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.headers.get(IGNORED)).toBe('agent');
   });

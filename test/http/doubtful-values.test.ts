@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, client, type JsonResponse } from '../helpers/http.js';
 import { DESCRIPTOR_PATH, NEW_DESCRIPTOR } from '../helpers/operations.js';
 import { logLines, serveOnFreePort, withServerProcesses } from '../helpers/process.js';
+import { validReceiver } from '../helpers/receivers.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { NEW_SUBSCRIPTION } from '../helpers/subscriptions.js';
 import { type Params, v2Client } from '../helpers/v2-clients.js';
@@ -56,23 +57,6 @@ const receiverProfile = async (answer: JsonResponse) => {
 };
 
 const PAYMENT = { amount: 1000, currency: 'CLP', subject: 'Order 42' };
-const RECEIVER = {
-  admin_first_name: 'Ana',
-  admin_last_name: 'Rojas',
-  admin_email: 'ana@shop.example',
-  country_code: 'CL',
-  business_identifier: '76.123.456-0',
-  business_category: 'Retail',
-  business_name: 'Tienda Ejemplo SpA',
-  business_phone: '+56223456789',
-  business_address_line_1: 'Av. Providencia 1234',
-  business_address_line_2: 'Oficina 56',
-  business_address_line_3: 'Santiago',
-  contact_full_name: 'Ana Rojas',
-  contact_job_title: 'Gerente',
-  contact_email: 'contacto@shop.example',
-  contact_phone: '+56987654321',
-};
 const PAST = '2020-01-01T00:00:00Z';
 
 const DOUBTFUL: Doubtful[] = [
@@ -130,14 +114,14 @@ const DOUBTFUL: Doubtful[] = [
   },
   {
     what: 'a receiver with an unknown bank and a bank account given in part (kept in its profile; Quipu never pays into it)',
-    send: json('/v3/receivers', { ...RECEIVER, bank_account_bank_id: 'Zzzzz', bank_account_number: '123' }),
+    send: json('/v3/receivers', { ...validReceiver, bank_account_bank_id: 'Zzzzz', bank_account_number: '123' }),
     read: receiverProfile,
     stored: { bank_account_bank_id: 'Zzzzz', bank_account_number: '123' },
     warnings: { bank_account_bank_id: 'is not a known bank', bank_account_identifier: 'is missing from a bank account given in part' },
   },
   {
     what: 'a v2 receiver with a bank account given in part',
-    send: v2Form('/receivers', { ...RECEIVER, bank_account_number: '123' }),
+    send: v2Form('/receivers', { ...validReceiver, bank_account_number: '123' }),
     read: receiverProfile,
     stored: { bank_account_number: '123' },
     warnings: { bank_account_bank_id: 'is missing from a bank account given in part', bank_account_identifier: 'is missing from a bank account given in part' },

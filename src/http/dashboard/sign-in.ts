@@ -8,10 +8,11 @@ import { signOut, signOutEverywhere } from '../../app/dashboard-sessions.js';
 import { signIn } from '../../app/dashboard-sign-in.js';
 import { completeSecondFactor, pendingSession } from '../../app/second-factor.js';
 import { MAX_SIGN_IN_EMAIL } from '../../domain/sign-in-throttle.js';
-import { html } from '../../render/html.js';
+import { type Html, html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
 import { frameOf, sendPage, sessionOf } from './layout.js';
 import { clearSessionCookie, CSRF_COOKIE, DASHBOARD_PATH, sessionToken, setSessionCookie } from './session-cookie.js';
+import type { DashboardWords } from './words.js';
 
 export const SIGN_IN_PATH = `${DASHBOARD_PATH}/sign-in`;
 export const SECOND_FACTOR_PATH = `${SIGN_IN_PATH}/code`;
@@ -29,44 +30,29 @@ const REFUSALS = {
 
 type Refusal = (typeof REFUSALS)[keyof typeof REFUSALS]['words'];
 
-function signInPage(request: FastifyRequest, reply: FastifyReply, status: number, email: string, error?: Refusal): FastifyReply {
-  const frame = frameOf(request, reply, SIGN_IN_PATH);
+/** A sign-in step's page: its form, posted to its own address, with the refusal that brought it back. */
+function stepPage(request: FastifyRequest, reply: FastifyReply, status: number, path: string, title: (w: DashboardWords) => string, fields: (w: DashboardWords) => Html, error?: Refusal): FastifyReply {
+  const frame = frameOf(request, reply, path);
   const { w } = frame;
-  return sendPage(
-    reply,
-    frame,
-    status,
-    w.signInTitle,
-    html`<form method="post" action="${SIGN_IN_PATH}" class="sign-in">
+  return sendPage(reply, frame, status, title(w), html`<form method="post" action="${path}" class="sign-in">
 ${csrfField(frame.csrf)}
 ${errorLine(error && w[error])}
-<label for="email">${w.email}</label>
+${fields(w)}
+</form>`);
+}
+
+const signInPage = (request: FastifyRequest, reply: FastifyReply, status: number, email: string, error?: Refusal) =>
+  stepPage(request, reply, status, SIGN_IN_PATH, (w) => w.signInTitle, (w) => html`<label for="email">${w.email}</label>
 <input type="email" id="email" name="email" required autocomplete="username" value="${email}">
 <label for="password">${w.password}</label>
 <input type="password" id="password" name="password" required autocomplete="current-password">
-<button id="sign-in">${w.signIn}</button>
-</form>`,
-  );
-}
+<button id="sign-in">${w.signIn}</button>`, error);
 
-function codePage(request: FastifyRequest, reply: FastifyReply, status: number, error?: Refusal): FastifyReply {
-  const frame = frameOf(request, reply, SECOND_FACTOR_PATH);
-  const { w } = frame;
-  return sendPage(
-    reply,
-    frame,
-    status,
-    w.secondFactorTitle,
-    html`<form method="post" action="${SECOND_FACTOR_PATH}" class="sign-in">
-${csrfField(frame.csrf)}
-${errorLine(error && w[error])}
-<p>${w.secondFactorHelp}</p>
+const codePage = (request: FastifyRequest, reply: FastifyReply, status: number, error?: Refusal) =>
+  stepPage(request, reply, status, SECOND_FACTOR_PATH, (w) => w.secondFactorTitle, (w) => html`<p>${w.secondFactorHelp}</p>
 <label for="code">${w.code}</label>
 <input type="text" id="code" name="code" required autocomplete="one-time-code" inputmode="text" maxlength="64">
-<button id="verify">${w.verify}</button>
-</form>`,
-  );
-}
+<button id="verify">${w.verify}</button>`, error);
 
 const retryAfter = (reply: FastifyReply, outcome: object) => {
   if ('retryAfterMs' in outcome) void reply.header('retry-after', String(Math.ceil((outcome.retryAfterMs as number) / 1000)));
