@@ -1,9 +1,10 @@
 // OAuth client authentication at the token and revocation endpoints: client_id is the account's
 // receiver_id and client_secret its receiver secret (the contract's "client credentials").
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Merchant } from '../domain/merchant.js';
+import { inGrace, type Merchant } from '../domain/merchant.js';
 import { TokenEndpointError } from '../domain/oauth-errors.js';
 import { parseClientId } from '../domain/oauth-request.js';
+import { wallClockMs } from '../runtime/wall-clock.js';
 import type { AppContext } from './context.js';
 
 export interface ClientCredentials {
@@ -22,6 +23,9 @@ export async function authenticateClient(ctx: AppContext, credentials: ClientCre
   if (!credentials) throw refuse();
   const receiverId = parseClientId(credentials.clientId);
   const merchant = receiverId === undefined ? undefined : await ctx.merchants.byReceiverId(receiverId);
-  if (!merchant || !sameSecret(credentials.clientSecret, merchant.secret)) throw refuse();
+  if (!merchant) throw refuse();
+  // A secret replaced with a grace period still authenticates until the period ends.
+  const previous = inGrace(merchant.previousSecret, wallClockMs(ctx.clock));
+  if (!sameSecret(credentials.clientSecret, merchant.secret) && !(previous !== undefined && sameSecret(credentials.clientSecret, previous))) throw refuse();
   return merchant;
 }

@@ -69,6 +69,10 @@ export async function createMerchant(ctx: AppContext, input: NewMerchant, db: Ky
       collect_accounts: JSON.stringify([newUuid(ctx.random)]),
       country_code: input.countryCode ?? 'CL',
       profile: JSON.stringify(input.profile ?? {}),
+      previous_api_key_hash: null,
+      previous_api_key_until: null,
+      previous_secret_enc: null,
+      previous_secret_until: null,
       created_at: now,
       updated_at: now,
     };

@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { hashApiKey } from '../domain/credentials.js';
-import type { Merchant, MerchantFeatures } from '../domain/merchant.js';
+import { inGrace, type Merchant, type MerchantFeatures } from '../domain/merchant.js';
 import { findMerchantRow, findReceiverIdByApiKeyHash } from '../store/merchants.js';
 import type { DB, MerchantRow } from '../store/schema.js';
 import type { InvalidationFeed } from '../runtime/invalidation-feed.js';
@@ -25,6 +25,8 @@ export function toMerchant(row: MerchantRow, secrets: SecretBox): Merchant {
     name: row.name,
     developer: row.developer === 1,
     secret: secrets.open(row.secret_enc),
+    previousSecret: row.previous_secret_enc !== null && row.previous_secret_until !== null ? { value: secrets.open(row.previous_secret_enc), until: Number(row.previous_secret_until) } : null,
+    previousApiKey: row.previous_api_key_hash !== null && row.previous_api_key_until !== null ? { value: row.previous_api_key_hash, until: Number(row.previous_api_key_until) } : null,
     notifyUrl: row.notify_url,
     notifyApiVersion: row.notify_api_version,
     renditionUrl: row.rendition_url,
@@ -46,6 +48,8 @@ export class MerchantDirectory {
     private readonly secrets: SecretBox,
     feed: InvalidationFeed,
     size: number,
+    /** Grace periods of rotated keys end on the wall clock: the developer clock does not extend them. */
+    private readonly wallNow: () => number,
   ) {
     this.#byKeyHash = new LRUCache({ max: size });
     this.#byId = new LRUCache({ max: size });
@@ -55,8 +59,11 @@ export class MerchantDirectory {
 
   /** The account of an API key if both are cached, without waiting: undefined says only "not cached". */
   cachedByApiKey(apiKey: string): Merchant | undefined {
-    const receiverId = this.#byKeyHash.get(hashApiKey(apiKey));
-    return receiverId === undefined ? undefined : this.#byId.get(receiverId);
+    const hash = hashApiKey(apiKey);
+    const receiverId = this.#byKeyHash.get(hash);
+    const merchant = receiverId === undefined ? undefined : this.#byId.get(receiverId);
+    // A replaced key past its grace period is for byApiKey to refuse and forget.
+    return merchant?.previousApiKey?.value === hash ? undefined : merchant;
   }
 
   /** The account if cached, without waiting: undefined says only "not cached". */
@@ -68,11 +75,17 @@ export class MerchantDirectory {
     const hash = hashApiKey(apiKey);
     let receiverId = this.#byKeyHash.get(hash);
     if (receiverId === undefined) {
-      receiverId = await findReceiverIdByApiKeyHash(this.db, hash);
+      receiverId = await findReceiverIdByApiKeyHash(this.db, hash, this.wallNow());
       if (receiverId === undefined) return undefined;
       this.#byKeyHash.set(hash, receiverId);
     }
-    return this.byReceiverId(receiverId);
+    const merchant = await this.byReceiverId(receiverId);
+    // A replaced key stays cached past its grace period: each use checks that period again.
+    if (merchant?.previousApiKey?.value === hash && inGrace(merchant.previousApiKey, this.wallNow()) === undefined) {
+      this.#byKeyHash.delete(hash);
+      return undefined;
+    }
+    return merchant;
   }
 
   async byReceiverId(receiverId: number): Promise<Merchant | undefined> {

@@ -1,10 +1,13 @@
-// Changes an account's settings or rotates its API key; every process drops its cached copy (this
-// one after the commit, so a request that cached the old key meanwhile cannot keep it).
+// Changes an account's settings or rotates its API key or receiver secret; every process drops its
+// cached copy (this one after the commit, so a request that cached the old key meanwhile cannot
+// keep it). A rotation may give the credential it replaces a grace period in which both work, so a
+// merchant rolls to the new one without downtime; a second rotation ends the first one's grace.
 import { hashApiKey } from '../domain/credentials.js';
-import { notFound, validationError } from '../domain/errors.js';
-import { newUuid } from '../domain/ids.js';
-import type { Merchant, MerchantFeatures } from '../domain/merchant.js';
+import { fieldError, notFound, validationError } from '../domain/errors.js';
+import { newReceiverSecret, newUuid } from '../domain/ids.js';
+import { MAX_CREDENTIAL_GRACE_MS, type Merchant, type MerchantFeatures } from '../domain/merchant.js';
 import { redirectUriProblem } from '../domain/oauth-redirect.js';
+import { wallClockMs } from '../runtime/wall-clock.js';
 import { findMerchantRow, updateMerchantRow } from '../store/merchants.js';
 import { replaceRedirectUris } from '../store/oauth-redirect-uris.js';
 import type { MerchantsTable } from '../store/schema.js';
@@ -23,6 +26,10 @@ export interface MerchantChanges {
   users?: string[];
   /** Replace the API key; the new one is returned once. */
   rotateApiKey?: boolean;
+  /** Replace the receiver secret; the new one is in the merchant returned. */
+  rotateSecret?: boolean;
+  /** How long a rotated credential keeps working beside its replacement (0: it stops at once). */
+  graceMs?: number;
   /** Replace the OAuth redirect URIs (matched exactly by the authorization endpoint). */
   redirectUris?: string[];
 }
@@ -66,11 +73,22 @@ export async function updateMerchant(ctx: AppContext, receiverId: number, change
       (set as Record<string, number>)[FEATURE_COLUMNS[feature as keyof MerchantFeatures]] = on ? 1 : 0;
     }
     let apiKey: string | undefined;
+    const graceMs = changes.graceMs ?? 0;
+    if (graceMs < 0 || graceMs > MAX_CREDENTIAL_GRACE_MS) throw fieldError('grace', `must be between 0 and ${MAX_CREDENTIAL_GRACE_MS / 86_400_000} days`);
+    const until = graceMs > 0 ? wallClockMs(ctx.clock) + graceMs : null;
     if (changes.rotateApiKey) {
       apiKey = newUuid(ctx.random);
       set.api_key_hash = hashApiKey(apiKey);
       set.api_key_enc = ctx.secrets.seal(apiKey);
+      set.previous_api_key_hash = until === null ? null : before.api_key_hash;
+      set.previous_api_key_until = until;
       await publish(API_KEY_TOPIC, before.api_key_hash);
+      if (before.previous_api_key_hash !== null) await publish(API_KEY_TOPIC, before.previous_api_key_hash);
+    }
+    if (changes.rotateSecret) {
+      set.secret_enc = ctx.secrets.seal(newReceiverSecret(ctx.random));
+      set.previous_secret_enc = until === null ? null : before.secret_enc;
+      set.previous_secret_until = until;
     }
     if (changes.redirectUris !== undefined) await replaceRedirectUris(trx, receiverId, [...new Set(changes.redirectUris)], set.updated_at!);
     await updateMerchantRow(trx, receiverId, set);

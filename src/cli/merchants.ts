@@ -11,7 +11,7 @@ import { redirectUrisOf } from '../store/oauth-redirect-uris.js';
 import { toMerchant } from '../app/merchant-directory.js';
 import { notFound } from '../domain/errors.js';
 import { merchantView, printHuman } from './merchant-view.js';
-import { oneOf, receiverId } from './options.js';
+import { graceDuration, oneOf, receiverId } from './options.js';
 import { withRuntime } from './runtime.js';
 
 // Commander turns --contract-url into options.contractUrl: the flags map onto feature names.
@@ -131,7 +131,9 @@ export function merchantsCommand(): Command {
     .option('--no-rendition-url', 'send no accountability reports')
     .option('--user <email>', 'replace the users allowed to be responsible for collections (repeatable)', email)
     .option('--payment-method <id>', 'replace the payment methods offered (repeatable)', method)
-    .option('--rotate-api-key', 'issue a new API key; the old one stops working at once')
+    .option('--rotate-api-key', 'issue a new API key (printed once); the old one stops working at once, or after --grace')
+    .option('--rotate-secret', 'issue a new receiver secret (printed once); the old one stops signing at once, or after --grace')
+    .option('--grace <duration>', 'with a rotation: how long the replaced key or secret keeps working beside the new one (30m, 24h, 7d; at most 30d)', graceDuration)
     .option('--redirect-uri <uri>', 'replace the OAuth redirect URIs, matched exactly (repeatable)', redirectUri)
     .option('--no-redirect-uri', 'remove every OAuth redirect URI')
     .option('--json', 'print JSON');
@@ -152,11 +154,13 @@ export function merchantsCommand(): Command {
         users: options.user,
         paymentMethods: options.paymentMethod,
         rotateApiKey: options.rotateApiKey === true,
+        rotateSecret: options.rotateSecret === true,
+        graceMs: options.grace,
         redirectUris: options.redirectUri === false ? [] : options.redirectUri,
       };
       const { merchant, apiKey } = await updateMerchant(ctx, receiverId(id), changes);
       const redirectUris = await redirectUrisOf(ctx.db, merchant.receiverId);
-      output({ ...merchantView(merchant, false), redirect_uris: redirectUris, ...(apiKey ? { api_key: apiKey } : {}) }, options.json === true);
+      output({ ...merchantView(merchant, options.rotateSecret === true), redirect_uris: redirectUris, ...(apiKey ? { api_key: apiKey } : {}) }, options.json === true);
     }),
   );
   return merchants;

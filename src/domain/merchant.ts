@@ -15,12 +15,29 @@ export interface MerchantFeatures {
 
 export const FEATURE_NAMES: readonly (keyof MerchantFeatures)[] = ['confirm', 'integrator', 'refunds', 'contractUrl', 'psp'];
 
+/** A credential replaced by a rotation, accepted until `until` (wall clock ms). */
+export interface GraceCredential {
+  /** The secret itself, or the API key's hash. */
+  value: string;
+  until: number;
+}
+
+/** The value of a replaced credential if its grace period has not ended. */
+export const inGrace = (credential: GraceCredential | null, nowMs: number): string | undefined => (credential !== null && nowMs < credential.until ? credential.value : undefined);
+
+/** Grace periods a rotation may give the credential it replaces: at most a month, as the peers allow. */
+export const MAX_CREDENTIAL_GRACE_MS = 30 * 24 * 3_600_000;
+
 export interface Merchant {
   receiverId: number;
   name: string;
   developer: boolean;
   /** The receiver secret (40 hex), decrypted: it signs notifications and v2 requests. */
   secret: string;
+  /** The secret it replaced, while its grace period lasts: v2 requests and OAuth clients may still use it. */
+  previousSecret: GraceCredential | null;
+  /** The hash of the API key it replaced, while its grace period lasts. */
+  previousApiKey: GraceCredential | null;
   notifyUrl: string | null;
   notifyApiVersion: string;
   /** Where accountability reports are sent when the account's funds are delivered. */

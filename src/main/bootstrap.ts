@@ -15,6 +15,7 @@ import { InvalidationFeed } from '../runtime/invalidation-feed.js';
 import { createLogger } from '../runtime/logger.js';
 import { pooledRandom } from '../runtime/random-pool.js';
 import { SecretBox, loadEncryptionKey } from '../runtime/secret-box.js';
+import { wallClockMs } from '../runtime/wall-clock.js';
 
 export interface Runtime {
   ctx: AppContext;
@@ -52,7 +53,7 @@ export async function startRuntime(config: Config, log: Logger = createLogger(co
       log,
       secrets,
       feed,
-      merchants: new MerchantDirectory(database.db, secrets, feed, config.credentialCacheSize),
+      merchants: new MerchantDirectory(database.db, secrets, feed, config.credentialCacheSize, () => wallClockMs(clock)),
       outbox: new Outbox(clock, random),
       descriptorKeys: new DescriptorKeyRing(database.db, secrets, clock, feed, random),
     };

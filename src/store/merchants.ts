@@ -19,8 +19,13 @@ export async function findMerchantRow(db: Kysely<DB>, receiverId: number): Promi
   return db.selectFrom('merchants').selectAll().where('receiver_id', '=', receiverId).executeTakeFirst();
 }
 
-export async function findReceiverIdByApiKeyHash(db: Kysely<DB>, hash: string): Promise<number | undefined> {
-  const row = await db.selectFrom('merchants').select('receiver_id').where('api_key_hash', '=', hash).executeTakeFirst();
+/** The account whose API key, or whose key replaced but still in its grace period at `now`, has this hash. */
+export async function findReceiverIdByApiKeyHash(db: Kysely<DB>, hash: string, now: number): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('merchants')
+    .select('receiver_id')
+    .where((eb) => eb.or([eb('api_key_hash', '=', hash), eb.and([eb('previous_api_key_hash', '=', hash), eb('previous_api_key_until', '>', now)])]))
+    .executeTakeFirst();
   return row?.receiver_id;
 }
 

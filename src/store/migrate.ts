@@ -23,6 +23,7 @@ import * as signInThrottles from './migrations/019-sign-in-throttles.js';
 import * as dashboardRoles from './migrations/020-dashboard-roles.js';
 import * as twoFactor from './migrations/021-two-factor.js';
 import * as auditLog from './migrations/022-audit-log.js';
+import * as credentialGrace from './migrations/023-credential-grace.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -48,6 +49,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '020-dashboard-roles': dashboardRoles,
   '021-two-factor': twoFactor,
   '022-audit-log': auditLog,
+  '023-credential-grace': credentialGrace,
 };
 
 export interface MigrationReport {

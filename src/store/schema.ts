@@ -11,6 +11,12 @@ export interface MerchantsTable {
   api_key_hash: string;
   /** The API key sealed (the dashboard shows it again); null for keys issued before migration 017. */
   api_key_enc: string | null;
+  /** A key rotated with a grace period, working until previous_api_key_until (wall clock ms). */
+  previous_api_key_hash: string | null;
+  previous_api_key_until: number | null;
+  /** A secret rotated with a grace period (sealed), verifying until previous_secret_until. */
+  previous_secret_enc: string | null;
+  previous_secret_until: number | null;
   developer: number;
   notify_url: string | null;
   notify_api_version: string;

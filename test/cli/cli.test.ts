@@ -82,6 +82,15 @@ describe('quipu serve (npm start)', () => {
       const newKey = JSON.parse(rotated.stdout).api_key;
       await expect.poll(async () => (await call(base, 'GET', '/v3/banks', { apiKey })).status, { timeout: 10_000 }).toBe(401);
       expect((await call(base, 'GET', '/v3/banks', { apiKey: newKey })).status).toBe(200);
+
+      // Rotated again with a grace period: the replaced key works beside the new one meanwhile.
+      const graced = await quipu(['merchants', 'update', receiverId, '--rotate-api-key', '--rotate-secret', '--grace', '2h', '--json'], { DATABASE_URL: fresh.url, DATA_DIR: fresh.dataDir, LOG_LEVEL: 'warn' });
+      const { api_key: latestKey, secret } = JSON.parse(graced.stdout);
+      expect(secret).toMatch(/^[0-9a-f]{40}$/);
+      await expect.poll(async () => (await call(base, 'GET', '/v3/banks', { apiKey: latestKey })).status, { timeout: 10_000 }).toBe(200);
+      expect((await call(base, 'GET', '/v3/banks', { apiKey: newKey })).status).toBe(200);
+      const tooLong = await quipu(['merchants', 'update', receiverId, '--rotate-api-key', '--grace', '31d'], { DATABASE_URL: fresh.url, DATA_DIR: fresh.dataDir, LOG_LEVEL: 'warn' });
+      expect(tooLong.stderr).toContain('grace: must be between 0 and 30 days');
     } finally {
       await server.stop();
       await fresh.drop();

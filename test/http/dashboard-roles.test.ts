@@ -150,7 +150,7 @@ describe('the pages offer only the forms the role may use', () => {
     expect(forms(await viewer.get('/dashboard/settings'))).toEqual([]);
     expect(forms(await viewer.get('/dashboard/developer'))).toEqual([]);
     expect(forms(await owner.get(`/dashboard/payments/${id}`))).toEqual(expect.arrayContaining([`/dashboard/payments/${id}/refund`]));
-    expect(forms(await owner.get('/dashboard/settings'))).toEqual(['/dashboard/settings/reveal', '/dashboard/settings/rotate-key', '/dashboard/settings']);
+    expect(forms(await owner.get('/dashboard/settings'))).toEqual(['/dashboard/settings/reveal', '/dashboard/settings/rotate-key', '/dashboard/settings/rotate-secret', '/dashboard/settings']);
     expect((await viewer.get('/dashboard')).html).toContain('<span class="role" id="role">lector</span>');
   });
 });

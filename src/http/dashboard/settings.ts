@@ -1,5 +1,6 @@
 // The account's settings: credentials shown only when asked for with a POST (never in a GET's page
-// or address), the API key rotated only with a ticked confirmation, and the account's URLs and
+// or address), the API key and the secret rotated only with a ticked confirmation (the replaced one
+// working on for the period chosen, so a merchant rolls without downtime), and the account's URLs and
 // OAuth redirect URIs changed through update-merchant, which checks every field before writing
 // anything.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -35,9 +36,16 @@ ${view.rotated ? html`<p class="notice" role="status">${s.rotated}</p>` : ''}
 <dt>${s.apiKey}</dt><dd class="secret" id="api-key">${shown ? (shown.apiKey ?? s.keyUnknown) : hidden}</dd>
 <dt>${s.secret}</dt><dd class="secret" id="secret">${shown ? shown.secret : hidden}</dd></dl>
 ${shown || !may(frame, 'credentials.reveal') ? '' : html`<form method="post" action="${SETTINGS_PATH}/reveal">${csrfField(frame.csrf)}<button class="secondary" id="reveal">${s.reveal}</button></form>`}
-${may(frame, 'credentials.rotate') ? html`<form method="post" action="${SETTINGS_PATH}/rotate-key">${csrfField(frame.csrf)}
-<label><input type="checkbox" name="confirm" value="yes" id="rotate-confirm"> ${s.rotateConfirm}</label>
-<button class="secondary" id="rotate">${s.rotate}</button></form>` : ''}`;
+${may(frame, 'credentials.rotate') ? [rotateForm(frame, 'rotate-key', 'rotate', s.rotate), rotateForm(frame, 'rotate-secret', 'rotate-secret', s.rotateSecret)] : ''}`;
+}
+
+/** A rotation's form: ticked confirmation, and how long the replaced credential keeps working. */
+function rotateForm(frame: DashboardFrame, action: string, id: string, label: string): Html {
+  const s = frame.w.settings;
+  return html`<form method="post" action="${SETTINGS_PATH}/${action}">${csrfField(frame.csrf)}
+<label for="${id}-grace">${s.grace}</label><select id="${id}-grace" name="grace">${Object.entries(s.graces).map(([ms, text]) => html`<option value="${ms}">${text}</option>`)}</select>
+<label><input type="checkbox" name="confirm" value="yes" id="${id}-confirm"> ${s.rotateConfirm}</label>
+<button class="secondary" id="${id}">${label}</button></form>`;
 }
 
 function accountForm(frame: DashboardFrame, merchant: Merchant, redirectUris: string[], view: SettingsView): Html {
@@ -86,13 +94,17 @@ export function settingsRoutes(app: FastifyInstance): void {
     showSettings(request, reply, 200, { credentials: await revealCredentials(request.ctx, sessionOf(request).merchant) }),
   );
 
-  app.post<{ Body: Form }>(`${SETTINGS_PATH}/rotate-key`, { preHandler: app.csrfProtection, config: { dashboardAction: 'credentials.rotate' } }, async (request, reply) => {
-    if (request.body?.confirm !== 'yes') {
-      return showSettings(request, reply, 400, { notice: html`<p class="error" role="alert" id="notice">${frameOf(request, reply, '').w.settings.rotateUnconfirmed}</p>` });
-    }
-    const { merchant, apiKey } = await updateMerchant(request.ctx, sessionOf(request).merchant.receiverId, { rotateApiKey: true });
-    return showSettings(request, reply, 200, { rotated: true, credentials: { apiKey: apiKey!, secret: merchant.secret } });
-  });
+  for (const [action, rotation] of [['rotate-key', { rotateApiKey: true }], ['rotate-secret', { rotateSecret: true }]] as const) {
+    app.post<{ Body: Form }>(`${SETTINGS_PATH}/${action}`, { preHandler: app.csrfProtection, config: { dashboardAction: 'credentials.rotate' } }, async (request, reply) => {
+      const graceMs = Number(request.body?.grace ?? '0');
+      if (request.body?.confirm !== 'yes' || !Object.hasOwn(frameOf(request, reply, '').w.settings.graces, String(graceMs))) {
+        return showSettings(request, reply, 400, { notice: html`<p class="error" role="alert" id="notice">${frameOf(request, reply, '').w.settings.rotateUnconfirmed}</p>` });
+      }
+      const { merchant, apiKey } = await updateMerchant(request.ctx, sessionOf(request).merchant.receiverId, { ...rotation, graceMs });
+      const shown = apiKey ?? (await revealCredentials(request.ctx, merchant)).apiKey;
+      return showSettings(request, reply, 200, { rotated: true, credentials: { apiKey: shown, secret: merchant.secret } });
+    });
+  }
 
   app.post<{ Body: Form }>(SETTINGS_PATH, { preHandler: app.csrfProtection, config: { dashboardAction: 'settings.update' } }, async (request, reply) => {
     const form = request.body ?? {};

@@ -13,8 +13,9 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { forbidden } from '../../domain/errors.js';
-import type { Merchant } from '../../domain/merchant.js';
+import { inGrace, type Merchant } from '../../domain/merchant.js';
 import { parseSignatureHeader, requestSignatureMatches, type SignedParam, stringToSign } from '../../domain/v2-signature.js';
+import { wallClockMs } from '../../runtime/wall-clock.js';
 import { resolveMerchant, unauthenticated } from '../plugins/auth.js';
 
 interface PendingSignature {
@@ -88,7 +89,10 @@ export function v2Auth(app: FastifyInstance): void {
     const jsonBody = body && 'json' in body ? body.json : undefined;
     // An unknown receiver's request is hashed too, with a secret nobody has: answered as fast as a
     // wrong hash of a known one, it cannot tell a forger which receiver ids exist.
-    const matches = requestSignatureMatches(pending.signer?.secret ?? DECOY_SECRET, pending.hash, { method: request.method, base, path, host: request.headers.host, params, jsonBody });
+    const signed = { method: request.method, base, path, host: request.headers.host, params, jsonBody };
+    // A secret replaced with a grace period still signs until the period ends.
+    const previous = pending.signer && inGrace(pending.signer.previousSecret, wallClockMs(request.ctx.clock));
+    const matches = requestSignatureMatches(pending.signer?.secret ?? DECOY_SECRET, pending.hash, signed) || (previous !== undefined && requestSignatureMatches(previous, pending.hash, signed));
     if (pending.signer && matches) {
       request.merchant = pending.signer;
       return;
