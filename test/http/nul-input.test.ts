@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/http.js';
 import { authorizeParams, basicAuth, FORM, formPost, registerRedirectUris } from '../helpers/oauth.js';
+import { everyTableCount } from '../helpers/payments.js';
 import { concretePath, registeredRoutes } from '../helpers/routes.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -18,18 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-/** Every table's row count: what "nothing written" is checked against. */
-async function rowCounts(): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const table of await server.ctx.db.introspection.getTables()) {
-    const row = await server.ctx.db
-      .selectFrom(table.name as never)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    counts[table.name] = Number((row as { n: number }).n);
-  }
-  return counts;
-}
+const rowCounts = () => everyTableCount(server.ctx.db);
 
 const credentials = (url: string): Record<string, string> => (url.startsWith('/operator/') ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : { 'x-api-key': account.api_key });
 

@@ -1,5 +1,6 @@
 // The audit log (domain/audit.ts): append-only, hash-chained records; the chain's head (last number
-// and hash) is kept in `settings` under `audit.head`, locked by each append.
+// and hash) is kept in `settings` under `audit.head`, locked by each append, and starts at the
+// chain's genesis.
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -19,4 +20,5 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('audit_log_receiver').on('audit_log').columns(['receiver_id', 'seq']).execute();
   await db.schema.createIndex('audit_log_at').on('audit_log').column('at').execute();
+  await db.insertInto('settings').values({ name: 'audit.head', value: JSON.stringify({ seq: 0, hash: '0'.repeat(64) }) }).execute();
 }
