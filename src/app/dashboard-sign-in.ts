@@ -28,9 +28,12 @@ export type SignInOutcome =
 /** The hash of a session's token: what the sessions table holds. */
 export const sessionTokenHash = (token: string) => hash('sha256', token, 'hex');
 
-/** One scrypt at a time leaves the rest of libuv's four threads to the WAL flush and the file system. */
-const passwordWork = new WorkGate(1, 32);
-const BUSY_RETRY_MS = 1_000;
+/**
+ * One scrypt at a time leaves the rest of libuv's four threads to the WAL flush and the file system;
+ * every password checked or hashed for a signed-in user passes through it too (change-dashboard-password.ts).
+ */
+export const passwordWork = new WorkGate(1, 32);
+export const BUSY_RETRY_MS = 1_000;
 
 let decoyHash: Promise<string> | undefined;
 

@@ -23,6 +23,7 @@ export const DASHBOARD_ACTIONS = {
   'developer.clock': INTEGRATORS,
   'developer.scenario': INTEGRATORS,
   'session.end': EVERYONE,
+  'password.change': EVERYONE,
   /** The account's audit log: who did what. */
   'audit.read': OWNERS,
 } as const satisfies Record<string, readonly DashboardRole[]>;

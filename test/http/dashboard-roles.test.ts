@@ -147,10 +147,10 @@ describe('the pages offer only the forms the role may use', () => {
     const owner = await signedIn(users.owner);
     const forms = (page: PageResponse) => [...page.html.matchAll(/<form method="post" action="([^"]+)"/g)].map((m) => m[1]!).filter((a) => !a.includes('sign-out'));
     expect(forms(await viewer.get(`/dashboard/payments/${id}`))).toEqual([]);
-    expect(forms(await viewer.get('/dashboard/settings'))).toEqual([]);
+    expect(forms(await viewer.get('/dashboard/settings'))).toEqual(['/dashboard/settings/password']);
     expect(forms(await viewer.get('/dashboard/developer'))).toEqual([]);
     expect(forms(await owner.get(`/dashboard/payments/${id}`))).toEqual(expect.arrayContaining([`/dashboard/payments/${id}/refund`]));
-    expect(forms(await owner.get('/dashboard/settings'))).toEqual(['/dashboard/settings/reveal', '/dashboard/settings/rotate-key', '/dashboard/settings/rotate-secret', '/dashboard/settings']);
+    expect(forms(await owner.get('/dashboard/settings'))).toEqual(['/dashboard/settings/reveal', '/dashboard/settings/rotate-key', '/dashboard/settings/rotate-secret', '/dashboard/settings', '/dashboard/settings/password']);
     expect((await viewer.get('/dashboard')).html).toContain('<span class="role" id="role">lector</span>');
   });
 });
@@ -165,6 +165,26 @@ describe('sessions', () => {
     expect(after.status).toBe(303);
     expect(after.location).toBe(SIGN_IN);
     expect((await (await signedIn(person)).get('/dashboard')).html).toContain('<span class="role" id="role">desarrollador</span>');
+  });
+
+  it('changing one\'s own password checks the current one, ends every other session and keeps this browser signed in', async () => {
+    const person = await addDashboardUser(server.ctx, account.receiver_id, { email: 'new-password@roles.test', role: 'viewer' });
+    const [here, elsewhere] = [await signedIn(person), await signedIn(person)];
+    const change = (fields: Record<string, string>) => post(here, '/dashboard/settings', '/dashboard/settings/password', fields);
+    const wrong = await change({ current: 'not-it', next: 'a-new-password' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.html).toContain('La contraseña actual no es correcta. No se cambió nada.');
+    expect((await change({ current: person.password, next: 'short' })).status).toBe(400);
+    expect((await elsewhere.get('/dashboard')).status).toBe(200);
+
+    const changed = await change({ current: person.password, next: 'a-new-password' });
+    expect(changed.status).toBe(303);
+    expect(changed.location).toBe('/dashboard/settings?done=password');
+    expect((await here.get('/dashboard/settings?done=password')).html).toContain('Contraseña cambiada.');
+    expect((await elsewhere.get('/dashboard')).location).toBe(SIGN_IN);
+    await signedIn({ email: person.email, password: 'a-new-password' });
+    const old = new PayerSession(server.baseUrl);
+    expect((await old.post(SIGN_IN, { _csrf: csrfOf(await old.get(SIGN_IN)), email: person.email, password: person.password })).status).toBe(401);
   });
 
   it("sign out everywhere ends every session of the user, and no one else's", async () => {

@@ -5,13 +5,14 @@
 // anything.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountRedirectUris, revealCredentials } from '../../app/account-settings.js';
+import { changeDashboardPassword } from '../../app/change-dashboard-password.js';
 import { updateMerchant } from '../../app/update-merchant.js';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors.js';
 import { type Merchant, NOTIFY_API_VERSIONS } from '../../domain/merchant.js';
 import { type Html, html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
 import { type DashboardFrame, frameOf, may, sendPage, sessionOf } from './layout.js';
-import { DASHBOARD_PATH } from './session-cookie.js';
+import { DASHBOARD_PATH, setSessionCookie } from './session-cookie.js';
 
 const SETTINGS_PATH = `${DASHBOARD_PATH}/settings`;
 
@@ -48,6 +49,16 @@ function rotateForm(frame: DashboardFrame, action: string, id: string, label: st
 <button class="secondary" id="${id}">${label}</button></form>`;
 }
 
+/** Every role changes its own password. */
+function passwordForm(frame: DashboardFrame): Html {
+  const s = frame.w.settings;
+  return html`<h2>${s.password}</h2>
+<form method="post" action="${SETTINGS_PATH}/password" class="settings">${csrfField(frame.csrf)}
+<label for="current_password">${s.currentPassword}</label><input type="password" id="current_password" name="current" required autocomplete="current-password">
+<label for="new_password">${s.newPassword}</label><input type="password" id="new_password" name="next" required minlength="8" autocomplete="new-password">
+<button class="secondary" id="change-password">${s.changePassword}</button></form>`;
+}
+
 function accountForm(frame: DashboardFrame, merchant: Merchant, redirectUris: string[], view: SettingsView): Html {
   const s = frame.w.settings;
   const values = view.values ?? {
@@ -79,14 +90,15 @@ async function showSettings(request: FastifyRequest, reply: FastifyReply, status
   // A rotation changed the account: read it again rather than the session's copy.
   const current = (await request.ctx.merchants.byReceiverId(merchant.receiverId)) ?? merchant;
   const redirectUris = await accountRedirectUris(request.ctx, current);
-  return sendPage(reply, frame, status, frame.w.nav.settings, html`${view.notice ?? ''}${credentialsSection(frame, current, view)}${accountForm(frame, current, redirectUris, view)}`);
+  return sendPage(reply, frame, status, frame.w.nav.settings, html`${view.notice ?? ''}${credentialsSection(frame, current, view)}${accountForm(frame, current, redirectUris, view)}${passwordForm(frame)}`);
 }
 
 const optionalUrl = (text: string | undefined) => (text?.trim() ? text.trim() : null);
 
 export function settingsRoutes(app: FastifyInstance): void {
   app.get<{ Querystring: { done?: string } }>(SETTINGS_PATH, async (request, reply) => {
-    const saved = request.query.done === 'saved' ? frameOf(request, reply, '').w.settings.saved : undefined;
+    const words = frameOf(request, reply, '').w.settings;
+    const saved = request.query.done === 'saved' ? words.saved : request.query.done === 'password' ? words.passwordChanged : undefined;
     return showSettings(request, reply, 200, { notice: saved ? html`<p class="notice" role="status" id="notice">${saved}</p>` : undefined });
   });
 
@@ -105,6 +117,17 @@ export function settingsRoutes(app: FastifyInstance): void {
       return showSettings(request, reply, 200, { rotated: true, credentials: { apiKey: shown, secret: merchant.secret } });
     });
   }
+
+  app.post<{ Body: Form }>(`${SETTINGS_PATH}/password`, { preHandler: app.csrfProtection, config: { dashboardAction: 'password.change' } }, async (request, reply) => {
+    const outcome = await changeDashboardPassword(request.ctx, sessionOf(request), { current: request.body?.current ?? '', next: request.body?.next ?? '', address: request.ip });
+    if ('token' in outcome) {
+      setSessionCookie(reply, outcome.token);
+      return reply.redirect(`${SETTINGS_PATH}?done=password`, 303);
+    }
+    if ('retryAfterMs' in outcome) void reply.header('retry-after', String(Math.ceil(outcome.retryAfterMs / 1000)));
+    const status = { 'wrong-password': 401, 'weak-password': 400, 'too-many-attempts': 429, busy: 503 }[outcome.refused];
+    return showSettings(request, reply, status, { notice: html`<p class="error" role="alert" id="notice">${frameOf(request, reply, '').w.settings.passwordRefused[outcome.refused]}</p>` });
+  });
 
   app.post<{ Body: Form }>(SETTINGS_PATH, { preHandler: app.csrfProtection, config: { dashboardAction: 'settings.update' } }, async (request, reply) => {
     const form = request.body ?? {};

@@ -1,0 +1,46 @@
+// A signed-in dashboard user changes their own password: the current one is checked first, counted
+// against the same throttle as sign-in (a stolen session cannot guess it faster), and the change
+// ends every session the user has and opens a new one for this browser under a new token.
+import { newSessionToken } from '../domain/ids.js';
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../domain/password-hash.js';
+import { MAX_SIGN_IN_PASSWORD, signInSubjects } from '../domain/sign-in-throttle.js';
+import { wallClockMs } from '../runtime/wall-clock.js';
+import { deleteSessionsOfUser, insertSession } from '../store/dashboard-sessions.js';
+import { inTransaction } from '../store/transaction.js';
+import { findUserById, setPasswordHash } from '../store/users.js';
+import { reserveAttempt, takeBackAttempt } from './attempt-throttle.js';
+import type { AppContext } from './context.js';
+import type { DashboardSession } from './dashboard-sessions.js';
+import { BUSY_RETRY_MS, passwordWork, sessionTokenHash } from './dashboard-sign-in.js';
+
+export type PasswordChangeOutcome =
+  | { token: string }
+  | { refused: 'wrong-password' | 'weak-password' }
+  | { refused: 'too-many-attempts' | 'busy'; retryAfterMs: number };
+
+export async function changeDashboardPassword(ctx: AppContext, session: DashboardSession, input: { current: string; next: string; address: string }): Promise<PasswordChangeOutcome> {
+  if (input.next.length < MIN_PASSWORD_LENGTH || input.next.length > MAX_SIGN_IN_PASSWORD) return { refused: 'weak-password' };
+  if (input.current.length > MAX_SIGN_IN_PASSWORD) return { refused: 'wrong-password' };
+  const now = wallClockMs(ctx.clock);
+  const subjects = signInSubjects(session.email, input.address);
+  const waitMs = await reserveAttempt(ctx.db, subjects, now);
+  if (waitMs > 0) return { refused: 'too-many-attempts', retryAfterMs: waitMs };
+  const user = await findUserById(ctx.db, session.userId);
+  const hash = await passwordWork.run(async () => {
+    if (!user || !(await verifyPassword(input.current, user.password_hash))) return null;
+    return hashPassword(input.next, ctx.random(16));
+  });
+  if (hash === undefined) {
+    await takeBackAttempt(ctx.db, subjects, () => false);
+    return { refused: 'busy', retryAfterMs: BUSY_RETRY_MS };
+  }
+  if (hash === null) return { refused: 'wrong-password' };
+  await takeBackAttempt(ctx.db, subjects, (subject) => subject.kind === 'pair');
+  const token = newSessionToken(ctx.random);
+  await inTransaction(ctx.db, async (trx) => {
+    await setPasswordHash(trx, session.userId, hash, now);
+    await deleteSessionsOfUser(trx, session.userId);
+    await insertSession(trx, sessionTokenHash(token), session.userId, now);
+  });
+  return { token };
+}
