@@ -90,7 +90,12 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   });
   // Nothing is acknowledged before it is durable: an answer waits for the flush of every commit
   // made before it is sent (SQLite; see src/store/wal-sync.ts). Usually there is none to wait for.
-  app.addHook('onSend', (_request, _reply, payload, done) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    // The API's answers hold payments, credentials and tokens: no cache keeps them, and no browser
+    // reads them as anything but JSON (pages and public documents set their own Cache-Control).
+    if (!reply.hasHeader('cache-control') && String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
+      void reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
+    }
     const flushed = durable(ctx.db);
     if (flushed === undefined) return done(null, payload);
     flushed.then(() => done(null, payload), done);
