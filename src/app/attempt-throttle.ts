@@ -1,7 +1,7 @@
-// The throttle of guesses (domain/sign-in-throttle.ts) as sign-in and its second factor use it: an
-// attempt is counted as a failure against its subjects, in one transaction that locks their rows
-// and first checks they allow it, before the secret is checked, so parallel guesses are each
-// counted; a right answer takes its failure back.
+// The throttle of guesses (domain/sign-in-throttle.ts) as sign-in, its second factor, a password
+// change and the operator's token use it: an attempt is counted as a failure against its subjects,
+// in one transaction that locks their rows and first checks they allow it, before the secret is
+// checked, so parallel guesses are each counted; a right answer takes its failure back.
 import type { Kysely } from 'kysely';
 import { afterFailure, afterSuccess, type ThrottleSubject, waitBeforeAttempt } from '../domain/sign-in-throttle.js';
 import type { DB } from '../store/schema.js';

@@ -8,10 +8,10 @@ import { wallClockMs } from '../runtime/wall-clock.js';
 import { deleteSessionsOfUser, insertSession } from '../store/dashboard-sessions.js';
 import { inTransaction } from '../store/transaction.js';
 import { findUserById, setPasswordHash } from '../store/users.js';
-import { reserveAttempt, takeBackAttempt } from './attempt-throttle.js';
+import { takeBackAttempt } from './attempt-throttle.js';
 import type { AppContext } from './context.js';
 import type { DashboardSession } from './dashboard-sessions.js';
-import { BUSY_RETRY_MS, passwordWork, sessionTokenHash } from './dashboard-sign-in.js';
+import { guardedPasswordWork, sessionTokenHash } from './dashboard-sign-in.js';
 
 export type PasswordChangeOutcome =
   | { token: string }
@@ -23,17 +23,13 @@ export async function changeDashboardPassword(ctx: AppContext, session: Dashboar
   if (input.current.length > MAX_SIGN_IN_PASSWORD) return { refused: 'wrong-password' };
   const now = wallClockMs(ctx.clock);
   const subjects = signInSubjects(session.email, input.address);
-  const waitMs = await reserveAttempt(ctx.db, subjects, now);
-  if (waitMs > 0) return { refused: 'too-many-attempts', retryAfterMs: waitMs };
   const user = await findUserById(ctx.db, session.userId);
-  const hash = await passwordWork.run(async () => {
+  const checked = await guardedPasswordWork(ctx, subjects, now, async () => {
     if (!user || !(await verifyPassword(input.current, user.password_hash))) return null;
     return hashPassword(input.next, ctx.random(16));
   });
-  if (hash === undefined) {
-    await takeBackAttempt(ctx.db, subjects, () => false);
-    return { refused: 'busy', retryAfterMs: BUSY_RETRY_MS };
-  }
+  if ('refused' in checked) return checked;
+  const hash = checked.answer;
   if (hash === null) return { refused: 'wrong-password' };
   await takeBackAttempt(ctx.db, subjects, (subject) => subject.kind === 'pair');
   const token = newSessionToken(ctx.random);

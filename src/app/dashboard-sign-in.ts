@@ -10,7 +10,7 @@ import { hash } from 'node:crypto';
 import type { AuditOutcome } from '../domain/audit.js';
 import { newSessionToken } from '../domain/ids.js';
 import { hashPassword, verifyPassword } from '../domain/password-hash.js';
-import { MAX_SIGN_IN_EMAIL, MAX_SIGN_IN_PASSWORD, signInSubjects } from '../domain/sign-in-throttle.js';
+import { MAX_SIGN_IN_EMAIL, MAX_SIGN_IN_PASSWORD, signInSubjects, type ThrottleSubject } from '../domain/sign-in-throttle.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { insertSession } from '../store/dashboard-sessions.js';
 import { findUserByEmail } from '../store/users.js';
@@ -28,12 +28,25 @@ export type SignInOutcome =
 /** The hash of a session's token: what the sessions table holds. */
 export const sessionTokenHash = (token: string) => hash('sha256', token, 'hex');
 
+/** One scrypt at a time leaves the rest of libuv's four threads to the WAL flush and the file system. */
+const passwordWork = new WorkGate(1, 32);
+const BUSY_RETRY_MS = 1_000;
+
+export type GuardedAnswer<T> = { answer: T } | { refused: 'too-many-attempts' | 'busy'; retryAfterMs: number };
+
 /**
- * One scrypt at a time leaves the rest of libuv's four threads to the WAL flush and the file system;
- * every password checked or hashed for a signed-in user passes through it too (change-dashboard-password.ts).
+ * Scrypt work on a password someone may be guessing (signing in, changing one's password): the
+ * attempt is counted against `subjects` first (past their limit it waits), then the work runs
+ * through the hashing gate (full, it is answered "busy" and the attempt taken back).
  */
-export const passwordWork = new WorkGate(1, 32);
-export const BUSY_RETRY_MS = 1_000;
+export async function guardedPasswordWork<T>(ctx: AppContext, subjects: readonly ThrottleSubject[], now: number, work: () => Promise<T>): Promise<GuardedAnswer<T>> {
+  const waitMs = await reserveAttempt(ctx.db, subjects, now);
+  if (waitMs > 0) return { refused: 'too-many-attempts', retryAfterMs: waitMs };
+  const done = await passwordWork.run(async () => ({ answer: await work() }));
+  if (done !== undefined) return done;
+  await takeBackAttempt(ctx.db, subjects, () => false);
+  return { refused: 'busy', retryAfterMs: BUSY_RETRY_MS };
+}
 
 let decoyHash: Promise<string> | undefined;
 
@@ -44,18 +57,13 @@ export async function signIn(ctx: AppContext, input: { email: string; password: 
   const subjects = signInSubjects(email, input.address);
   const now = wallClockMs(ctx.clock);
 
-  const waitMs = await reserveAttempt(ctx.db, subjects, now);
-  if (waitMs > 0) return { refused: 'too-many-attempts', retryAfterMs: waitMs };
-
   const user = await findUserByEmail(ctx.db, email);
-  const matches = await passwordWork.run(async () => {
+  const checked = await guardedPasswordWork(ctx, subjects, now, async () => {
     decoyHash ??= hashPassword('', ctx.random(16));
     return verifyPassword(input.password, user?.password_hash ?? (await decoyHash));
   });
-  if (matches === undefined) {
-    await takeBackAttempt(ctx.db, subjects, () => false);
-    return { refused: 'busy', retryAfterMs: BUSY_RETRY_MS };
-  }
+  if ('refused' in checked) return checked;
+  const matches = checked.answer;
   // Each password checked is audited; attempts answered before (too long, waiting, busy) are not,
   // so a flood of them writes nothing.
   const record = (outcome: AuditOutcome) => audit(ctx, { actorKind: 'user', actor: email, receiverId: user ? Number(user.receiver_id) : null, action: 'sign-in', target: null, outcome, address: input.address });

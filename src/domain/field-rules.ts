@@ -58,9 +58,13 @@ function lengthOf(value: string): number {
 
 type Outcome = { value: Decoded; doubt?: string } | { error: string };
 
-/** What a text value breaks of the rule's lengths. */
+/**
+ * What a text value breaks of the rule's lengths. Code points are counted only where UTF-16 units
+ * could say otherwise: never for a value within a maximum and no minimum (a megabyte `custom` is
+ * not walked on every create).
+ */
 function lengthProblem(rule: FieldRule, value: string): string | undefined {
-  const length = lengthOf(value);
+  const length = rule.minLength === undefined && (rule.maxLength === undefined || value.length <= rule.maxLength) ? value.length : lengthOf(value);
   if (rule.minLength !== undefined && length < rule.minLength) return `must be at least ${rule.minLength} characters long`;
   if (rule.maxLength !== undefined && length > rule.maxLength) return `must be at most ${rule.maxLength} characters long`;
   return undefined;

@@ -6,13 +6,13 @@
 // called and the answer.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { reserveAttempt } from '../../app/attempt-throttle.js';
 import { audit } from '../../app/audit.js';
 import { outcomeOf } from '../../domain/audit.js';
 import { DomainError } from '../../domain/errors.js';
-import { afterFailure, operatorSubject, waitBeforeAttempt } from '../../domain/sign-in-throttle.js';
+import { operatorSubject, waitBeforeAttempt } from '../../domain/sign-in-throttle.js';
 import { wallClockMs } from '../../runtime/wall-clock.js';
-import { lockThrottles, readThrottle, writeThrottle } from '../../store/sign-in-throttles.js';
-import { inTransaction } from '../../store/transaction.js';
+import { readThrottle } from '../../store/sign-in-throttles.js';
 import { auditTarget } from '../audit-hook.js';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -31,14 +31,7 @@ async function checkToken(request: FastifyRequest, reply: FastifyReply, expected
   const subject = operatorSubject(request.ip);
   const now = wallClockMs(request.ctx.clock);
   const matches = tokenMatches(request, expected);
-  const wait = matches
-    ? waitBeforeAttempt([await readThrottle(request.ctx.db, subject.key)], now)
-    : await inTransaction(request.ctx.db, async (trx) => {
-        const state = (await lockThrottles(trx, [subject.key])).get(subject.key);
-        const waitMs = waitBeforeAttempt([state], now);
-        if (waitMs === 0) await writeThrottle(trx, subject.key, afterFailure(subject.kind, state, now));
-        return waitMs;
-      });
+  const wait = matches ? waitBeforeAttempt([await readThrottle(request.ctx.db, subject.key)], now) : await reserveAttempt(request.ctx.db, [subject], now);
   if (wait > 0) {
     void reply.header('retry-after', String(Math.ceil(wait / 1000)));
     throw new DomainError('rate_limited', 'Too many wrong operator tokens from this address: try again later');
