@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['./test/helpers/build-dist.ts', './test/helpers/via-pgbouncer.ts'],
     pool: 'forks',
     // Two cores: more workers only add contention between real servers and databases.
     maxWorkers: 2,

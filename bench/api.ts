@@ -2,7 +2,7 @@
 // SQLite and on PostgreSQL, next to a bare Fastify baseline and a bare `pg` insert loop, all in the
 // same run on the same machine, in paired rounds (rounds.ts).
 import { createTestDatabase } from '../test/helpers/database.js';
-import { freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/process.js';
+import { freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/quipu-processes.js';
 import { fmt, load, type LoadOptions, type LoadResult } from './load.js';
 import { pgInsertRate } from './pg-insert.js';
 import { inRounds, mean, median, ratios as roundRatios, ROUND_SECONDS as SECONDS, ROUNDS, type Rounds } from './rounds.js';
@@ -44,13 +44,13 @@ async function startBaseline(): Promise<Baseline> {
   };
 }
 
-/** `quipu serve` on a fresh database, with an account and one payment to read. */
-export async function startQuipu(kind: 'sqlite' | 'postgres', settings: Record<string, string> = {}, accountFlags: string[] = []): Promise<Quipu> {
+/** `quipu serve` (started by node with `entry`, see startServerProcess) on a fresh database, with an account and one payment to read. */
+export async function startQuipu(kind: 'sqlite' | 'postgres', settings: Record<string, string> = {}, accountFlags: string[] = [], entry?: string[]): Promise<Quipu> {
   const db = await createTestDatabase(kind, PG_ADMIN);
   // MALLOC_ARENA_MAX=2, as docs/configuration.md recommends for serve and worker on Linux.
   const env = { DATABASE_URL: db.url, DATA_DIR: db.dataDir, LOG_LEVEL: 'warn', MALLOC_ARENA_MAX: '2', ...settings };
   const port = await freePort();
-  const server = startServerProcess({ ...env, PORT: String(port), DEMO_ACCOUNT: 'false' });
+  const server = startServerProcess({ ...env, PORT: String(port), DEMO_ACCOUNT: 'false' }, ['serve'], entry);
   await waitForHttp(`http://127.0.0.1:${port}/readyz`);
   const account = JSON.parse((await quipu(['merchants', 'create', '--name', 'Bench', '--json', ...accountFlags], env)).stdout);
   const url = `http://127.0.0.1:${port}`;

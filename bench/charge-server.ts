@@ -9,7 +9,7 @@ import { DEMO_BANK_ID } from '../src/domain/banks.js';
 import { startRuntime } from '../src/main/bootstrap.js';
 import { createLogger } from '../src/runtime/logger.js';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/database.js';
-import { freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/process.js';
+import { freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/quipu-processes.js';
 import type { LoadOptions } from './load.js';
 
 const JSON_BODY = { 'content-type': 'application/json' };

@@ -17,7 +17,7 @@ const LIMIT_MB = 300;
 const OPERATOR_TOKEN = 'operator-token-for-the-memory-bench-run';
 const SETTLE_SECONDS = 10;
 
-interface Run {
+export interface Run {
   database: string;
   arenas: string;
   rps: number;
@@ -48,9 +48,10 @@ async function paidPayments(server: Quipu): Promise<string[]> {
 /** glibc's own limit on malloc arenas, for comparison with the recommended 2. */
 const GLIBC_DEFAULT_ARENAS = String(8 * os.cpus().length);
 
-async function memoryRun(kind: 'sqlite' | 'postgres', mallocArenaMax = '2'): Promise<Run> {
+/** One server under the mixed load; `entry` as startServerProcess takes it (the compiled `quipu` unless given). */
+export async function memoryRun(kind: 'sqlite' | 'postgres', mallocArenaMax = '2', entry?: string[]): Promise<Run> {
   // An account that collects in the provider's account: its paid payments can be refunded.
-  const server = await startQuipu(kind, { OPERATOR_TOKEN, MALLOC_ARENA_MAX: mallocArenaMax }, ['--refunds']);
+  const server = await startQuipu(kind, { OPERATOR_TOKEN, MALLOC_ARENA_MAX: mallocArenaMax }, ['--refunds'], entry);
   try {
     const paymentIds = await paidPayments(server);
     const beforeMb = rssMb(server.pid) ?? 0;

@@ -3,7 +3,7 @@
 // against one `quipu serve` process on SQLite, autocannon running in its own process. The two GET
 // scenarios run in paired rounds (rounds.ts), so drift on a shared machine hits both.
 import { createTestDatabase } from '../test/helpers/database.js';
-import { freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/process.js';
+import { freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/quipu-processes.js';
 import { fmt, load, type LoadResult } from './load.js';
 import { inRounds, mean, median, ratios, ROUND_SECONDS, ROUNDS } from './rounds.js';
 

@@ -8,7 +8,7 @@ import { newNotificationToken, newPaymentId } from '../src/domain/ids.js';
 import { openDatabase } from '../src/store/database.js';
 import type { PaymentRow } from '../src/store/schema.js';
 import { createTestDatabase } from '../test/helpers/database.js';
-import { freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/process.js';
+import { freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/quipu-processes.js';
 import { fmt } from './load.js';
 
 const PAYMENTS = Number(process.env.BENCH_LIST_PAYMENTS ?? 100_000);

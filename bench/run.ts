@@ -9,12 +9,16 @@ import { benchDescriptors } from './descriptors.js';
 import { benchMemory } from './memory.js';
 import { benchOAuth } from './oauth.js';
 import { benchPaymentList } from './payment-list.js';
+import { benchPooler } from './pooler.js';
+import { benchStartup } from './startup.js';
 
 // PostgreSQL runs use this server (each scenario creates and drops its own database).
 process.env.BENCH_DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const sections: [string, () => Promise<string>][] = [
+  ['startup', benchStartup],
   ['api', benchApi],
+  ['pooler', benchPooler],
   ['oauth', benchOAuth],
   ['delivery', benchDelivery],
   ['automatic-payments', benchAutomaticPayments],

@@ -1,8 +1,5 @@
 #!/usr/bin/env node
-// The service runs its TypeScript sources directly through tsx's loader, so `npm ci` is the
-// whole installation: there is no build step that could drift from the sources.
-import { register } from 'tsx/esm/api';
+// The command line runs the compiled service in dist/, which `npm ci` builds (`npm run build`).
+import { main } from '../dist/cli/main.js';
 
-register();
-const { main } = await import('../src/cli/main.ts');
 await main(process.argv);

@@ -7,7 +7,7 @@ import { createPayment } from '../src/app/create-payment.js';
 import { moveClock } from '../src/app/developer-clock.js';
 import { payWithDemoBank } from '../src/app/pay-with-demobank.js';
 import { launchBrowser } from '../test/helpers/browser.js';
-import { startTestServer } from '../test/helpers/server.js';
+import { CHOSEN_PASSWORD, startTestServer } from '../test/helpers/server.js';
 
 const OUTPUT = new URL('../docs/dashboard.png', import.meta.url).pathname;
 const SUBJECTS = ['Green teapot', 'Black kettle', 'Tea sampler', 'Porcelain cups', 'Gift card'];
@@ -15,7 +15,7 @@ const SUBJECTS = ['Green teapot', 'Black kettle', 'Tea sampler', 'Porcelain cups
 const server = await startTestServer();
 try {
   const account = await server.account({ name: 'Teapots & Co', features: { refunds: true, confirm: true } });
-  const user = await addDashboardUser(server.ctx, account.receiver_id, { email: 'owner@teapots.example' });
+  const user = await addDashboardUser(server.ctx, account.receiver_id, { email: 'owner@teapots.example', password: CHOSEN_PASSWORD });
   for (let day = 0; day < 21; day++) {
     for (let n = 0; n < 1 + ((day * 7) % 5); n++) {
       const amount = 5000 + ((day * 13 + n * 29) % 40) * 1000;

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { findBank } from './domain/banks.js';
 import { ACCOUNT_TYPES, type CollectionAccount, DEMO_COLLECTION_ACCOUNT, isDemoCollectionAccount } from './domain/collection-account.js';
 import { RECEIVER_ID_PATTERN, RECEIVER_SECRET_PATTERN, UUID_PATTERN } from './domain/ids.js';
-import { MIN_PASSWORD_LENGTH } from './domain/password-hash.js';
+import { MAX_HASH_COST, MIN_HASH_COST, PASSWORD_HASH_COST } from './domain/password-hash.js';
+import { MIN_PASSWORD_LENGTH, PASSWORD_PROBLEMS, passwordProblem } from './domain/password-policy.js';
 import { formatRut, parseRut } from './domain/rut.js';
 import { TWO_FACTOR_MODES, type TwoFactorMode } from './domain/two-factor.js';
 
@@ -25,6 +26,8 @@ export interface Config {
   logLevel: LogLevel;
   /** QUIPU_ENCRYPTION_KEY: 32 bytes (64 hex chars or base64) encrypting receiver secrets at rest. */
   encryptionKey: string | undefined;
+  /** QUIPU_ENCRYPTION_KEY_PREVIOUS: keys replaced by QUIPU_ENCRYPTION_KEY (comma-separated), still opening what they sealed until `quipu keys reseal`. */
+  previousEncryptionKeys: string[];
   /** BODY_LIMIT: largest accepted request body in bytes. */
   bodyLimit: number;
   /** TRUST_PROXY: the proxies whose X-Forwarded-For names the client (addresses or CIDRs, comma-separated, or a number of hops); unset, the peer address is the client. */
@@ -77,10 +80,14 @@ export interface Config {
   jobLeaseMs: number;
   /** SANDBOX: developer-mode extras (the movable clock at /sandbox/clock); turn off on a production installation. */
   sandbox: boolean;
-  /** DASHBOARD_TWO_FACTOR: `required` lets no dashboard user in without a second factor (quipu users two-factor-enrol); `optional` asks it of those enrolled. */
+  /** DASHBOARD_TWO_FACTOR: `required` (the default with SANDBOX=false) lets no dashboard user in without a second factor (quipu users two-factor-enrol); `optional` (developer mode's default) asks it of those enrolled. */
   dashboardTwoFactor: TwoFactorMode;
+  /** PASSWORD_HASH_COST: log2 of scrypt's N for new dashboard password hashes (17); below 17 only for test suites, refused with SANDBOX=false. */
+  passwordHashCost: number;
   /** OPERATOR_TOKEN: bearer token of the operator API (/operator/v1: bank credits); unset, that API refuses every request. */
   operatorToken: string | undefined;
+  /** SHUTDOWN_DRAIN_MS: after SIGTERM, how long `quipu serve` goes on serving with /readyz answering 503, so that a load balancer stops sending first. */
+  shutdownDrainMs: number;
   /** BANK_TIMEOUT_MS: a bank that has not answered a transfer by then leaves it uncertain, for the bank to confirm or fail later; an institution that has not answered an OAuth sign-in by then ends the flow with E001. */
   bankTimeoutMs: number;
   /** PAYER_FORM_TTL_SECONDS: how long a payer page's form (its CSRF token) stays valid. */
@@ -165,6 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     encryptionKey: env.QUIPU_ENCRYPTION_KEY || undefined,
+    previousEncryptionKeys: (env.QUIPU_ENCRYPTION_KEY_PREVIOUS ?? '').split(',').map((key) => key.trim()).filter((key) => key !== ''),
     bodyLimit: integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     trustProxy: trustProxy(env.TRUST_PROXY),
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000),
@@ -173,7 +181,9 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
     // Off in developer mode unless asked for: a developer's load test is no abuse.
     apiRateLimit: integer(env, 'API_RATE_LIMIT', sandbox ? 0 : 100, 0, 1_000_000),
-    dashboardTwoFactor: oneOf(env, 'DASHBOARD_TWO_FACTOR', 'optional', TWO_FACTOR_MODES),
+    // A production installation asks every dashboard user for a second factor unless told otherwise.
+    dashboardTwoFactor: oneOf(env, 'DASHBOARD_TWO_FACTOR', sandbox ? 'optional' : 'required', TWO_FACTOR_MODES),
+    passwordHashCost: passwordHashCost(env, sandbox),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'full', ['normal', 'full'] as const),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 500),
     credentialCacheSize: integer(env, 'CREDENTIAL_CACHE_SIZE', 10_000, 1, 10_000_000),
@@ -185,18 +195,38 @@ export function loadConfig(env: Env = process.env): Config {
     paymentDefaultTtlHours: integer(env, 'PAYMENT_DEFAULT_TTL_HOURS', 24, 1, 24 * 365),
     // A production installation (SANDBOX=false) gets no demo account unless asked for one.
     demoAccount: flag(env, 'DEMO_ACCOUNT', sandbox),
-    demoCredentials: demoCredentials(env),
+    demoCredentials: demoCredentials(env, sandbox),
     ...delivery(env),
     jobsPollMs: integer(env, 'JOBS_POLL_MS', 1_000, 10, 60_000),
     jobLeaseMs: integer(env, 'JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     sandbox,
     operatorToken: operatorToken(env.OPERATOR_TOKEN),
+    // A developer's restart should be quick; behind a load balancer, a few of its health checks.
+    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', sandbox ? 0 : 5_000, 0, 300_000),
     bankTimeoutMs: integer(env, 'BANK_TIMEOUT_MS', 30_000, 100, 300_000),
     payerFormTtlSeconds: integer(env, 'PAYER_FORM_TTL_SECONDS', 3 * 3600, 1, 7 * 24 * 3600),
     apiKeysRetired: flag(env, 'API_KEYS_RETIRED', false),
     collectionAccount: collectionAccount(env),
     ...mail(env, publicBaseUrl),
   };
+}
+
+/**
+ * Where the public base URL comes from: PUBLIC_BASE_URL itself, the PORT it is derived from, or
+ * neither. Then it is the default, which a one-shot command takes from the running server instead
+ * (src/cli/public-url.ts).
+ */
+export function publicBaseUrlSetting(env: Env = process.env): 'PUBLIC_BASE_URL' | 'PORT' | undefined {
+  if (env.PUBLIC_BASE_URL) return 'PUBLIC_BASE_URL';
+  if (env.PORT) return 'PORT';
+  return undefined;
+}
+
+/** A cheaper hash makes a stolen database's passwords cheaper to guess: only a test suite's sandbox may ask for one. */
+function passwordHashCost(env: Env, sandbox: boolean): number {
+  const cost = integer(env, 'PASSWORD_HASH_COST', PASSWORD_HASH_COST, MIN_HASH_COST, MAX_HASH_COST);
+  if (!sandbox && cost < PASSWORD_HASH_COST) throw new ConfigError(`PASSWORD_HASH_COST below ${PASSWORD_HASH_COST} is for test suites only and refused with SANDBOX=false, got ${cost}`);
+  return cost;
 }
 
 /** A token that guards money (a forged credit marks a payment paid) must be too long to guess. */
@@ -230,13 +260,22 @@ function mail(env: Env, publicBaseUrl: string) {
   return { smtpUrl, smtpFrom };
 }
 
-/** Each in the provider's format, so that code written against the provider takes them; secrets are not echoed. */
-function demoCredentials(env: Env): DemoCredentials {
+/** The demo account's user and name (app/demo-account.ts). */
+export const DEMO_USER = 'demo@quipu.local';
+export const DEMO_ACCOUNT_NAME = 'Quipu demo store';
+
+/**
+ * Each in the provider's format, so that code written against the provider takes them; secrets are
+ * not echoed. With SANDBOX=false the demo user's password follows the password rules as anyone's.
+ */
+function demoCredentials(env: Env, sandbox: boolean): DemoCredentials {
   const { DEMO_API_KEY: apiKey, DEMO_SECRET: secret, DEMO_RECEIVER_ID: receiverId, DEMO_PASSWORD: password } = env;
   if (apiKey && !UUID_PATTERN.test(apiKey)) throw new ConfigError('DEMO_API_KEY must be an API key: a UUID in lower case, such as 51f210fe-2fa4-4205-b21b-f1d72d92ebb1');
   if (secret && !RECEIVER_SECRET_PATTERN.test(secret)) throw new ConfigError(`DEMO_SECRET must be a receiver secret: 40 hexadecimal digits in lower case (it has ${secret.length} characters)`);
   if (receiverId && !RECEIVER_ID_PATTERN.test(receiverId)) throw new ConfigError(`DEMO_RECEIVER_ID must be a receiver id: six digits, not starting with 0, got "${receiverId}"`);
   if (password && password.length < MIN_PASSWORD_LENGTH) throw new ConfigError(`DEMO_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  const problem = password && !sandbox ? passwordProblem(password, { email: DEMO_USER, accountName: DEMO_ACCOUNT_NAME }) : undefined;
+  if (problem) throw new ConfigError(`DEMO_PASSWORD ${PASSWORD_PROBLEMS[problem]} (the password rules apply with SANDBOX=false)`);
   return { apiKey: apiKey || undefined, secret: secret || undefined, receiverId: receiverId ? Number(receiverId) : undefined, password: password || undefined };
 }
 

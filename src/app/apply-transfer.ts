@@ -1,15 +1,16 @@
-// What a bank's answer to a transfer does, in one transaction: the attempt moves (compare-and-set,
-// so a bank answer is applied once), the payment moves through the transition table, and an
+// What a bank's answer to a transfer does, in one transaction: the attempt moves through its door
+// (compare-and-set, so a bank answer is applied once), the payment moves through the transition table, and an
 // executed transfer's credit goes through reconciliation like any credit an operator reports.
-import type { BankCall, TransferOrder, TransferResult } from '../bank/connector.js';
+import type { TransferOrder, TransferResult } from '../bank/connector.js';
 import type { CollectionAccount } from '../domain/collection-account.js';
 import { stateError } from '../domain/errors.js';
 import type { Payment } from '../domain/payment.js';
+import type { AttemptChange } from '../domain/attempt-status.js';
 import type { AttemptState, PaymentAttempt } from '../domain/payment-attempt.js';
 import { canApply, type PaymentEvent } from '../domain/payment-status.js';
-import { moveAttempt } from '../store/attempts.js';
 import { findPaymentById } from '../store/payment-lookup.js';
 import { inTransaction } from '../store/transaction.js';
+import { changeAttempt } from './change-attempt.js';
 import { changePayment } from './change-payment.js';
 import { type AppContext, withDb } from './context.js';
 import { recordCredits } from './record-credits.js';
@@ -27,12 +28,11 @@ export function transferOrder(attempt: PaymentAttempt, payment: Payment, destina
   };
 }
 
-/** What a connector is lent for a call to its bank. */
-export function bankCall(ctx: AppContext): BankCall {
-  return { now: ctx.clock.now(), db: ctx.db };
+/** The move a bank's answer makes of the attempt. */
+function changeOf(result: TransferResult): AttemptChange {
+  if (result.status === 'failed') return { event: 'failed', message: result.message };
+  return { event: result.status === 'executed' ? 'executed' : 'unanswered' };
 }
-
-const ATTEMPT_AFTER: Record<TransferResult['status'], AttemptState> = { executed: 'executed', failed: 'failed', uncertain: 'uncertain' };
 
 /** Moves the payment if its state still allows the event (another attempt or the merchant may have settled it meanwhile). */
 async function moveIfAllowed(ctx: AppContext, payment: Payment | undefined, event: PaymentEvent): Promise<void> {
@@ -42,11 +42,7 @@ async function moveIfAllowed(ctx: AppContext, payment: Payment | undefined, even
 export async function applyTransferResult(ctx: AppContext, attempt: PaymentAttempt, from: AttemptState, result: TransferResult): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
     const inTrx = withDb(ctx, trx);
-    const moved = await moveAttempt(trx, attempt.attemptId, from, {
-      state: ATTEMPT_AFTER[result.status],
-      failure: result.status === 'failed' ? result.message : null,
-      updated_at: ctx.clock.now().getTime(),
-    });
+    const moved = await changeAttempt(inTrx, attempt, from, changeOf(result));
     if (!moved) throw stateError('The bank already answered for this transfer');
     const payment = await findPaymentById(trx, attempt.paymentId, { lock: true });
     if (result.status === 'failed') return moveIfAllowed(inTrx, payment, 'transfer-failed');

@@ -1,4 +1,6 @@
-// Asking a bank to move money: a payer's transfer, or the debit of a charge intent. The intent is
+// THE way a bank is asked anything: a question (who a payer is, what became of an order, which
+// credits or mandate changes it booked) is waited for at most BANK_TIMEOUT_MS. Asking it to move
+// money (a payer's transfer, or the debit of a charge intent) goes further: the intent is
 // committed first, by the caller, and the bank hears of it only once that commit is on disk: on SQLite a long-running process commits without flushing and flushes the
 // WAL off the event loop (store/wal-sync.ts), and a power loss between a bank's transfer and that
 // flush would erase the only record that the bank was asked. The answer is then waited for at most
@@ -6,8 +8,19 @@
 import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
 import type { BankCall, DebitResult, TransferResult } from '../bank/connector.js';
 import { durable } from '../store/database.js';
-import { bankCall } from './apply-transfer.js';
 import type { AppContext } from './context.js';
+
+export { NO_ANSWER_IN_TIME };
+
+/** What a connector is told on every call. */
+function bankCall(ctx: AppContext): BankCall {
+  return { now: ctx.clock.now() };
+}
+
+/** The bank's answer to `question`, or NO_ANSWER_IN_TIME once BANK_TIMEOUT_MS passed without one. */
+export function askBank<T>(ctx: AppContext, question: (call: BankCall) => Promise<T>): Promise<T | typeof NO_ANSWER_IN_TIME> {
+  return answerWithin(question(bankCall(ctx)), ctx.config.bankTimeoutMs);
+}
 
 /** What a bank that could not be reached (or broke off) answered: it may have moved the money all the same, only the bank can say. */
 export const NO_ANSWER = { status: 'uncertain' } as const satisfies TransferResult & DebitResult;
@@ -27,7 +40,7 @@ export async function askBankToMoveMoney<R extends TransferResult | DebitResult>
   if (ctx.db.isTransaction) throw new Error('a bank is asked to move money only after the commit that records the intent');
   await durable(ctx.db);
   try {
-    const answer = await answerWithin(send(bankCall(ctx)), ctx.config.bankTimeoutMs);
+    const answer = await askBank(ctx, send);
     if (answer !== NO_ANSWER_IN_TIME) return answer;
     ctx.log.error({ ...order, timeoutMs: ctx.config.bankTimeoutMs }, 'the bank did not answer in time; the order is uncertain until the bank confirms or fails it');
   } catch (error) {

@@ -7,7 +7,6 @@
 // flow does not change, so one who learnt the flow's address can neither see the signed-in user
 // nor consent in their place.
 import type { PayerCredentials } from '../bank/connector.js';
-import { connectorFor } from '../bank/registry.js';
 import { notFound } from '../domain/errors.js';
 import { newUuid } from '../domain/ids.js';
 import { type FlowError, flowError, flowErrorParams } from '../domain/oauth-errors.js';
@@ -113,7 +112,7 @@ export async function signIn(ctx: AppContext, authorizationId: string, browser: 
   if (timedOut(ctx, row)) return failFlow(ctx, row, TIMEOUTS.login);
   const fault = simulatedInstitutionFault(row.institution_id, credentials.password);
   if (fault) return failFlow(ctx, row, fault);
-  const connector = connectorFor(row.institution_id);
+  const connector = ctx.banks.connectorFor(row.institution_id);
   if (!connector) return failFlow(ctx, row, signInFailureError('no-connector'));
   const login = await signInAtInstitution(ctx, connector, credentials);
   if (!login.ok) return failFlow(ctx, row, signInFailureError(login.failure));

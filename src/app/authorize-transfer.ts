@@ -7,13 +7,13 @@ import { DomainError, fieldError, notFound, stateError } from '../domain/errors.
 import type { Payment } from '../domain/payment.js';
 import { AWAITING_BANK_STATES, isAttemptOpen, payerBlock, type PaymentAttempt } from '../domain/payment-attempt.js';
 import type { TransferResult } from '../bank/connector.js';
-import { connectorFor } from '../bank/registry.js';
-import { findAttempt, latestAttemptIn, moveAttempt } from '../store/attempts.js';
+import { findAttempt, latestAttemptIn } from '../store/attempts.js';
 import { findPaymentById } from '../store/payment-lookup.js';
 import { inTransaction } from '../store/transaction.js';
 import { applyTransferResult, transferOrder } from './apply-transfer.js';
 import { askBankToMoveMoney } from './ask-bank.js';
-import type { AppContext } from './context.js';
+import { changeAttempt } from './change-attempt.js';
+import { type AppContext, withDb } from './context.js';
 import { getPayerAttempt } from './payer-payment.js';
 
 export interface AuthorizationOutcome {
@@ -29,7 +29,7 @@ export async function authorizeTransfer(ctx: AppContext, attemptId: string, answ
   if (attempt.state !== 'authenticated') throw stateError('This transfer was already submitted');
   const block = payerBlock(payment, now);
   if (block) throw stateError(`The payment cannot be paid: ${block}`);
-  const connector = connectorFor(attempt.bankId);
+  const connector = ctx.banks.connectorFor(attempt.bankId);
   if (!connector) throw new DomainError('forbidden', 'Quipu has no connection to this bank');
   if (!connector.acceptsAnswers(answers)) throw fieldError('coordinates', 'must be the two digits of each coordinate asked');
   await claimAttempt(ctx, attempt, now);
@@ -56,7 +56,7 @@ async function claimAttempt(ctx: AppContext, attempt: PaymentAttempt, now: Date)
     if (block) throw stateError(`The payment cannot be paid: ${block}`);
     const waiting = await latestAttemptIn(trx, attempt.paymentId, AWAITING_BANK_STATES);
     if (waiting && waiting.attemptId !== attempt.attemptId) throw new DomainError('conflict', 'Another transfer of this payment is waiting for its bank');
-    if (!(await moveAttempt(trx, attempt.attemptId, 'authenticated', { state: 'authorizing', updated_at: now.getTime() }))) {
+    if (!(await changeAttempt(withDb(ctx, trx), attempt, 'authenticated', { event: 'claimed' }))) {
       throw stateError('This transfer was already submitted');
     }
   });

@@ -3,9 +3,8 @@
 import { DomainError, fieldError, stateError } from '../domain/errors.js';
 import { isAttemptOpen, payerAllowed, payerBlock } from '../domain/payment-attempt.js';
 import type { PayerCredentials } from '../bank/connector.js';
-import { connectorFor } from '../bank/registry.js';
-import { moveAttempt } from '../store/attempts.js';
 import type { SignInFailure } from '../domain/oauth-institution.js';
+import { changeAttempt } from './change-attempt.js';
 import type { AppContext } from './context.js';
 import { signInAtInstitution } from './institution-sign-in.js';
 import { getPayerAttempt } from './payer-payment.js';
@@ -24,19 +23,13 @@ export async function loginToBank(ctx: AppContext, attemptId: string, credential
   const block = payerBlock(payment, now);
   if (block) throw stateError(`The payment cannot be paid: ${block}`);
   if (attempt.state !== 'started') throw stateError('The payer already logged in to the bank in this attempt');
-  const connector = connectorFor(attempt.bankId);
+  const connector = ctx.banks.connectorFor(attempt.bankId);
   if (!connector) throw new DomainError('forbidden', 'Quipu has no connection to this bank');
   const login = await signInAtInstitution(ctx, connector, credentials);
   if (!login.ok) throw loginFailure(login.failure);
   if (!payerAllowed(payment.fixedPayerPersonalIdentifier, login.account.personalIdentifier)) {
     throw new DomainError('forbidden', 'Only the payer the merchant named may pay this payment');
   }
-  const moved = await moveAttempt(ctx.db, attempt.attemptId, 'started', {
-    state: 'authenticated',
-    personal_identifier: login.account.personalIdentifier,
-    account_number: login.account.accountNumber,
-    payer_name: login.account.holderName,
-    updated_at: now.getTime(),
-  });
+  const moved = await changeAttempt(ctx, attempt, 'started', { event: 'signed-in', payer: login.account });
   if (!moved) throw stateError('The payer already logged in to the bank in this attempt');
 }

@@ -3,12 +3,10 @@
 // and feeds them through recordCredits, the path of the operator API and statement files. A match
 // reconciles its payment, the rest is kept for an operator, and a credit reported again (already
 // recorded from the transfer's own answer, or collected by two processes at once) counts once.
-import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
 import type { BankConnector } from '../bank/connector.js';
-import { allConnectors } from '../bank/registry.js';
 import { readSetting, writeSetting } from '../store/settings.js';
 import { inTransaction } from '../store/transaction.js';
-import { bankCall } from './apply-transfer.js';
+import { askBank, NO_ANSWER_IN_TIME } from './ask-bank.js';
 import { type AppContext, withDb } from './context.js';
 import { recordCredits } from './record-credits.js';
 
@@ -19,7 +17,7 @@ async function collectFrom(ctx: AppContext, connector: BankConnector): Promise<n
   let cursor = (await readSetting(ctx.db, cursorSetting(connector.bankId))) ?? null;
   let recorded = 0;
   for (;;) {
-    const report = await answerWithin(connector.credits(cursor, bankCall(ctx)), ctx.config.bankTimeoutMs);
+    const report = await askBank(ctx, (call) => connector.credits(cursor, call));
     if (report === NO_ANSWER_IN_TIME) {
       ctx.log.warn({ bankId: connector.bankId, timeoutMs: ctx.config.bankTimeoutMs }, 'the bank did not report its credits in time');
       return recorded;
@@ -42,7 +40,7 @@ async function collectFrom(ctx: AppContext, connector: BankConnector): Promise<n
 /** Asks every bank; one that fails is asked again at the next round, the others are not held up. */
 export async function collectBankCredits(ctx: AppContext): Promise<number> {
   let recorded = 0;
-  for (const connector of allConnectors()) {
+  for (const connector of ctx.banks.all()) {
     try {
       recorded += await collectFrom(ctx, connector);
     } catch (error) {

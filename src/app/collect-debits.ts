@@ -5,22 +5,20 @@
 // it (ask-bank.ts); one whose process stopped in between, or whose answer never came, is asked
 // about, and submitted again only if its bank says it never received it.
 import type { DebitOrder, MandateBank } from '../bank/connector.js';
-import { connectorFor } from '../bank/registry.js';
 import { type Debit, type DebitState, staleSubmissionCutoff } from '../domain/debit.js';
-import { debitsDue, moveDebit, staleSubmissions } from '../store/debits.js';
+import { debitsDue, staleSubmissions } from '../store/debits.js';
 import { findPaymentById } from '../store/payment-lookup.js';
 import { applyDebitResult } from './apply-debit.js';
-import { askBankToMoveMoney } from './ask-bank.js';
-import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
-import { bankCall } from './apply-transfer.js';
+import { askBank, askBankToMoveMoney, NO_ANSWER_IN_TIME } from './ask-bank.js';
+import { changeDebit } from './change-debit.js';
 import type { AppContext } from './context.js';
 
 const BATCH = 200;
 /** Debits a run has with the banks at once. */
 const CONCURRENCY = 16;
 
-function mandateBankOf(debit: Debit): MandateBank {
-  const bank = connectorFor(debit.bankId)?.mandates;
+function mandateBankOf(ctx: AppContext, debit: Debit): MandateBank {
+  const bank = ctx.banks.mandatesAt(debit.bankId);
   if (!bank) throw new Error(`bank ${debit.bankId} of debit ${debit.debitId} takes no debits`);
   return bank;
 }
@@ -49,7 +47,7 @@ async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<unk
 
 /** Submits one claimed debit and applies the answer. */
 async function submitClaimedDebit(ctx: AppContext, debit: Debit): Promise<void> {
-  const bank = mandateBankOf(debit);
+  const bank = mandateBankOf(ctx, debit);
   const order = await orderOf(ctx, debit);
   const result = await askBankToMoveMoney(ctx, { orderId: debit.debitId, bankId: debit.bankId }, (call) => bank.submitDebit(order, call));
   await applyDebitResult(ctx, debit, 'submitting', result);
@@ -57,11 +55,11 @@ async function submitClaimedDebit(ctx: AppContext, debit: Debit): Promise<void> 
 
 /** Asks the bank about a debit it may hold, and applies the answer. */
 export async function askAboutDebit(ctx: AppContext, debit: Debit, from: DebitState): Promise<void> {
-  const bank = mandateBankOf(debit);
+  const bank = mandateBankOf(ctx, debit);
   const order = await orderOf(ctx, debit);
   let answer;
   try {
-    answer = await answerWithin(bank.debitStatus(order, bankCall(ctx)), ctx.config.bankTimeoutMs);
+    answer = await askBank(ctx, (call) => bank.debitStatus(order, call));
   } catch (error) {
     ctx.log.warn({ err: error, debitId: debit.debitId }, 'the bank did not say what became of a debit; it is asked again');
     answer = NO_ANSWER_IN_TIME;
@@ -74,7 +72,7 @@ export async function askAboutDebit(ctx: AppContext, debit: Debit, from: DebitSt
  * so it cannot look stale while unsent. False when another process took it first.
  */
 export async function claimAndSubmit(ctx: AppContext, debit: Debit): Promise<boolean> {
-  if (!(await moveDebit(ctx.db, debit.debitId, 'due', { state: 'submitting', updated_at: ctx.clock.now().getTime() }))) return false;
+  if (!(await changeDebit(ctx, debit, 'due', { event: 'claimed' }))) return false;
   await submitClaimedDebit(ctx, debit);
   return true;
 }

@@ -3,14 +3,12 @@
 // bank that takes mandates for the news after the cursor it gave last time, kept in the settings
 // table and moved in the transaction that applies the news, so a crash asks again and a piece of
 // news applied twice changes nothing (changeSubscription's ifAllowed).
-import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
 import type { BankConnector, MandateNews } from '../bank/connector.js';
-import { allConnectors } from '../bank/registry.js';
 import type { MandateEvent, MandateOrigin } from '../domain/mandate-status.js';
 import { readSetting, writeSetting } from '../store/settings.js';
 import { findSubscriptionById } from '../store/subscriptions.js';
 import { inTransaction } from '../store/transaction.js';
-import { bankCall } from './apply-transfer.js';
+import { askBank, NO_ANSWER_IN_TIME } from './ask-bank.js';
 import { changeSubscription } from './change-subscription.js';
 import { type AppContext, withDb } from './context.js';
 
@@ -40,7 +38,7 @@ async function collectFrom(ctx: AppContext, connector: BankConnector): Promise<n
   let cursor = (await readSetting(ctx.db, cursorSetting(connector.bankId))) ?? null;
   let applied = 0;
   for (;;) {
-    const report = await answerWithin(bank.mandateNews(cursor, bankCall(ctx)), ctx.config.bankTimeoutMs);
+    const report = await askBank(ctx, (call) => bank.mandateNews(cursor, call));
     if (report === NO_ANSWER_IN_TIME) {
       ctx.log.warn({ bankId: connector.bankId }, 'the bank did not report its mandate news in time');
       return applied;
@@ -59,7 +57,7 @@ async function collectFrom(ctx: AppContext, connector: BankConnector): Promise<n
 /** Asks every bank that takes mandates; one that fails is asked again at the next round. */
 export async function collectMandateNews(ctx: AppContext): Promise<number> {
   let applied = 0;
-  for (const connector of allConnectors().filter((c) => c.mandates)) {
+  for (const connector of ctx.banks.all().filter((c) => c.mandates)) {
     try {
       applied += await collectFrom(ctx, connector);
     } catch (error) {

@@ -1,7 +1,8 @@
 // What every use case receives: the database (or the request's transaction), the clock,
-// randomness, configuration, the shared caches and the outbox. Nothing here knows about HTTP.
+// randomness, configuration, the shared caches, the banks and the outbox. Nothing here knows about HTTP.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { BankDirectory } from '../bank/bank-directory.js';
 import type { Config } from '../config.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { RandomBytes } from '../domain/ids.js';
@@ -24,6 +25,8 @@ export interface AppContext {
   merchants: MerchantDirectory;
   /** Where every message Quipu sends is written, in the transaction of the change that causes it. */
   outbox: Outbox;
+  /** The banks this process drives (payers' transfers, mandates and debits, credits). */
+  banks: BankDirectory;
   /** The keys that seal and open operation descriptors. */
   descriptorKeys: DescriptorKeyRing;
   /** OAuth access tokens: the account a token acts for (set up by the authorization server). */

@@ -90,18 +90,19 @@ export async function createMerchant(ctx: AppContext, input: NewMerchant, db: Ky
 
 /**
  * An account with its first dashboard user, in one transaction: `email` defaults to
- * owner-<receiver_id>@quipu.local, the password is generated unless given.
+ * owner-<receiver_id>@quipu.local, the password is generated unless given (`developerDemo`:
+ * add-dashboard-user.ts's passwordAndHash).
  */
 export async function createMerchantWithUser(
   ctx: AppContext,
   input: NewMerchant,
-  user: { email?: string; password?: string } = {},
+  user: { email?: string; password?: string; developerDemo?: boolean } = {},
 ): Promise<{ merchant: Merchant; credentials: MerchantCredentials & DashboardCredentials }> {
-  const { password, hash } = await passwordAndHash(ctx, user.password);
+  const password = await passwordAndHash(ctx, { given: user.password, context: { email: user.email ?? '', accountName: input.name }, developerDemo: user.developerDemo });
   return inTransaction(ctx.db, async (trx) => {
     const { merchant, credentials } = await createMerchant(ctx, input, trx);
-    const email = await insertDashboardUser(ctx, trx, merchant.receiverId, user.email ?? `owner-${merchant.receiverId}@quipu.local`, hash);
-    return { merchant, credentials: { ...credentials, email, password } };
+    const email = await insertDashboardUser(ctx, trx, merchant.receiverId, user.email ?? `owner-${merchant.receiverId}@quipu.local`, password);
+    return { merchant, credentials: { ...credentials, email, password: password.password } };
   });
 }
 

@@ -6,13 +6,12 @@ import { stateError } from '../domain/errors.js';
 import type { Merchant } from '../domain/merchant.js';
 import { AWAITING_BANK_STATES } from '../domain/payment-attempt.js';
 import { isDeletable } from '../domain/payment-status.js';
-import type { Kysely } from 'kysely';
 import { latestAttemptIn } from '../store/attempts.js';
-import { findDebitOfPayment, moveDebit } from '../store/debits.js';
-import type { DB } from '../store/schema.js';
+import { findDebitOfPayment } from '../store/debits.js';
 import { findPayment } from '../store/payments.js';
 import { inTransaction } from '../store/transaction.js';
 import { type AppContext, withDb } from './context.js';
+import { changeDebit } from './change-debit.js';
 import { changePayment } from './change-payment.js';
 
 export async function deletePayment(ctx: AppContext, merchant: Merchant, paymentId: string): Promise<void> {
@@ -23,15 +22,15 @@ export async function deletePayment(ctx: AppContext, merchant: Merchant, payment
     await changePayment(withDb(ctx, trx), merchant.receiverId, paymentId, (payment, now) => {
       if (!isDeletable(payment)) throw stateError(`Only pending payments can be deleted; this one is ${payment.status}`);
       if (waiting) throw stateError('The payment cannot be deleted while a transfer of it waits for its bank');
-      return { fields: { deleted_at: now.getTime() }, also: (changedIn) => cancelDebit(changedIn, paymentId, now) };
+      return { fields: { deleted_at: now.getTime() }, also: (changedIn) => cancelDebit(withDb(ctx, changedIn), paymentId) };
     });
   });
 }
 
 /** A compare-and-set against the job's claim of the same debit (due → submitting): one of the two wins. */
-async function cancelDebit(trx: Kysely<DB>, paymentId: string, now: Date): Promise<void> {
-  const debit = await findDebitOfPayment(trx, paymentId);
-  if (debit && !(await moveDebit(trx, debit.debitId, 'due', { state: 'cancelled', updated_at: now.getTime() }))) {
+async function cancelDebit(ctx: AppContext, paymentId: string): Promise<void> {
+  const debit = await findDebitOfPayment(ctx.db, paymentId);
+  if (debit && !(await changeDebit(ctx, debit, 'due', { event: 'cancelled' }))) {
     throw stateError(`Only a charge whose debit is still due can be deleted; this one's debit is ${debit.state}`);
   }
 }

@@ -1,5 +1,6 @@
 // On first start with an empty database, a developer-mode demo account, so `npm start` is enough
 // to begin integrating; with the DEMO_* settings, the same credentials at every fresh start.
+import { DEMO_ACCOUNT_NAME, DEMO_USER } from '../config.js';
 import { countMerchants } from '../store/merchants.js';
 import { lockSetting } from '../store/setting-lock.js';
 import { inTransaction } from '../store/transaction.js';
@@ -7,7 +8,7 @@ import type { AppContext } from './context.js';
 import type { DashboardCredentials } from './add-dashboard-user.js';
 import { createMerchantWithUser, type MerchantCredentials } from './create-merchant.js';
 
-export const DEMO_USER = 'demo@quipu.local';
+export { DEMO_USER };
 
 /** Held while an empty database is given its demo account: servers started together make one. */
 const DEMO_ACCOUNT_LOCK = 'demo_account';
@@ -19,12 +20,12 @@ export async function ensureDemoAccount(ctx: AppContext): Promise<(MerchantCrede
     if ((await countMerchants(trx)) > 0) return undefined;
     const { password, ...fixed } = ctx.config.demoCredentials;
     const { credentials } = await createMerchantWithUser({ ...ctx, db: trx }, {
-      name: 'Quipu demo store',
+      name: DEMO_ACCOUNT_NAME,
       developer: true,
       features: { confirm: true, refunds: true, integrator: true, contractUrl: true },
       users: [DEMO_USER],
       fixed,
-    }, { email: DEMO_USER, password });
+    }, { email: DEMO_USER, password, developerDemo: ctx.config.sandbox });
     return credentials;
   });
 }

@@ -2,8 +2,8 @@
 // mandates they signed at DemoBank and revokes one, as they would at a real bank. The revocation
 // reaches Quipu the way a real bank's would, as news (demobank-decisions.ts).
 import type { PayerCredentials } from '../bank/connector.js';
-import { demoBank } from '../bank/demo-bank.js';
 import { type DemoMandate, demoMandates, findDemoMandate } from '../bank/demo-bank-mandates.js';
+import { DEMO_BANK_ID } from '../domain/banks.js';
 import { notFound } from '../domain/errors.js';
 import type { AppContext } from './context.js';
 import { loginFailure } from './bank-login.js';
@@ -14,7 +14,7 @@ const MANDATES_SHOWN = 100;
 
 /** The payer's RUT as DemoBank writes it, once their credentials are right. */
 export async function signInToDemoBankPortal(ctx: AppContext, credentials: PayerCredentials): Promise<string> {
-  const login = await signInAtInstitution(ctx, demoBank, credentials);
+  const login = await signInAtInstitution(ctx, ctx.banks.connectorFor(DEMO_BANK_ID)!, credentials);
   if (!login.ok) throw loginFailure(login.failure);
   return login.account.personalIdentifier;
 }

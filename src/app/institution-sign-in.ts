@@ -4,16 +4,16 @@
 // BANK_TIMEOUT_MS (a late answer is not waited for), and whatever stops it becomes a failure the
 // flow names with the contract's codes (domain/oauth-institution.ts) and the payer pages as a bank
 // that did not answer.
-import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
 import { type BankConnector, BankRefusal, type PayerAccount, type PayerCredentials } from '../bank/connector.js';
 import type { SignInFailure } from '../domain/oauth-institution.js';
+import { askBank, NO_ANSWER_IN_TIME } from './ask-bank.js';
 import type { AppContext } from './context.js';
 
 export type InstitutionSignIn = { ok: true; account: PayerAccount } | { ok: false; failure: SignInFailure };
 
 export async function signInAtInstitution(ctx: AppContext, connector: BankConnector, credentials: PayerCredentials): Promise<InstitutionSignIn> {
   try {
-    const login = await answerWithin(connector.login(credentials), ctx.config.bankTimeoutMs);
+    const login = await askBank(ctx, () => connector.login(credentials));
     if (login === NO_ANSWER_IN_TIME) {
       ctx.log.warn({ institution: connector.bankId, timeoutMs: ctx.config.bankTimeoutMs }, 'the institution did not answer a sign-in in time');
       return { ok: false, failure: 'no-answer' };

@@ -3,7 +3,6 @@
 // session is claimed (authenticated → signing) before the bank is asked, so a double submit signs
 // once, and the bank's answer moves the subscription through change-subscription.ts.
 import type { MandateResult, PayerCredentials } from '../bank/connector.js';
-import { connectorFor } from '../bank/registry.js';
 import { type Bank, banksFor, findBank } from '../domain/banks.js';
 import { DomainError, fieldError, forbidden, notFound, stateError } from '../domain/errors.js';
 import { newUuid } from '../domain/ids.js';
@@ -11,10 +10,10 @@ import { isSignable } from '../domain/mandate-status.js';
 import { isSigningOpen, type MandateSigning, SIGNING_DURATION_MS } from '../domain/mandate-signing.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Subscription } from '../domain/subscription.js';
-import { findSigning, insertSigning, moveSigning } from '../store/mandate-signings.js';
+import { findSigning, insertSigning } from '../store/mandate-signings.js';
 import { findSubscriptionById } from '../store/subscriptions.js';
-import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
-import { bankCall } from './apply-transfer.js';
+import { askBank, NO_ANSWER_IN_TIME } from './ask-bank.js';
+import { changeSigning } from './change-signing.js';
 import { changeSubscription } from './change-subscription.js';
 import type { AppContext } from './context.js';
 import { signInAtInstitution } from './institution-sign-in.js';
@@ -31,8 +30,8 @@ export interface SigningSessionView extends SigningView {
 }
 
 /** The banks a payer may sign this subscription's mandate at: DemoBank only for developer-mode accounts. */
-export function mandateBanks(subscription: Pick<Subscription, 'developer'>): Bank[] {
-  return banksFor(subscription.developer).filter((bank) => connectorFor(bank.bankId)?.mandates !== undefined && bank.developerOnly === subscription.developer);
+export function mandateBanks(ctx: AppContext, subscription: Pick<Subscription, 'developer'>): Bank[] {
+  return banksFor(subscription.developer).filter((bank) => ctx.banks.mandatesAt(bank.bankId) !== undefined && bank.developerOnly === subscription.developer);
 }
 
 export async function getSubscriptionToSign(ctx: AppContext, subscriptionId: string): Promise<SigningView> {
@@ -55,7 +54,7 @@ function checkOpen(signing: MandateSigning, subscription: Subscription, now: Dat
 export async function startMandateSigning(ctx: AppContext, subscriptionId: string, bankId: string | undefined): Promise<MandateSigning> {
   const { subscription } = await getSubscriptionToSign(ctx, subscriptionId);
   if (!isSignable(subscription.state)) throw stateError('The mandate can no longer be signed');
-  const bank = bankId ? mandateBanks(subscription).find((b) => b.bankId === bankId) : undefined;
+  const bank = bankId ? mandateBanks(ctx, subscription).find((b) => b.bankId === bankId) : undefined;
   if (!bank) throw fieldError('bank_id', 'is not a bank that takes this mandate');
   const now = ctx.clock.now().getTime();
   const row = {
@@ -79,16 +78,9 @@ export async function signInForMandate(ctx: AppContext, signingId: string, crede
   const { signing, subscription } = await getSigning(ctx, signingId);
   checkOpen(signing, subscription, ctx.clock.now());
   if (signing.state !== 'started') throw stateError('The payer already signed in to the bank in this session');
-  const login = await signInAtInstitution(ctx, connectorFor(signing.bankId)!, credentials);
+  const login = await signInAtInstitution(ctx, ctx.banks.connectorFor(signing.bankId)!, credentials);
   if (!login.ok) throw loginFailure(login.failure);
-  const moved = await moveSigning(ctx.db, signingId, 'started', {
-    state: 'authenticated',
-    personal_identifier: login.account.personalIdentifier,
-    account_number: login.account.accountNumber,
-    payer_name: login.account.holderName,
-    updated_at: ctx.clock.now().getTime(),
-  });
-  if (!moved) throw stateError('The payer already signed in to the bank in this session');
+  if (!(await changeSigning(ctx, signingId, 'started', { event: 'signed-in', payer: login.account }))) throw stateError('The payer already signed in to the bank in this session');
 }
 
 export type SigningOutcome = 'enabled' | 'signed' | 'rejected';
@@ -98,9 +90,9 @@ export async function signMandate(ctx: AppContext, signingId: string, answers: r
   const { signing, subscription, merchant } = await getSigning(ctx, signingId);
   checkOpen(signing, subscription, ctx.clock.now());
   if (signing.state !== 'authenticated') throw stateError('This mandate was already submitted to the bank');
-  const connector = connectorFor(signing.bankId)!;
+  const connector = ctx.banks.connectorFor(signing.bankId)!;
   if (!connector.acceptsAnswers(answers)) throw fieldError('coordinates', 'must be the two digits of each coordinate asked');
-  if (!(await moveSigning(ctx.db, signingId, 'authenticated', { state: 'signing', updated_at: ctx.clock.now().getTime() }))) {
+  if (!(await changeSigning(ctx, signingId, 'authenticated', { event: 'claimed' }))) {
     throw stateError('This mandate was already submitted to the bank');
   }
   const order = {
@@ -111,7 +103,7 @@ export async function signMandate(ctx: AppContext, signingId: string, answers: r
     currency: subscription.currency,
     payer: { personalIdentifier: signing.personalIdentifier!, accountNumber: signing.accountNumber!, holderName: signing.payerName! },
   };
-  const answer: MandateResult | undefined = await answerWithin(connector.mandates!.signMandate(order, answers, bankCall(ctx)), ctx.config.bankTimeoutMs).then(
+  const answer: MandateResult | undefined = await askBank(ctx, (call) => connector.mandates!.signMandate(order, answers, call)).then(
     (result) => (result === NO_ANSWER_IN_TIME ? undefined : result),
     (error: unknown) => {
       ctx.log.warn({ err: error, signingId }, 'the bank failed a mandate signature');
@@ -120,26 +112,25 @@ export async function signMandate(ctx: AppContext, signingId: string, answers: r
   );
   if (answer === undefined) {
     // Nothing is known to be signed: the payer may answer again; should the bank have signed, its news records it.
-    await moveSigning(ctx.db, signingId, 'signing', { state: 'authenticated', updated_at: ctx.clock.now().getTime() });
+    await changeSigning(ctx, signingId, 'signing', { event: 'released' });
     throw new DomainError('unavailable', 'The bank did not answer the signature');
   }
   return applySignature(ctx, signing, answer);
 }
 
 async function applySignature(ctx: AppContext, signing: MandateSigning, answer: MandateResult): Promise<{ outcome: SigningOutcome; subscription: Subscription }> {
-  const at = ctx.clock.now().getTime();
   if (answer.status === 'wrong-answers') {
-    await moveSigning(ctx.db, signing.signingId, 'signing', { state: 'authenticated', updated_at: at });
+    await changeSigning(ctx, signing.signingId, 'signing', { event: 'released' });
     // Well-formed but wrong: the payer's pages ask again saying so, unlike coordinates of the wrong form.
     throw forbidden('The bank did not accept these coordinates');
   }
   const id = signing.subscriptionId;
   if (answer.status === 'rejected') {
-    await moveSigning(ctx.db, signing.signingId, 'signing', { state: 'rejected', failure: answer.message, updated_at: at });
+    await changeSigning(ctx, signing.signingId, 'signing', { event: 'rejected', message: answer.message });
     const subscription = await changeSubscription(ctx, id, { event: 'rejected-by-bank', origin: 'bank', reason: answer.message }, { ifAllowed: true });
     return { outcome: 'rejected', subscription };
   }
-  await moveSigning(ctx.db, signing.signingId, 'signing', { state: 'signed', updated_at: at });
+  await changeSigning(ctx, signing.signingId, 'signing', { event: 'signed' });
   const payer = { bank_id: signing.bankId, payer_identifier: signing.personalIdentifier, payer_account: signing.accountNumber, payer_name: signing.payerName };
   let subscription = await changeSubscription(ctx, id, { event: 'signed', origin: 'payer', reason: `Signed by ${signing.personalIdentifier} at ${findBank(signing.bankId, true)?.name ?? signing.bankId}`, fields: payer }, { ifAllowed: true });
   if (answer.status === 'active') {

@@ -3,23 +3,22 @@
 // of it and applies a definite answer as if it had come at once. applyTransferResult is a
 // compare-and-set, so two processes (or a developer's DemoBank decision, settle-transfer.ts) never
 // apply one answer twice.
-import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
-import { connectorFor } from '../bank/registry.js';
 import { DomainError } from '../domain/errors.js';
 import type { PaymentAttempt } from '../domain/payment-attempt.js';
 import { attemptsInState } from '../store/attempts.js';
 import { findPaymentById } from '../store/payment-lookup.js';
-import { applyTransferResult, bankCall, transferOrder } from './apply-transfer.js';
+import { applyTransferResult, transferOrder } from './apply-transfer.js';
+import { askBank, NO_ANSWER_IN_TIME } from './ask-bank.js';
 import type { AppContext } from './context.js';
 
 const BATCH = 100;
 
 /** Asks the bank of an uncertain transfer what became of it; true when its answer (executed or failed) was applied. */
 export async function resolveTransfer(ctx: AppContext, attempt: PaymentAttempt): Promise<boolean> {
-  const connector = connectorFor(attempt.bankId);
+  const connector = ctx.banks.connectorFor(attempt.bankId);
   const payment = await findPaymentById(ctx.db, attempt.paymentId);
   if (!connector || !payment) return false;
-  const answer = await answerWithin(connector.transferStatus(transferOrder(attempt, payment, ctx.config.collectionAccount), bankCall(ctx)), ctx.config.bankTimeoutMs);
+  const answer = await askBank(ctx, (call) => connector.transferStatus(transferOrder(attempt, payment, ctx.config.collectionAccount), call));
   if (answer === NO_ANSWER_IN_TIME) {
     ctx.log.warn({ attemptId: attempt.attemptId, bankId: attempt.bankId, timeoutMs: ctx.config.bankTimeoutMs }, 'the bank did not say in time what became of an uncertain transfer');
     return false;

@@ -14,7 +14,7 @@ import { findUserById, useTotpStep } from '../store/users.js';
 import { reserveAttempt, takeBackAttempt } from './attempt-throttle.js';
 import { audit } from './audit.js';
 import type { AppContext } from './context.js';
-import { sessionTokenHash } from './dashboard-sign-in.js';
+import { type SignInOrigin, sessionOrigin, sessionTokenHash } from './dashboard-sign-in.js';
 
 export type SecondFactorOutcome = { token: string } | { refused: 'wrong-code' | 'expired' } | { refused: 'too-many-attempts'; retryAfterMs: number };
 
@@ -31,12 +31,12 @@ export async function pendingSession(ctx: AppContext, token: string): Promise<Se
 async function codeAccepted(ctx: AppContext, userId: string, code: string, now: number): Promise<boolean> {
   const user = await findUserById(ctx.db, userId);
   if (!user?.totp_secret_enc) return false;
-  if (looksLikeRecoveryCode(code)) return useRecoveryCode(ctx.db, userId, recoveryCodeHash(code), now);
+  if (looksLikeRecoveryCode(code)) return useRecoveryCode(ctx.db, userId, recoveryCodeHash(userId, code), now);
   const step = matchingStep(ctx.secrets.open(user.totp_secret_enc), code, now, user.totp_last_step === null ? null : Number(user.totp_last_step));
   return step !== undefined && useTotpStep(ctx.db, userId, step);
 }
 
-export async function completeSecondFactor(ctx: AppContext, token: string, code: string, address: string): Promise<SecondFactorOutcome> {
+export async function completeSecondFactor(ctx: AppContext, token: string, code: string, origin: SignInOrigin): Promise<SecondFactorOutcome> {
   const session = await pendingSession(ctx, token);
   if (!session) return { refused: 'expired' };
   if (code.length > MAX_CODE_LENGTH) return { refused: 'wrong-code' };
@@ -45,13 +45,13 @@ export async function completeSecondFactor(ctx: AppContext, token: string, code:
   const waitMs = await reserveAttempt(ctx.db, subjects, now);
   if (waitMs > 0) return { refused: 'too-many-attempts', retryAfterMs: waitMs };
   const accepted = await codeAccepted(ctx, session.userId, code.trim(), now);
-  await audit(ctx, { actorKind: 'user', actor: session.email, receiverId: session.receiverId, action: 'sign-in.second-factor', target: null, outcome: accepted ? 'ok' : 'refused', address });
+  await audit(ctx, { actorKind: 'user', actor: session.email, receiverId: session.receiverId, action: 'sign-in.second-factor', target: null, outcome: accepted ? 'ok' : 'refused', address: origin.address });
   if (!accepted) return { refused: 'wrong-code' };
 
   const fresh = newSessionToken(ctx.random);
   await inTransaction(ctx.db, async (trx) => {
     await deleteSession(trx, session.tokenHash);
-    await insertSession(trx, sessionTokenHash(fresh), session.userId, now);
+    await insertSession(trx, sessionTokenHash(fresh), session.userId, now, sessionOrigin(origin));
   });
   await takeBackAttempt(ctx.db, subjects, () => true);
   return { token: fresh };

@@ -8,10 +8,10 @@ import { DEMO_BANK_ID, findBank } from '../domain/banks.js';
 import { forbidden, notFound, stateError } from '../domain/errors.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
-import { demoBank, type DemoBankDecision } from '../bank/demo-bank.js';
+import { type DemoBankDecision, decideTransfer } from '../bank/demo-bank.js';
 import { latestAttemptIn } from '../store/attempts.js';
 import { findPayment } from '../store/payments.js';
-import { bankCall, transferOrder } from './apply-transfer.js';
+import { transferOrder } from './apply-transfer.js';
 import type { AppContext } from './context.js';
 import { resolveTransfer } from './resolve-transfers.js';
 
@@ -25,7 +25,7 @@ export async function settleTransfer(ctx: AppContext, merchant: Merchant, paymen
   if (attempt.bankId !== DEMO_BANK_ID) {
     throw forbidden(`The transfer waits for ${findBank(attempt.bankId, true)?.name ?? attempt.bankId}, not DemoBank: only that bank can settle it`);
   }
-  await demoBank.decide(transferOrder(attempt, payment, ctx.config.collectionAccount), decision, bankCall(ctx));
+  await decideTransfer(ctx.db, transferOrder(attempt, payment, ctx.config.collectionAccount), decision, ctx.clock.now());
   await resolveTransfer(ctx, attempt);
   return (await findPayment(ctx.db, merchant.receiverId, paymentId))!;
 }

@@ -6,7 +6,6 @@ import { isEmail } from '../domain/formats.js';
 import { newUuid } from '../domain/ids.js';
 import { allowsMethod, bankRefusal } from '../domain/payer-options.js';
 import { attemptDeadline, payerBlock, type PaymentAttempt } from '../domain/payment-attempt.js';
-import { connectorFor } from '../bank/registry.js';
 import { insertAttempt, toAttempt } from '../store/attempts.js';
 import type { AppContext } from './context.js';
 import { getPayerPayment, refuseDirectDebit } from './payer-payment.js';
@@ -29,7 +28,7 @@ export async function startAttempt(ctx: AppContext, paymentId: string, request: 
   if (!bank || (payment.bankId !== null && bank.bankId !== payment.bankId) || bankRefusal(bank, payment)) errors.add('bank_id', 'is not a bank that can pay this payment');
   if (!request.payerEmail || !isEmail(request.payerEmail) || request.payerEmail.length > 255) errors.add('payer_email', 'must be an email address');
   errors.throwIfAny();
-  if (!connectorFor(bank!.bankId)) throw new DomainError('forbidden', `Quipu has no connection to ${bank!.name} yet`);
+  if (!ctx.banks.connectorFor(bank!.bankId)) throw new DomainError('forbidden', `Quipu has no connection to ${bank!.name} yet`);
   const startedAt = now.getTime();
   const row = {
     attempt_id: newUuid(ctx.random),

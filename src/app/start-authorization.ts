@@ -1,7 +1,6 @@
 // /oauth2/authorize: checks the request and opens a flow, whose pages (sign-in at the institution,
 // then consent) the user goes through next, in the browser that started it: that browser gets a
 // secret (for a cookie) whose hash the flow keeps, and the pages answer no other browser.
-import { connectorFor } from '../bank/registry.js';
 import type { FieldError } from '../domain/errors.js';
 import { type AuthorizationRequest, checkAuthorizationRequest, parseClientId, type Query } from '../domain/oauth-request.js';
 import { FLOW_STEP_TIMEOUT_MS, flowSecretHash } from '../domain/oauth-tokens.js';
@@ -18,17 +17,13 @@ export type AuthorizationStart =
   /** `browserSecret` goes to the starting browser only; the flow's pages ask it back. */
   | { outcome: 'started'; authorizationId: string; browserSecret: string };
 
-function hasConnector(bankId: string): boolean {
-  return connectorFor(bankId) !== undefined;
-}
-
 /** Values accepted as likely slips (an empty state, the scopes in another order) are added to `doubts`. */
 export async function startAuthorization(ctx: AppContext, query: Query, doubts: FieldError[] = []): Promise<AuthorizationStart> {
   const raw = query.client_id;
   const clientId = parseClientId(typeof raw === 'string' ? raw : undefined);
   const merchant = clientId === undefined ? undefined : await ctx.merchants.byReceiverId(clientId);
   const client = merchant && { receiverId: merchant.receiverId, developer: merchant.developer, redirectUris: await redirectUrisOf(ctx.db, merchant.receiverId) };
-  const check = checkAuthorizationRequest(query, client, hasConnector, doubts);
+  const check = checkAuthorizationRequest(query, client, (bankId) => ctx.banks.connectorFor(bankId) !== undefined, doubts);
   if (check.outcome === 'refused') return check;
   if (check.outcome === 'redirect-error') return { outcome: 'redirect', delivery: errorDelivery(check.redirectUri, check.error, check) };
   return openFlow(ctx, check.request);

@@ -1,6 +1,6 @@
 // `quipu users two-factor-enrol|two-factor-reset`: a user's second factor is set up by the
 // operator, who hands them the secret (or its otpauth:// address, for a QR code) and ten recovery
-// codes, shown once; only the sealed secret and the codes' hashes are kept. Either change ends every
+// codes, shown once; only the sealed secret and the codes' salted hashes are kept. Either change ends every
 // session the user has: they sign in again under it.
 import { newEnrolment, newRecoveryCodes, recoveryCodeHash } from '../domain/two-factor.js';
 import { notFound } from '../domain/errors.js';
@@ -31,7 +31,7 @@ export async function enrolTwoFactor(ctx: AppContext, email: string): Promise<Tw
   const codes = newRecoveryCodes(ctx.random);
   await inTransaction(ctx.db, async (trx) => {
     await setTotpSecret(trx, user.user_id, ctx.secrets.seal(enrolment.secret), wallClockMs(ctx.clock));
-    await replaceRecoveryCodes(trx, user.user_id, codes.map(recoveryCodeHash));
+    await replaceRecoveryCodes(trx, user.user_id, codes.map((code) => recoveryCodeHash(user.user_id, code)));
     await deleteSessionsOfUser(trx, user.user_id);
   });
   return { email: user.email, secret: enrolment.secret, otpauth_uri: enrolment.uri, recovery_codes: codes };

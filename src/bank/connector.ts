@@ -4,10 +4,8 @@
 // implements the same interface and the payment rules stay as they are (attempts, the transition
 // table and reconciliation live outside the connector; housekeeping asks the banks,
 // src/app/resolve-transfers.ts and src/app/collect-bank-credits.ts).
-import type { Kysely } from 'kysely';
 import type { BankCredit } from '../domain/bank-credit.js';
 import type { CollectionAccount } from '../domain/collection-account.js';
-import type { DB } from '../store/schema.js';
 
 export interface PayerCredentials {
   /** The payer's login: a RUT in Chile. */
@@ -76,15 +74,10 @@ export type TransferResult =
   /** The bank did not say (yet); asked again later. */
   | { status: 'uncertain' };
 
-/** What Quipu lends a connector for one call. */
+/** What Quipu tells a connector on every call. */
 export interface BankCall {
-  /** Quipu's clock (in developer mode it can be moved). */
+  /** Quipu's clock (in developer mode it can be moved): a simulated bank keeps its books on it. */
   now: Date;
-  /**
-   * Quipu's database. The simulated DemoBank keeps its books there, so that the server, the
-   * workers and the CLI see one bank; a real bank's adapter asks its bank instead.
-   */
-  db: Kysely<DB>;
 }
 
 export interface CreditReport {

@@ -175,9 +175,9 @@ function mandateResult(row: Pick<DemoBankMandatesTable, 'state' | 'reason'>): Ma
   return { status: 'rejected', message: row.reason };
 }
 
-async function signMandate(order: MandateOrder, answers: readonly string[], call: BankCall): Promise<MandateResult> {
+async function signMandate(db: Kysely<DB>, order: MandateOrder, answers: readonly string[], call: BankCall): Promise<MandateResult> {
   const outcome = signOutcome(answers);
-  const result = await inTransaction(call.db, async (trx): Promise<MandateResult> => {
+  const result = await inTransaction(db, async (trx): Promise<MandateResult> => {
     if (outcome === 'wrong') return { status: 'wrong-answers' };
     // A mandate is signed once: a second signature of the same mandate gets the first one's answer.
     const existing = await findMandateRow(trx, order.mandateId);
@@ -207,14 +207,14 @@ async function signMandate(order: MandateOrder, answers: readonly string[], call
     await changeMandate(trx, order.mandateId, state, reason, call.now, activatesAt);
     return mandateResult({ state, reason });
   });
-  await journalRequest(call.db, { askedAt: call.now, operation: 'mandate-sign', orderId: order.mandateId, paymentId: null, cursor: null, answer: result.status });
+  await journalRequest(db, { askedAt: call.now, operation: 'mandate-sign', orderId: order.mandateId, paymentId: null, cursor: null, answer: result.status });
   return result;
 }
 
-async function mandateNews(cursor: string | null, call: BankCall): Promise<MandateNewsReport> {
+async function mandateNews(db: Kysely<DB>, cursor: string | null, call: BankCall): Promise<MandateNewsReport> {
   if (cursor !== null && !/^\d+$/.test(cursor)) throw new Error(`not a DemoBank cursor: ${cursor}`);
-  await approveDueMandates(call.db, call.now);
-  const rows = await books(call.db)
+  await approveDueMandates(db, call.now);
+  const rows = await books(db)
     .selectFrom('demobank_mandates')
     .selectAll()
     .where('event_seq', '>', cursor === null ? 0 : Number(cursor))
@@ -222,7 +222,7 @@ async function mandateNews(cursor: string | null, call: BankCall): Promise<Manda
     .limit(NEWS_PER_REPORT)
     .execute();
   const news: MandateNews[] = rows.map((row) => ({ mandateId: row.mandate_id, status: row.state, reason: row.reason, at: new Date(Number(row.updated_at)) }));
-  await journalRequest(call.db, { askedAt: call.now, operation: 'mandate-news', orderId: null, paymentId: null, cursor, answer: `${news.length} changes` });
+  await journalRequest(db, { askedAt: call.now, operation: 'mandate-news', orderId: null, paymentId: null, cursor, answer: `${news.length} changes` });
   return { news, cursor: rows.length > 0 ? String(rows.at(-1)!.event_seq) : cursor };
 }
 
@@ -297,13 +297,13 @@ async function debitResult(db: Kysely<DB>, orderId: string): Promise<DebitResult
   return { status: 'settled', credit: entry.credit };
 }
 
-async function answered(call: BankCall, operation: 'debit' | 'debit-status', order: DebitOrder, result: DebitResult): Promise<DebitResult> {
-  await journalRequest(call.db, { askedAt: call.now, operation, orderId: order.orderId, paymentId: order.reference, cursor: null, answer: result.status });
+async function answered(db: Kysely<DB>, call: BankCall, operation: 'debit' | 'debit-status', order: DebitOrder, result: DebitResult): Promise<DebitResult> {
+  await journalRequest(db, { askedAt: call.now, operation, orderId: order.orderId, paymentId: order.reference, cursor: null, answer: result.status });
   return result;
 }
 
-async function submitDebit(order: DebitOrder, call: BankCall): Promise<DebitResult> {
-  const result = await inTransaction(call.db, async (trx): Promise<DebitResult> => {
+async function submitDebit(db: Kysely<DB>, order: DebitOrder, call: BankCall): Promise<DebitResult> {
+  const result = await inTransaction(db, async (trx): Promise<DebitResult> => {
     // The same order twice is one debit: the second submission gets the first one's answer, and is counted.
     const known = await debitResult(trx, order.orderId);
     if (known.status !== 'unknown') {
@@ -330,7 +330,7 @@ async function submitDebit(order: DebitOrder, call: BankCall): Promise<DebitResu
       .execute();
     return refusal ? { status: 'failed', message: refusal } : { status: 'accepted', settlesAt };
   });
-  return answered(call, 'debit', order, result);
+  return answered(db, call, 'debit', order, result);
 }
 
 /**
@@ -345,12 +345,20 @@ async function debitResultAfterSettlement(db: Kysely<DB>, orderId: string): Prom
   });
 }
 
-async function debitStatus(order: DebitOrder, call: BankCall): Promise<DebitResult> {
-  await settleDueDebits(call.db, call.now);
-  return answered(call, 'debit-status', order, await debitResultAfterSettlement(call.db, order.orderId));
+async function debitStatus(db: Kysely<DB>, order: DebitOrder, call: BankCall): Promise<DebitResult> {
+  await settleDueDebits(db, call.now);
+  return answered(db, call, 'debit-status', order, await debitResultAfterSettlement(db, order.orderId));
 }
 
-export const demoBankMandates: MandateBank = { signMandate, mandateNews, submitDebit, debitStatus };
+/** DemoBank's direct debits, keeping their books in `db`. */
+export function demoBankMandates(db: Kysely<DB>): MandateBank {
+  return {
+    signMandate: (order, answers, call) => signMandate(db, order, answers, call),
+    mandateNews: (cursor, call) => mandateNews(db, cursor, call),
+    submitDebit: (order, call) => submitDebit(db, order, call),
+    debitStatus: (order, call) => debitStatus(db, order, call),
+  };
+}
 
 /** How many orders DemoBank received more than once: zero when no debit was ever submitted twice. */
 export async function debitsSubmittedTwice(db: Kysely<DB>): Promise<number> {

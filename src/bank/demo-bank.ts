@@ -4,8 +4,10 @@
 // developer, through the sandbox or the CLI) confirms or fails it. What it did is kept in its
 // books (demo-bank-books.ts), which it answers from when asked about a transfer or its credits;
 // every transfer, question about one and report of credits is journaled there too.
+import type { Kysely } from 'kysely';
 import { DEMO_BANK_ID } from '../domain/banks.js';
 import { formatRut, parseRut } from '../domain/rut.js';
+import type { DB } from '../store/schema.js';
 import type { BankCall, BankConnector, CreditReport, LoginResult, PayerCredentials, TransferOrder, TransferResult } from './connector.js';
 import { type BookEntry, bookTransfer, creditsAfter, type DemoBankOperation, demoBankCredit, demoHolderName, findEntry, journalRequest } from './demo-bank-books.js';
 import { demoBankMandates, settleDueDebits } from './demo-bank-mandates.js';
@@ -38,69 +40,75 @@ function resultOf(entry: BookEntry): TransferResult {
   return entry.state === 'failed' ? { status: 'failed', message: DEMO_BANK_ERROR } : { status: 'uncertain' };
 }
 
+/** Any valid RUT with DemoBank's password signs in, as holder of the account numbered after it. */
+export function demoBankLogin(credentials: PayerCredentials): LoginResult {
+  const rut = parseRut(credentials.identifier);
+  if (!rut) return { ok: false, error: 'invalid-identifier' };
+  if (credentials.password !== DEMO_BANK_PASSWORD) return { ok: false, error: 'wrong-credentials' };
+  const personalIdentifier = formatRut(rut);
+  return {
+    ok: true,
+    account: {
+      personalIdentifier,
+      // The provider's test bank numbers an account after its owner's RUT, zero-padded to 21 digits.
+      accountNumber: `${rut.body}${rut.checkDigit}`.padStart(21, '0'),
+      holderName: demoHolderName(personalIdentifier),
+    },
+  };
+}
+
+/** Coordinates are two digits each: anything else is a typo, asked again. */
+export function demoBankAcceptsAnswers(answers: readonly string[]): boolean {
+  return answers.length === PAY.length && answers.every((a) => /^\d{2}$/.test(a));
+}
+
 /** Journals a request about a transfer with DemoBank's answer, and returns the answer. */
-async function answered(call: BankCall, operation: DemoBankOperation, order: TransferOrder, result: TransferResult): Promise<TransferResult> {
-  await journalRequest(call.db, { askedAt: call.now, operation, orderId: order.orderId, paymentId: order.reference, cursor: null, answer: result.status });
+async function answered(db: Kysely<DB>, call: BankCall, operation: DemoBankOperation, order: TransferOrder, result: TransferResult): Promise<TransferResult> {
+  await journalRequest(db, { askedAt: call.now, operation, orderId: order.orderId, paymentId: order.reference, cursor: null, answer: result.status });
   return result;
 }
 
 export type DemoBankDecision = 'confirm' | 'fail';
 
-export interface DemoBank extends BankConnector {
-  /**
-   * A developer decides a transfer DemoBank left uncertain (or never received): it is booked
-   * executed or failed, and DemoBank says so when asked. One it already executed or failed stays so.
-   */
-  decide(order: TransferOrder, decision: DemoBankDecision, call: BankCall): Promise<void>;
+/**
+ * A developer decides a transfer DemoBank left uncertain (or never received): it is booked executed
+ * or failed, and DemoBank says so when asked. One it already executed or failed stays so.
+ */
+export async function decideTransfer(db: Kysely<DB>, order: TransferOrder, decision: DemoBankDecision, now: Date): Promise<void> {
+  await bookTransfer(db, order.orderId, entryFor(order, decision === 'confirm' ? 'executed' : 'failed', now), now, order.account !== null);
 }
 
-// Plain functions, not methods: tests wrap them (vi.spyOn) and call the original unbound.
-export const demoBank: DemoBank = {
-  bankId: DEMO_BANK_ID,
-  challenge: ['A1', 'B2', 'C3'],
+/**
+ * DemoBank, keeping its books in `db`: Quipu's own database, so that the server, the workers and the
+ * CLI see one bank. Its methods never use `this`: tests wrap them (vi.spyOn) and call the original unbound.
+ */
+export function createDemoBank(db: Kysely<DB>): BankConnector {
+  return {
+    bankId: DEMO_BANK_ID,
+    challenge: ['A1', 'B2', 'C3'],
 
-  async login(credentials: PayerCredentials): Promise<LoginResult> {
-    const rut = parseRut(credentials.identifier);
-    if (!rut) return { ok: false, error: 'invalid-identifier' };
-    if (credentials.password !== DEMO_BANK_PASSWORD) return { ok: false, error: 'wrong-credentials' };
-    const personalIdentifier = formatRut(rut);
-    return {
-      ok: true,
-      account: {
-        personalIdentifier,
-        // The provider's test bank numbers an account after its owner's RUT, zero-padded to 21 digits.
-        accountNumber: `${rut.body}${rut.checkDigit}`.padStart(21, '0'),
-        holderName: demoHolderName(personalIdentifier),
-      },
-    };
-  },
+    login: async (credentials) => demoBankLogin(credentials),
+    acceptsAnswers: demoBankAcceptsAnswers,
 
-  acceptsAnswers(answers: readonly string[]): boolean {
-    return answers.length === PAY.length && answers.every((a) => /^\d{2}$/.test(a));
-  },
+    async transfer(order: TransferOrder, answers: readonly string[], call: BankCall): Promise<TransferResult> {
+      const entry = await bookTransfer(db, order.orderId, entryFor(order, demoBankOutcome(answers), call.now), call.now, order.account !== null);
+      return answered(db, call, 'transfer', order, resultOf(entry));
+    },
 
-  async transfer(order: TransferOrder, answers: readonly string[], call: BankCall): Promise<TransferResult> {
-    const entry = await bookTransfer(call.db, order.orderId, entryFor(order, demoBankOutcome(answers), call.now), call.now, order.account !== null);
-    return answered(call, 'transfer', order, resultOf(entry));
-  },
+    async transferStatus(order: TransferOrder, call: BankCall): Promise<TransferResult> {
+      const entry = await findEntry(db, order.orderId);
+      return answered(db, call, 'transfer-status', order, entry ? resultOf(entry) : { status: 'uncertain' });
+    },
 
-  async transferStatus(order: TransferOrder, call: BankCall): Promise<TransferResult> {
-    const entry = await findEntry(call.db, order.orderId);
-    return answered(call, 'transfer-status', order, entry ? resultOf(entry) : { status: 'uncertain' });
-  },
+    async credits(cursor: string | null, call: BankCall): Promise<CreditReport> {
+      if (cursor !== null && !/^\d+$/.test(cursor)) throw new Error(`not a DemoBank cursor: ${cursor}`);
+      // Debits whose settlement day has come are credited before the credits are reported.
+      await settleDueDebits(db, call.now);
+      const booked = await creditsAfter(db, cursor === null ? 0 : Number(cursor), CREDITS_PER_REPORT);
+      await journalRequest(db, { askedAt: call.now, operation: 'credits', orderId: null, paymentId: null, cursor, answer: `${booked.length} credits` });
+      return { credits: booked.map((b) => b.credit), cursor: booked.length > 0 ? String(booked.at(-1)!.seq) : cursor };
+    },
 
-  async credits(cursor: string | null, call: BankCall): Promise<CreditReport> {
-    if (cursor !== null && !/^\d+$/.test(cursor)) throw new Error(`not a DemoBank cursor: ${cursor}`);
-    // Debits whose settlement day has come are credited before the credits are reported.
-    await settleDueDebits(call.db, call.now);
-    const booked = await creditsAfter(call.db, cursor === null ? 0 : Number(cursor), CREDITS_PER_REPORT);
-    await journalRequest(call.db, { askedAt: call.now, operation: 'credits', orderId: null, paymentId: null, cursor, answer: `${booked.length} credits` });
-    return { credits: booked.map((b) => b.credit), cursor: booked.length > 0 ? String(booked.at(-1)!.seq) : cursor };
-  },
-
-  mandates: demoBankMandates,
-
-  async decide(order: TransferOrder, decision: DemoBankDecision, call: BankCall): Promise<void> {
-    await bookTransfer(call.db, order.orderId, entryFor(order, decision === 'confirm' ? 'executed' : 'failed', call.now), call.now, order.account !== null);
-  },
-};
+    mandates: demoBankMandates(db),
+  };
+}

@@ -17,6 +17,7 @@ export const STATE_CHANGING_COMMANDS: ReadonlySet<string> = new Set([
   'events resend',
   'notifications resend',
   'keys rotate',
+  'keys reseal',
   'merchants create',
   'merchants update',
   'payments mark-paid',
@@ -28,6 +29,10 @@ export const STATE_CHANGING_COMMANDS: ReadonlySet<string> = new Set([
   'users reset-password',
   'users two-factor-enrol',
   'users two-factor-reset',
+  'users disable',
+  'users enable',
+  'users remove',
+  'users end-sessions',
 ]);
 
 export interface RunningCommand {

@@ -1,14 +1,17 @@
 // `quipu keys rotate|list`: the keys that sign OAuth tokens, and with --descriptors those that seal
 // operation descriptors. Rotation takes effect in running servers within INVALIDATION_POLL_MS;
 // tokens signed and descriptors sealed by the previous keys stay valid until they expire.
+// `quipu keys reseal`: every stored secret sealed anew with the current QUIPU_ENCRYPTION_KEY.
 import { Command } from 'commander';
+import { resealSecrets } from '../app/reseal-secrets.js';
+import { DomainError } from '../domain/errors.js';
 import { rotateKeys } from '../app/rotate-keys.js';
 import { keyRetentionCutoff } from '../app/token-keys.js';
 import { liveKeys } from '../store/oauth-keys.js';
 import { withRuntime } from './runtime.js';
 
 export function keysCommand(): Command {
-  const keys = new Command('keys').description('the keys that sign OAuth tokens');
+  const keys = new Command('keys').description('the keys that sign OAuth tokens and seal stored secrets');
 
   keys
     .command('rotate')
@@ -20,6 +23,21 @@ export function keysCommand(): Command {
         const rotation = options.descriptors ? await ctx.descriptorKeys.rotate() : await rotateKeys(ctx);
         if (options.json) console.log(JSON.stringify(rotation));
         else console.log(`${options.descriptors ? 'descriptor' : 'signing'} key ${rotation.kid}${rotation.retired.length > 0 ? ` (previous: ${rotation.retired.join(', ')})` : ''}`);
+      }),
+    );
+
+  keys
+    .command('reseal')
+    .description('seal every stored secret with the current QUIPU_ENCRYPTION_KEY, after which QUIPU_ENCRYPTION_KEY_PREVIOUS can go')
+    .option('--json', 'print JSON')
+    .action(async (options) =>
+      withRuntime(async (ctx) => {
+        const reseal = await resealSecrets(ctx);
+        if (options.json) console.log(JSON.stringify(reseal));
+        else for (const c of reseal.columns) console.log(`${c.column}  resealed ${c.resealed}${c.left > 0 ? `, ${c.left} left under another key (${c.unopenable} open with no key of the ring)` : ''}`);
+        const left = reseal.columns.reduce((sum, c) => sum + c.left, 0);
+        if (left > 0) throw new DomainError('state', `stored secrets not sealed with key ${reseal.keyId}: ${left}; keep QUIPU_ENCRYPTION_KEY_PREVIOUS and run it again`);
+        if (!options.json) console.log(`every stored secret is sealed with key ${reseal.keyId}`);
       }),
     );
 

@@ -1,30 +1,12 @@
 // The `quipu` command line.
 import fs from 'node:fs';
 import { Command } from 'commander';
-import { startRuntime } from '../main/bootstrap.js';
-import { createLogger } from '../runtime/logger.js';
-import { auditCommand } from './audit.js';
 import { noteCommand } from './audited-commands.js';
-import { clockCommand } from './clock.js';
-import { emailsCommand } from './emails.js';
-import { eventsCommand } from './events.js';
-import { jobsCommand } from './jobs.js';
-import { keysCommand } from './keys.js';
-import { listenCommand } from './listen.js';
-import { merchantsCommand } from './merchants.js';
-import { notificationsCommand } from './notifications.js';
-import { demoBankCommand } from './demobank.js';
-import { descriptorsCommand } from './descriptors.js';
-import { paymentsCommand } from './payments.js';
-import { creditsCommand, reconcileCommand } from './reconcile.js';
+import { commandsFor } from './commands.js';
 import { databaseFailure } from './database-choice.js';
-import { commandConfig } from './runtime.js';
-import { scenariosCommand } from './scenarios.js';
-import { subscriptionsCommand } from './subscriptions.js';
-import { usersCommand } from './users.js';
 
-// serve and worker load the HTTP server and delivery worker, which the one-shot commands never
-// need: importing them lazily keeps every other command's start-up short.
+// Every command is imported when it runs, not before (commands.ts): serve and worker load the HTTP
+// server and the delivery worker, the one-shot commands what each uses, `--version` nothing.
 export async function main(argv: string[]): Promise<void> {
   // `quipu merchants list | head` closes the pipe early: that ends the command, it is not a crash.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -42,6 +24,7 @@ export async function main(argv: string[]): Promise<void> {
     .command('migrate')
     .description('apply pending database migrations (creating the database if there is none)')
     .action(async () => {
+      const [{ commandConfig }, { startRuntime }, { createLogger }] = await Promise.all([import('./runtime.js'), import('../main/bootstrap.js'), import('../runtime/logger.js')]);
       const config = commandConfig({ createDatabase: true });
       if (!config) return;
       const runtime = await startRuntime(config, createLogger('info', 2));
@@ -52,23 +35,7 @@ export async function main(argv: string[]): Promise<void> {
     .command('worker')
     .description('run a notification delivery worker and the background jobs (several may share one PostgreSQL database)')
     .action(async () => (await import('./worker.js')).worker());
-  program.addCommand(merchantsCommand());
-  program.addCommand(notificationsCommand());
-  program.addCommand(emailsCommand());
-  program.addCommand(eventsCommand());
-  program.addCommand(listenCommand());
-  program.addCommand(clockCommand());
-  program.addCommand(keysCommand());
-  program.addCommand(reconcileCommand());
-  program.addCommand(creditsCommand());
-  program.addCommand(paymentsCommand());
-  program.addCommand(subscriptionsCommand());
-  program.addCommand(descriptorsCommand());
-  program.addCommand(demoBankCommand());
-  program.addCommand(scenariosCommand());
-  program.addCommand(jobsCommand());
-  program.addCommand(usersCommand());
-  program.addCommand(auditCommand());
+  for (const command of await commandsFor(argv)) program.addCommand(command);
   try {
     await program.parseAsync(argv);
   } catch (error) {

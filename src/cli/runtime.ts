@@ -8,6 +8,7 @@ import { startRuntime } from '../main/bootstrap.js';
 import { createLogger } from '../runtime/logger.js';
 import { runningCommand } from './audited-commands.js';
 import { announceDatabase, missingDefaultDatabase } from './database-choice.js';
+import { announceServer, followServer } from './public-url.js';
 
 function fail(message: string): undefined {
   console.error(`quipu: ${message}`);
@@ -29,13 +30,19 @@ export function commandConfig(options: { createDatabase?: boolean } = {}): Confi
   return missing ? fail(missing) : config;
 }
 
-/** Runs the command; one that changes state (audited-commands.ts) leaves an audit record of how it ended. */
+/**
+ * Runs the command with the running server's public base URL (public-url.ts); one that changes
+ * state (audited-commands.ts) names that server and leaves an audit record of how it ended.
+ */
 export async function withRuntime(work: (ctx: AppContext) => Promise<void>): Promise<void> {
   const config = commandConfig();
   if (!config) return;
   const runtime = await startRuntime(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2));
+  const command = runningCommand();
   let outcome: AuditOutcome = 'failed';
   try {
+    const source = await followServer(runtime.ctx);
+    if (command) announceServer(runtime.ctx, source);
     await work(runtime.ctx);
     outcome = 'ok';
   } catch (error) {
@@ -44,7 +51,6 @@ export async function withRuntime(work: (ctx: AppContext) => Promise<void>): Pro
     const detail = error.fields.map((f) => `\n  ${f.field}: ${f.message}`).join('');
     fail(`${error.message}${detail}`);
   } finally {
-    const command = runningCommand();
     if (command) await audit(runtime.ctx, { actorKind: 'cli', actor: command.user, receiverId: null, action: 'cli.command', target: `${command.name} ${command.args}`.trim(), outcome, address: null });
     await runtime.close();
   }

@@ -1,9 +1,11 @@
 // `quipu serve`: the HTTP server and, unless RUN_WORKER is off, the notification delivery worker
 // and the background jobs.
 import { ensureDemoAccount } from '../app/demo-account.js';
+import { Readiness } from '../http/health.js';
 import { buildServer } from '../http/server.js';
 import { startBackgroundWork } from '../main/background.js';
 import { createLogger } from '../runtime/logger.js';
+import { recordPublicBaseUrl } from '../store/public-base-url.js';
 import { describeClock } from './clock.js';
 import { announceDatabase } from './database-choice.js';
 import { loadServiceConfig, startService } from './service-config.js';
@@ -17,7 +19,8 @@ export async function serve(): Promise<void> {
   // key of an operation still open that is missing, stops it here.
   const runtime = await startService(config, log, (ctx) => ctx.descriptorKeys.problems());
   if (!runtime) return;
-  const app = await buildServer(runtime.ctx);
+  const readiness = new Readiness();
+  const app = await buildServer(runtime.ctx, readiness);
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
@@ -32,9 +35,12 @@ export async function serve(): Promise<void> {
   }
   // Named once listening, so that a start that fails says one thing: why.
   announceDatabase(config);
+  // What the one-shot commands write links with when their environment names no URL (cli/public-url.ts).
+  await recordPublicBaseUrl(runtime.ctx.db, config.publicBaseUrl);
   // Once listening: a start that fails before must not spend the demo account's one showing.
   const demo = config.demoAccount ? await ensureDemoAccount(runtime.ctx) : undefined;
   log.info({ address, publicBaseUrl: config.publicBaseUrl, database: config.databaseUrl.split(':')[0] }, 'quipu is listening');
+  if (!config.sandbox && !config.operatorToken) log.warn(OPERATOR_API_OFF);
   if (runtime.ctx.clock.offsetMs !== 0) console.log(`The developer clock is ahead of real time: ${describeClock(runtime.ctx.clock)}; \`quipu clock reset\` brings it back.`);
   if (demo) {
     console.log(
@@ -56,12 +62,22 @@ export async function serve(): Promise<void> {
     );
   }
   const background = config.runWorker ? startBackgroundWork(runtime.ctx) : undefined;
-  closeOnSignals(log, async () => {
-    await app.close();
-    await background?.stop();
-    await runtime.close();
-  });
+  const drain = { ms: config.shutdownDrainMs, begin: () => (readiness.draining = true) };
+  closeOnSignals(
+    log,
+    async () => {
+      await app.close();
+      await background?.stop();
+      await runtime.close();
+    },
+    drain,
+  );
 }
+
+// A production installation may run without the operator API, but its operator should know: bank
+// credits cannot be posted, and /metrics cannot be scraped. (A token shorter than 32 characters
+// stops the start instead: config.ts.)
+const OPERATOR_API_OFF = 'OPERATOR_TOKEN is not set: the operator API (/operator/v1) and /metrics answer 403 to every request; set a token of at least 32 characters (openssl rand -hex 32) to turn them on';
 
 /** What an operator reads when the port cannot be had; undefined for a failure that is not theirs to fix. */
 function listenFailure(error: NodeJS.ErrnoException, host: string, port: number): string | undefined {

@@ -1,9 +1,11 @@
-// `quipu users add|list|set-role|reset-password|two-factor-enrol|two-factor-reset`: the people who
-// sign in to an account's dashboard, their roles (domain/dashboard-roles.ts) and second factors.
-// Passwords and second-factor secrets are generated and printed once; only hashes (or, for the
-// TOTP secret, a sealed copy) are kept.
+// `quipu users add|list|set-role|reset-password|two-factor-enrol|two-factor-reset|disable|enable|
+// remove|end-sessions`: the people who sign in to an account's dashboard, their roles
+// (domain/dashboard-roles.ts), second factors, access and sessions. Passwords and second-factor
+// secrets are generated and printed once; only hashes (or, for the TOTP secret, a sealed copy) are
+// kept. A generated password expires in 7 days and is replaced at its first sign-in.
 import { Command } from 'commander';
 import { addDashboardUser } from '../app/add-dashboard-user.js';
+import { endDashboardSessions, removeDashboardUser, setDashboardUserDisabled } from '../app/dashboard-user-access.js';
 import { changeDashboardRole } from '../app/change-dashboard-role.js';
 import { listDashboardUsers } from '../app/dashboard-user-list.js';
 import { enrolTwoFactor, resetTwoFactor } from '../app/two-factor-enrolment.js';
@@ -21,7 +23,7 @@ export function usersCommand(): Command {
 
   users
     .command('add <receiver_id>')
-    .description('give a person a dashboard sign-in to the account; prints the generated password once')
+    .description('give a person a dashboard sign-in to the account; prints the generated password once (it expires in 7 days, and is replaced at the first sign-in)')
     .requiredOption('--email <email>', 'the email they sign in with')
     .option('--role <role>', `what they may do: ${DASHBOARD_ROLES.join(', ')} (owner: everything; developer: credentials, notification settings, resends, DemoBank and the clock; viewer: read only)`, role, 'owner')
     .option('--json', 'print one JSON object')
@@ -45,7 +47,7 @@ export function usersCommand(): Command {
 
   users
     .command('reset-password <email>')
-    .description('give a dashboard user a new generated password (printed once) and end every session they have')
+    .description('give a dashboard user a new generated password (printed once; it expires in 7 days, and is replaced at the first sign-in) and end every session they have')
     .option('--json', 'print one JSON object')
     .action(async (email: string, options) => withRuntime(async (ctx) => output({ ...(await resetDashboardPassword(ctx, email)) }, options.json === true)));
   users
@@ -59,5 +61,33 @@ export function usersCommand(): Command {
     .description("remove a dashboard user's second factor and recovery codes (a lost phone); every session they have ends")
     .option('--json', 'print one JSON object')
     .action(async (email: string, options) => withRuntime(async (ctx) => output(await resetTwoFactor(ctx, email), options.json === true)));
+
+  users
+    .command('disable <email>')
+    .description('take a dashboard user\'s access away until enabled again: every session they have ends, and their sign-in is refused as a wrong password is')
+    .option('--json', 'print one JSON object')
+    .action(async (email: string, options) => withRuntime(async (ctx) => output(await setDashboardUserDisabled(ctx, email, true), options.json === true)));
+
+  users
+    .command('enable <email>')
+    .description('give a disabled dashboard user their access back, with the password and second factor they had')
+    .option('--json', 'print one JSON object')
+    .action(async (email: string, options) => withRuntime(async (ctx) => output(await setDashboardUserDisabled(ctx, email, false), options.json === true)));
+
+  users
+    .command('remove <email>')
+    .description('delete a dashboard user, their second factor and every session they have (the audit log keeps their email)')
+    .option('--json', 'print one JSON object')
+    .action(async (email: string, options) => withRuntime(async (ctx) => output(await removeDashboardUser(ctx, email), options.json === true)));
+
+  users
+    .command('end-sessions [email]')
+    .description("end every session of a dashboard user, or with --all of every user; nothing else changes: they sign in again")
+    .option('--all', 'every user of every account')
+    .option('--json', 'print one JSON object')
+    .action(async (email: string | undefined, options, command: Command) => {
+      if ((email === undefined) === (options.all !== true)) command.error('error: give either an email or --all', { exitCode: 2 });
+      return withRuntime(async (ctx) => output(await endDashboardSessions(ctx, email), options.json === true));
+    });
   return users;
 }

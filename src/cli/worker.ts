@@ -4,6 +4,7 @@
 import { startBackgroundWork } from '../main/background.js';
 import { createLogger } from '../runtime/logger.js';
 import { announceDatabase } from './database-choice.js';
+import { announceServer, followServer } from './public-url.js';
 import { loadServiceConfig, startService } from './service-config.js';
 import { closeOnSignals } from './shutdown.js';
 
@@ -16,6 +17,8 @@ export async function worker(): Promise<void> {
   // server's to report, not a reason to stop sending.
   const runtime = await startService(config, log);
   if (!runtime) return;
+  // Reminders and reports carry links: the server's, when the environment names none.
+  announceServer(runtime.ctx, await followServer(runtime.ctx));
   const background = startBackgroundWork(runtime.ctx);
   closeOnSignals(log, async () => {
     await background.stop();

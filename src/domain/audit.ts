@@ -6,9 +6,9 @@
 import { hash } from 'node:crypto';
 
 export const AUDIT_ACTIONS = {
-  'sign-in': 'a dashboard sign-in with a password (refused: a wrong one, a wait, a missing second factor)',
+  'sign-in': 'a dashboard sign-in with a password (refused: a wrong one, a disabled user, an expired initial password, a wait, a missing second factor)',
   'sign-in.second-factor': "a dashboard sign-in's second factor",
-  'session.end': 'signing out, here or everywhere',
+  'session.end': "signing out, here or everywhere, or ending one's other sessions from the sessions page (the password given again)",
   'password.change': "a dashboard user's own password changed (every other session of theirs ends)",
   'payment.refund': 'a refund, by the API or the dashboard',
   'payment.delete': 'a pending payment deleted',

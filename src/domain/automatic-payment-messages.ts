@@ -3,6 +3,7 @@
 // status is lower case, unlike the status read: merchants compare the exact text.
 import type { Debit } from './debit.js';
 import { debitErrorMessage } from './debit.js';
+import type { DebitEvent } from './debit-status.js';
 import type { MessageDraft } from './message-kinds.js';
 import type { Subscription } from './subscription.js';
 
@@ -29,3 +30,8 @@ export function chargeErrorNotification(debit: Debit, transactionId: string, ban
     body: JSON.stringify({ subscription_id: debit.subscriptionId, transaction_id: transactionId, error_message: debitErrorMessage(bankMessage) }),
   };
 }
+
+/** What a debit's move sends: a failed debit is told to the merchant's error_response_url, with the charge's transaction_id. */
+export const DEBIT_EVENT_MESSAGES: Partial<Record<DebitEvent, (debit: Debit, transactionId: string) => MessageDraft>> = {
+  failed: (debit, transactionId) => chargeErrorNotification(debit, transactionId, debit.failure ?? ''),
+};

@@ -1,6 +1,7 @@
 // THE transition table of a subscription's mandate. Quipu keeps a richer lifecycle than the
 // contract shows: each state says who put the mandate there, and the wire shows only DISABLED,
 // SIGNED or ENABLED (upper case in the status read, lower case in the signing notification).
+import { canMove, nextState, type Transitions } from './state-machine.js';
 
 export const MANDATE_STATES = [
   /** Created by the merchant; the payer has not signed (or abandoned signing and may come back). */
@@ -29,7 +30,7 @@ export type MandateEvent =
 /** Who caused a change, kept in the subscription's history. */
 export type MandateOrigin = 'payer' | 'bank' | 'developer';
 
-export const MANDATE_TRANSITIONS: Readonly<Record<MandateEvent, { from: readonly MandateState[]; to: MandateState }>> = {
+export const MANDATE_TRANSITIONS: Transitions<MandateEvent, MandateState> = {
   signed: { from: ['created'], to: 'signed' },
   'enabled-by-bank': { from: ['signed'], to: 'enabled' },
   'rejected-by-bank': { from: ['created', 'signed'], to: 'bank-rejected' },
@@ -37,22 +38,12 @@ export const MANDATE_TRANSITIONS: Readonly<Record<MandateEvent, { from: readonly
 };
 
 export function canApplyMandateEvent(state: MandateState, event: MandateEvent): boolean {
-  return MANDATE_TRANSITIONS[event].from.includes(state);
+  return canMove(MANDATE_TRANSITIONS, state, event);
 }
 
-export class IllegalMandateTransition extends Error {
-  constructor(
-    readonly state: MandateState,
-    readonly event: MandateEvent,
-  ) {
-    super(`a mandate in ${state} cannot take event ${event}`);
-    this.name = 'IllegalMandateTransition';
-  }
-}
-
+/** The mandate's state after `event`; throws IllegalTransition for a move not in the table. */
 export function applyMandateEvent(state: MandateState, event: MandateEvent): MandateState {
-  if (!canApplyMandateEvent(state, event)) throw new IllegalMandateTransition(state, event);
-  return MANDATE_TRANSITIONS[event].to;
+  return nextState('mandate', MANDATE_TRANSITIONS, state, event);
 }
 
 export const WIRE_STATUSES = ['DISABLED', 'SIGNED', 'ENABLED'] as const;

@@ -38,7 +38,6 @@ export function paymentNotificationMessage(payment: Payment, merchant: Pick<Merc
 
 /** The 3.0 payment, in the provider's field order; custom and body only when the payment has them. */
 export function paymentNotification(payment: Payment): Record<string, string | number | boolean> {
-  const paid = settlementFields(payment);
   const notification: Record<string, string | number | boolean> = {
     payment_id: payment.paymentId,
     receiver_id: payment.receiverId,
@@ -47,14 +46,7 @@ export function paymentNotification(payment: Payment): Record<string, string | n
     discount: formatAmountFixed(payment.discount),
     currency: payment.currency,
     receipt_url: payment.receiptUrl ?? '',
-    bank: paid.bank,
-    bank_id: paid.bank_id,
-    payer_name: paid.payer_name,
-    payer_email: paid.payer_email,
-    personal_identifier: paid.personal_identifier,
-    bank_account_number: paid.bank_account_number,
-    out_of_date_conciliation: paid.out_of_date_conciliation,
-    transaction_id: paid.transaction_id,
+    ...settlementFields(payment),
     responsible_user_email: payment.responsibleUserEmail ?? '',
     payment_method: payment.paymentMethod ?? '',
     conciliation_date: formatDateTime(payment.conciliationAt ?? payment.updatedAt),

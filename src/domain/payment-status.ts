@@ -1,5 +1,6 @@
 // The one transition table of a payment's status and status_detail. Every state change of a
 // payment, from any surface, is an event looked up here; anything not in the table is refused.
+import { IllegalTransition } from './state-machine.js';
 
 export const PAYMENT_STATUSES = ['pending', 'verifying', 'done'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -64,18 +65,8 @@ export function canApply(state: PaymentState, event: PaymentEvent): boolean {
   return PAYMENT_TRANSITIONS[event].from.some((from) => same(from, state));
 }
 
-export class IllegalTransition extends Error {
-  constructor(
-    readonly state: PaymentState,
-    readonly event: PaymentEvent,
-  ) {
-    super(`a payment in ${state.status}/${state.statusDetail} cannot take event ${event}`);
-    this.name = 'IllegalTransition';
-  }
-}
-
 export function applyEvent(state: PaymentState, event: PaymentEvent): PaymentState {
-  if (!canApply(state, event)) throw new IllegalTransition(state, event);
+  if (!canApply(state, event)) throw new IllegalTransition('payment', `${state.status}/${state.statusDetail}`, event);
   return PAYMENT_TRANSITIONS[event].to;
 }
 

@@ -39,18 +39,11 @@ export const CHARGE_INTENT_FIELDS: FieldTable = {
   notify_api_version: { kind: 'string', maxLength: 255, enum: NOTIFY_API_VERSIONS, description: 'Notification API version of that notification' },
 };
 
-export interface SubscriptionRequest {
-  name: string;
-  email: string;
-  maxAmount: number;
-  currency: string;
-  notifyUrl: string;
-  returnUrl: string;
-  cancelUrl: string;
+export type SubscriptionRequest = Pick<Subscription, 'name' | 'email' | 'maxAmount' | 'currency' | 'notifyUrl' | 'returnUrl' | 'cancelUrl'> & {
   serviceReference?: string;
   imageUrl?: string;
   description?: string;
-}
+};
 
 /** One unit of the currency, in units of 1/10000: the least a charge may be. */
 const ONE = 10 ** SCALE;

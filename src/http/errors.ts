@@ -4,7 +4,7 @@
 // failure kinds, and unexpected failures, map to status codes.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type FailureKind, type FieldError } from '../domain/errors.js';
-import { IllegalTransition } from '../domain/payment-status.js';
+import { IllegalTransition } from '../domain/state-machine.js';
 import { noteStorageFailure, storageFailureOf } from '../store/storage-failure.js';
 import { STORAGE_RETRY_AFTER_SECONDS } from './health.js';
 import { fieldErrors } from './validation.js';
@@ -81,7 +81,7 @@ export function errorResponse(error: unknown, statuses: StatusMap, request: Fast
     const status = statuses[error.kind];
     return error.kind === 'validation' ? { status, message: error.message, errors: error.fields } : { status, message: error.message };
   }
-  if (error instanceof IllegalTransition) return { status: statuses.state, message: 'The payment is not in a state that allows this operation' };
+  if (error instanceof IllegalTransition) return { status: statuses.state, message: `The ${error.machine} is not in a state that allows this operation` };
   return fastifyFailure(error as FastifyError, request);
 }
 

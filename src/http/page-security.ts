@@ -8,10 +8,11 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { DomainError, fieldError } from '../domain/errors.js';
+import { cookieName, cookieOptions } from './cookies.js';
 
 export interface PageSecurityOptions {
+  /** The CSRF secret's cookie, named as every cookie is (./cookies.ts). */
   cookieKey: string;
-  cookiePath: string;
   sameSite: 'lax' | 'strict';
   secureCookies: boolean;
   /** How long a form stays valid. */
@@ -21,10 +22,11 @@ export interface PageSecurityOptions {
 export async function pageSecurity(scope: FastifyInstance, options: PageSecurityOptions): Promise<void> {
   if (!scope.hasDecorator('parseCookie')) await scope.register(cookie);
   if (!scope.hasContentTypeParser('application/x-www-form-urlencoded')) await scope.register(formbody);
-  await scope.register(helmet, { contentSecurityPolicy: false, global: true });
+  // HSTS is every answer's, pages' and API answers' alike, and only over https (transport-security.ts).
+  await scope.register(helmet, { contentSecurityPolicy: false, strictTransportSecurity: false, global: true });
   await scope.register(csrf, {
-    cookieKey: options.cookieKey,
-    cookieOpts: { path: options.cookiePath, sameSite: options.sameSite, httpOnly: true, secure: options.secureCookies },
+    cookieKey: cookieName(options.cookieKey, options.secureCookies),
+    cookieOpts: { ...cookieOptions(options.secureCookies), sameSite: options.sameSite },
     getToken: (request) => (request.body as Record<string, string> | undefined)?._csrf,
     ...(options.formTtlSeconds ? { csrfOpts: { validity: options.formTtlSeconds * 1000 } } : {}),
   });

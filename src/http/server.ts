@@ -11,7 +11,7 @@ import { dashboard } from './dashboard/index.js';
 import { demoBankPortal } from './demobank-portal/index.js';
 import { errorHandler, notFoundHandler, V3_STATUS } from './errors.js';
 import { capConnectionsPerAddress } from './connection-cap.js';
-import { healthRoutes } from './health.js';
+import { healthRoutes, Readiness } from './health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
 import { auditApiCall } from './audit-hook.js';
 import { IGNORED_FIELDS_HEADER, ignoreUnknownFieldsOn, LIKELY_TYPOS_HEADER } from './ignored-fields.js';
@@ -28,6 +28,7 @@ import { quipuApi } from './quipu/index.js';
 import './request-context.js';
 import { requestLogger } from './request-logger.js';
 import { sandboxApi } from './sandbox/index.js';
+import { transportSecurity } from './transport-security.js';
 import { validatorCompiler } from './validation.js';
 import { v2Api } from './v2/index.js';
 import { v3Api } from './v3/index.js';
@@ -37,7 +38,8 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** TRUST_PROXY as Fastify takes it: a hop count trusts the nearest `hops` addresses of the chain. */
 const trustedProxies = (setting: string | number | false) => (typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting);
 
-export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
+/** `readiness`: what /readyz says besides the database's state; the caller drains the server through it. */
+export async function buildServer(ctx: AppContext, readiness = new Readiness()): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // One line per request is written by the onResponse hook below, at debug level unless it failed.
@@ -88,6 +90,7 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done();
   });
+  transportSecurity(app, ctx.config);
   // Nothing is acknowledged before it is durable: an answer waits for the flush of every commit
   // made before it is sent (SQLite; see src/store/wal-sync.ts). Usually there is none to wait for.
   app.addHook('onSend', (_request, reply, payload, done) => {
@@ -141,9 +144,9 @@ export async function buildServer(ctx: AppContext): Promise<FastifyInstance> {
   await apiReference(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  metricsPlugin(app, { public: ctx.config.sandbox });
+  metricsPlugin(app, { public: ctx.config.sandbox, ctx });
   await apiRateLimit(app, ctx.config.apiRateLimit);
-  healthRoutes(app);
+  healthRoutes(app, readiness);
   assetRoutes(app);
   idempotencyPlugin(app);
   await app.register(v3Api);

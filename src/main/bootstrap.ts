@@ -9,12 +9,13 @@ import { MerchantDirectory } from '../app/merchant-directory.js';
 import type { Config } from '../config.js';
 import { Outbox } from '../delivery/outbox.js';
 import { openDatabase } from '../store/database.js';
+import { bankDirectory } from './bank-connectors.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { ShiftableClock } from '../runtime/clock.js';
 import { InvalidationFeed } from '../runtime/invalidation-feed.js';
 import { createLogger } from '../runtime/logger.js';
 import { pooledRandom } from '../runtime/random-pool.js';
-import { SecretBox, loadEncryptionKey } from '../runtime/secret-box.js';
+import { SecretBox, loadEncryptionKey, parsePreviousKeys } from '../runtime/secret-box.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
 
 export interface Runtime {
@@ -39,7 +40,7 @@ export async function startRuntime(config: Config, log: Logger = createLogger(co
     if (applied.length > 0) log.info({ applied }, 'database migrated');
     const { key, generatedAt } = loadEncryptionKey(config.encryptionKey, config.dataDir);
     if (generatedAt) log.warn({ file: generatedAt }, 'generated an encryption key for receiver secrets; set QUIPU_ENCRYPTION_KEY in production');
-    const secrets = new SecretBox(key);
+    const secrets = new SecretBox(key, parsePreviousKeys(config.previousEncryptionKeys));
     const clock = new ShiftableClock();
     const feed = new InvalidationFeed(database.db, clock, config.invalidationPollMs, log);
     await feed.poll();
@@ -55,6 +56,7 @@ export async function startRuntime(config: Config, log: Logger = createLogger(co
       feed,
       merchants: new MerchantDirectory(database.db, secrets, feed, config.credentialCacheSize, () => wallClockMs(clock)),
       outbox: new Outbox(clock, random),
+      banks: bankDirectory({ config, db: database.db }),
       descriptorKeys: new DescriptorKeyRing(database.db, secrets, clock, feed, random),
     };
     ctx.bearer = bearerAuthentication(ctx);

@@ -1,5 +1,6 @@
 // Payment attempt rows.
-import type { Kysely } from 'kysely';
+import type { Kysely, Updateable } from 'kysely';
+import type { AttemptMove } from '../domain/attempt-status.js';
 import type { AttemptState, PaymentAttempt } from '../domain/payment-attempt.js';
 import type { DB, PaymentAttemptRow, PaymentAttemptsTable } from './schema.js';
 
@@ -80,15 +81,16 @@ export async function attemptsInState(db: Kysely<DB>, state: AttemptState, after
 }
 
 /**
- * Moves an attempt from `from` to another state: a compare-and-set, so of two requests racing on
- * one attempt exactly one wins. False means the attempt was not in `from`.
+ * Writes an attempt's move from `from`: a compare-and-set, so of two requests racing on one
+ * attempt exactly one wins. False means the attempt was not in `from`.
  */
-export async function moveAttempt(
-  db: Kysely<DB>,
-  attemptId: string,
-  from: AttemptState,
-  changes: Partial<Pick<PaymentAttemptsTable, 'state' | 'failure' | 'personal_identifier' | 'account_number' | 'payer_name'>> & { updated_at: number },
-): Promise<boolean> {
+export async function moveAttempt(db: Kysely<DB>, attemptId: string, from: AttemptState, move: AttemptMove): Promise<boolean> {
+  const changes: Updateable<PaymentAttemptsTable> = {
+    state: move.state,
+    updated_at: move.at.getTime(),
+    ...(move.failure !== undefined && { failure: move.failure }),
+    ...(move.personalIdentifier !== undefined && { personal_identifier: move.personalIdentifier, account_number: move.accountNumber, payer_name: move.payerName }),
+  };
   const result = await db.updateTable('payment_attempts').set(changes).where('attempt_id', '=', attemptId).where('state', '=', from).executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

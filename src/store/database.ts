@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, type DatabaseConnection, Kysely, PostgresAdapter, PostgresDialect, SqliteAdapter, SqliteDialect, SqliteDriver, type SqliteDatabase, type SqliteDialectConfig, type SqliteStatement } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, Kysely, PostgresAdapter, PostgresDialect, SqliteAdapter, SqliteDialect, SqliteDriver, type SqliteDatabase, type SqliteDialectConfig, type SqliteStatement, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DB } from './schema.js';
@@ -211,8 +211,45 @@ export function flushUnderWay(db: Kysely<DB>): Promise<void> | undefined {
   return connections.get(db)?.walSync?.underWay();
 }
 
+/** A process's connections to its database at this moment (/metrics). */
+export interface ConnectionUse {
+  /** The most it opens: DB_POOL_SIZE on PostgreSQL, SQLite's one. */
+  size: number;
+  /** Held by a query or a transaction. */
+  inUse: number;
+  /** Queries and transactions of this process waiting for a connection. */
+  waiting: number;
+}
+
+const connectionUses = new WeakMap<Kysely<DB>, () => ConnectionUse>();
+
+export function connectionUse(db: Kysely<DB>): ConnectionUse | undefined {
+  return connectionUses.get(db)?.();
+}
+
 /** `BEGIN IMMEDIATE` takes the write lock up front, so a transaction that reads and then writes never fails halfway when another process writes. */
 class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly use: { inUse: number; waiting: number },
+  ) {
+    super(config);
+  }
+
+  /** The one connection is handed out a query or transaction at a time (Kysely's mutex): the wait for it is counted. */
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    this.use.waiting++;
+    const connection = await super.acquireConnection();
+    this.use.waiting--;
+    this.use.inUse++;
+    return connection;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    this.use.inUse--;
+    await super.releaseConnection();
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
@@ -244,12 +281,14 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 }
 
 class QuipuSqliteDialect extends SqliteDialect {
+  readonly use = { inUse: 0, waiting: 0 };
+
   constructor(private readonly config: SqliteDialectConfig) {
     super(config);
   }
 
   override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver(this.config);
+    return new ImmediateSqliteDriver(this.config, this.use);
   }
 
   override createAdapter(): SqliteAdapter {
@@ -299,8 +338,10 @@ function openSqlite(file: string, options: DatabaseOptions): Database {
     checkpointer && new WalRestarter(raw, `${path.resolve(file)}-wal`),
     file === ':memory:' ? undefined : new WalIndexHeader(`${path.resolve(file)}-shm`),
   );
-  const db = new Kysely<DB>({ dialect: new QuipuSqliteDialect({ database: statements }) });
+  const dialect = new QuipuSqliteDialect({ database: statements });
+  const db = new Kysely<DB>({ dialect });
   connections.set(db, statements);
+  connectionUses.set(db, () => ({ size: 1, ...dialect.use }));
   return {
     db,
     dialect: 'sqlite',
@@ -351,9 +392,76 @@ class NamingClient extends pg.Client {
   }
 }
 
-function openPostgres(url: string, options: DatabaseOptions): Database {
+/**
+ * Statements that leave something on the server connection after their transaction: a pooler in
+ * transaction mode hands the connection to another client then, and this one's next transaction
+ * to another connection, where the setting, lock, listener, statement, cursor or table is not.
+ */
+const SESSION_STATE = /^\s*((listen|unlisten|prepare|deallocate|reset)\b|set\s+(?!local\b|transaction\b|constraints\b)|create\s+(global\s+|local\s+)?temp(orary)?\s|declare\b[^;]*\bwith\s+hold\b)|\bpg_(try_)?advisory_(un)?lock(_shared|_all)?\s*\(|\bset_config\s*\([^)]*,\s*false\s*\)/i;
+
+/** Behind a transaction pooler: unnamed statements only (pg's default), and no session state, refused before it is sent. */
+class SessionlessClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const [text] = args;
+    const sqlText = typeof text === 'string' ? text : (text as { text?: unknown } | null)?.text;
+    if (typeof sqlText === 'string' && SESSION_STATE.test(sqlText)) {
+      throw new Error(`this statement keeps session state, which a transaction pooler (DATABASE_URL ?pooler=transaction) does not keep between transactions: ${sqlText.slice(0, 200)}`);
+    }
+    return (super.query as (...a: unknown[]) => never).apply(this, args);
+  }
+}
+
+/** Kysely's own key (its postgres-adapter.js), so that a process connected directly and one through the pooler exclude each other. */
+const MIGRATION_LOCK_KEY = '3853314791062309107';
+
+/**
+ * Kysely's PostgreSQL migrations hold a session-level advisory lock from before their transaction
+ * to after it: through a transaction pooler the unlock reaches another server connection, and the
+ * lock stays held on the first one for as long as the pooler keeps it open. Here the transaction
+ * starts with the lock instead, a transaction-level one that ends with it: the migrator's own BEGIN
+ * then only draws PostgreSQL's warning that a transaction is already in progress.
+ */
+class TransactionPoolerAdapter extends PostgresAdapter {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any schema, as Kysely declares it
+  override async acquireMigrationLock(db: Kysely<any>): Promise<void> {
+    await sql`begin`.execute(db);
+    try {
+      await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_KEY)}::bigint)`.execute(db);
+    } catch (error) {
+      await sql`rollback`.execute(db);
+      throw error;
+    }
+  }
+
+  override async releaseMigrationLock(): Promise<void> {}
+}
+
+class TransactionPoolerDialect extends PostgresDialect {
+  override createAdapter(): PostgresAdapter {
+    return new TransactionPoolerAdapter();
+  }
+}
+
+/**
+ * `?pooler=transaction` at the end of a PostgreSQL DATABASE_URL: it reaches PostgreSQL through a
+ * pooler in transaction mode (PgBouncer's pool_mode=transaction). The parameter is Quipu's, not
+ * PostgreSQL's: it is taken off the URL the connections use.
+ */
+function transactionPooler(url: string): { url: string; pooled: boolean } {
+  const at = url.indexOf('?');
+  const parameters = new URLSearchParams(at < 0 ? '' : url.slice(at + 1));
+  const pooler = parameters.get('pooler');
+  if (pooler === null) return { url, pooled: false };
+  if (pooler !== 'transaction') throw new Error(`DATABASE_URL: pooler must be "transaction" (a pooler in transaction mode) or absent, got "${pooler}"`);
+  parameters.delete('pooler');
+  const rest = parameters.toString();
+  return { url: url.slice(0, at) + (rest ? `?${rest}` : ''), pooled: true };
+}
+
+function openPostgres(databaseUrl: string, options: DatabaseOptions): Database {
+  const { url, pooled } = transactionPooler(databaseUrl);
   const pool = new pg.Pool({
-    Client: NamingClient,
+    Client: pooled ? SessionlessClient : NamingClient,
     connectionString: url,
     max: options.poolSize ?? 10,
     // bigint columns hold money units and instants, all within the exact integer range.
@@ -365,7 +473,9 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   // A client in use has no pool listener: the server ending its session between two statements
   // would end the process the same way. Its next query fails, and the pool drops it on release.
   pool.on('connect', (client) => client.on('error', (error) => options.log?.warn({ err: error }, 'a database connection in use failed; it is replaced')));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: pooled ? new TransactionPoolerDialect({ pool }) : new PostgresDialect({ pool }) });
+  const size = options.poolSize ?? 10;
+  connectionUses.set(db, () => ({ size, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }));
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 

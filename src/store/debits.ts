@@ -1,6 +1,7 @@
 // Debit rows: the debits that collect charge intents, and the job's scans of them.
 import type { Kysely } from 'kysely';
 import type { Debit, DebitState } from '../domain/debit.js';
+import type { DebitMove } from '../domain/debit-status.js';
 import { dialectOf } from './database.js';
 import { preparedInsert } from './prepared.js';
 import type { DB, DebitRow, DebitsTable, DebitUpdate } from './schema.js';
@@ -54,10 +55,17 @@ export async function findDebitOfPayment(db: Kysely<DB>, paymentId: string): Pro
   return row && toDebit(row);
 }
 
-/** Moves a debit from `from` (compare-and-set): false when another process moved it first. */
-export async function moveDebit(db: Kysely<DB>, debitId: string, from: DebitState | readonly DebitState[], update: DebitUpdate): Promise<boolean> {
-  const states = typeof from === 'string' ? [from] : [...from];
-  const result = await db.updateTable('debits').set(update).where('debit_id', '=', debitId).where('state', 'in', states).executeTakeFirst();
+/** Writes a debit's move from `from` (compare-and-set): false when another process moved it first. */
+export async function moveDebit(db: Kysely<DB>, debitId: string, from: DebitState, move: DebitMove): Promise<boolean> {
+  const update: DebitUpdate = {
+    state: move.state,
+    updated_at: move.at.getTime(),
+    ...(move.failure !== undefined && { failure: move.failure }),
+    ...(move.nextCheckAt && { next_check_at: move.nextCheckAt.getTime() }),
+    ...(move.submittedAt && { submitted_at: move.submittedAt.getTime() }),
+    ...(move.settledAt && { settled_at: move.settledAt.getTime() }),
+  };
+  const result = await db.updateTable('debits').set(update).where('debit_id', '=', debitId).where('state', '=', from).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 

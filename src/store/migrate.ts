@@ -24,6 +24,8 @@ import * as dashboardRoles from './migrations/020-dashboard-roles.js';
 import * as twoFactor from './migrations/021-two-factor.js';
 import * as auditLog from './migrations/022-audit-log.js';
 import * as credentialGrace from './migrations/023-credential-grace.js';
+import * as dashboardUserLifecycle from './migrations/024-dashboard-user-lifecycle.js';
+import * as operatorGauges from './migrations/025-operator-gauges.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -50,6 +52,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '021-two-factor': twoFactor,
   '022-audit-log': auditLog,
   '023-credential-grace': credentialGrace,
+  '024-dashboard-user-lifecycle': dashboardUserLifecycle,
+  '025-operator-gauges': operatorGauges,
 };
 
 export interface MigrationReport {

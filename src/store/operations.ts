@@ -1,6 +1,7 @@
 // Operations issued with a descriptor (domain/operation.ts).
 import type { Kysely } from 'kysely';
 import type { Operation, OperationEvent, OperationState } from '../domain/operation.js';
+import type { OperationMove } from '../domain/operation-status.js';
 import type { PagePosition } from '../domain/page-cursor.js';
 import { groupedInserts } from './group-commit.js';
 import { perDatabase } from './per-database.js';
@@ -59,12 +60,19 @@ export async function listOperations(db: Kysely<DB>, receiverId: number, after: 
   return rows.map(toOperation);
 }
 
-/** Compare-and-set on the state, adding `event` to the operation's events: false when another request moved it first. */
-export async function moveOperation(db: Kysely<DB>, operation: Operation, from: OperationState, update: OperationUpdate, event: OperationEvent): Promise<boolean> {
+/** Writes an operation's move from `from` (compare-and-set): false when another request moved it first. */
+export async function moveOperation(db: Kysely<DB>, operationId: string, from: OperationState, move: OperationMove): Promise<boolean> {
+  const update: OperationUpdate = {
+    state: move.state,
+    events: JSON.stringify(move.events),
+    updated_at: move.at.getTime(),
+    ...(move.bankId !== undefined && { bank_id: move.bankId, payer_identifier: move.payerIdentifier, payer_account: move.payerAccount, payer_name: move.payerName }),
+    ...(move.failure !== undefined && { failure: move.failure }),
+  };
   const result = await db
     .updateTable('operations')
-    .set({ ...update, events: JSON.stringify([...operation.events, event]) })
-    .where('operation_id', '=', operation.operationId)
+    .set(update)
+    .where('operation_id', '=', operationId)
     .where('state', '=', from)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

@@ -224,42 +224,18 @@ export interface MessageAttemptsTable {
 }
 
 /** A view: the payment notifications among the messages, with the columns of the table they were before the outbox held every kind. */
-export interface NotificationsView {
-  notification_id: string;
-  receiver_id: number;
-  payment_id: string;
-  api_version: string;
-  url: string;
-  destination: string;
-  content_type: string;
-  body: string;
-  status: string;
-  attempts: number;
-  round_step: number;
-  round_started_at: number;
-  next_attempt_at: number | null;
-  lease_id: string | null;
-  locked_until: number | null;
-  delivered_at: number | null;
-  created_at: number;
-  updated_at: number;
-}
+export type NotificationsView = Pick<
+  MessagesTable,
+  | 'receiver_id' | 'url' | 'destination' | 'content_type' | 'body' | 'status' | 'attempts' | 'round_step' | 'round_started_at'
+  | 'next_attempt_at' | 'lease_id' | 'locked_until' | 'delivered_at' | 'created_at' | 'updated_at'
+> & { notification_id: string; payment_id: string; api_version: string };
 
 /** A view: the attempts of the payment notifications. */
-export interface NotificationAttemptsView {
+export type NotificationAttemptsView = Omit<MessageAttemptsTable, 'attempt_id' | 'message_id' | 'status_code'> & {
   attempt_id: number;
   notification_id: string;
-  receiver_id: number;
-  number: number;
-  trigger: string;
-  due_at: number;
-  started_at: number;
-  latency_ms: number;
-  outcome: string;
   http_status: number | null;
-  error: string | null;
-  response_excerpt: string | null;
-}
+};
 
 /** A payer's attempt to pay through a bank (see domain/payment-attempt.ts). */
 export interface PaymentAttemptsTable {
@@ -462,6 +438,10 @@ export interface DashboardUsersTable {
   totp_secret_enc: string | null;
   /** the last 30-second step a code was accepted at: no code of it or before is taken again */
   totp_last_step: number | null;
+  /** set while the password is one Quipu generated: it signs in until then, and only to be replaced (domain/dashboard-session.ts) */
+  password_expires_at: number | null;
+  /** set while the operator has disabled the user: no sign-in, no session */
+  disabled_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -482,6 +462,10 @@ export interface DashboardSessionsTable {
   last_seen_at: number;
   /** 1 while the password was right and the second factor's code is still due: no page opens */
   second_factor_due: Generated<number>;
+  /** the client's address at sign-in (TRUST_PROXY), shown on the user's sessions page */
+  address: string | null;
+  /** the browser's User-Agent at sign-in, cut to 200 characters */
+  user_agent: string | null;
 }
 
 /** A subject of sign-in throttling (domain/sign-in-throttle.ts): its failures in a row and its delay. */

@@ -24,8 +24,26 @@ export async function usersOf(db: Kysely<DB>, receiverId: number): Promise<Dashb
   return db.selectFrom('dashboard_users').selectAll().where('receiver_id', '=', receiverId).orderBy('email').execute();
 }
 
-export async function setPasswordHash(db: Kysely<DB>, userId: string, passwordHash: string, at: number): Promise<void> {
-  await db.updateTable('dashboard_users').set({ password_hash: passwordHash, updated_at: at }).where('user_id', '=', userId).execute();
+/** A new password: `expiresAt` is set for one Quipu generated (domain/dashboard-session.ts), null for one the user chose. */
+export async function setPasswordHash(db: Kysely<DB>, userId: string, passwordHash: string, at: number, expiresAt: number | null): Promise<void> {
+  await db.updateTable('dashboard_users').set({ password_hash: passwordHash, password_expires_at: expiresAt, updated_at: at }).where('user_id', '=', userId).execute();
+}
+
+/** The same password hashed again at a higher cost, unless the password changed meanwhile. */
+export async function upgradePasswordHash(db: Kysely<DB>, userId: string, weaker: string, stronger: string): Promise<void> {
+  await db.updateTable('dashboard_users').set({ password_hash: stronger }).where('user_id', '=', userId).where('password_hash', '=', weaker).execute();
+}
+
+/** Disables (an instant) or enables (null) a user. */
+export async function setDisabled(db: Kysely<DB>, userId: string, disabledAt: number | null, at: number): Promise<void> {
+  await db.updateTable('dashboard_users').set({ disabled_at: disabledAt, updated_at: at }).where('user_id', '=', userId).execute();
+}
+
+/** Removes a user with their recovery codes and sessions; the audit log keeps their email. */
+export async function deleteUser(db: Kysely<DB>, userId: string): Promise<void> {
+  await db.deleteFrom('dashboard_sessions').where('user_id', '=', userId).execute();
+  await db.deleteFrom('dashboard_recovery_codes').where('user_id', '=', userId).execute();
+  await db.deleteFrom('dashboard_users').where('user_id', '=', userId).execute();
 }
 
 export async function setRole(db: Kysely<DB>, userId: string, role: DashboardRole, at: number): Promise<void> {

@@ -15,12 +15,14 @@ import { createMerchant } from '../../src/app/create-merchant.js';
 import { createSubscription } from '../../src/app/create-subscription.js';
 import { moveClock } from '../../src/app/developer-clock.js';
 import { type DemoBankRequest, journaledRequests } from '../../src/bank/demo-bank-books.js';
-import type { BankCall, DebitOrder, DebitResult } from '../../src/bank/connector.js';
-import { debitsSubmittedTwice, demoBankMandates } from '../../src/bank/demo-bank-mandates.js';
+import type { DebitOrder, DebitResult } from '../../src/bank/connector.js';
+import { debitsSubmittedTwice } from '../../src/bank/demo-bank-mandates.js';
 import { INSUFFICIENT_FUNDS_RUT } from '../../src/bank/demo-bank-scenarios.js';
 import { loadConfig } from '../../src/config.js';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
+import type { BankCredit } from '../../src/domain/bank-credit.js';
 import type { Debit } from '../../src/domain/debit.js';
+import { DEMO_BANK_ID } from '../../src/domain/banks.js';
 import type { RawValue } from '../../src/domain/field-rules.js';
 import { MAX_ATTEMPTS } from '../../src/domain/retry-schedule.js';
 import { startRuntime, type Runtime } from '../../src/main/bootstrap.js';
@@ -32,8 +34,9 @@ import { testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { eventually, signedBy, startReceiver, type Receiver } from '../helpers/notification-receiver.js';
 import { serveOnFreePort, type ServerProcess } from '../helpers/process.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
-import { createSubscriptionOver, NEW_SUBSCRIPTION, newCharge, signAtDemoBank } from '../helpers/subscriptions.js';
+import { ANY_PAYER, ScriptedBank, type ScriptedMandates } from '../helpers/scripted-bank.js';
+import { useTestServer } from '../helpers/server.js';
+import { createSubscriptionOver, NEW_SUBSCRIPTION, newCharge, signAt, signAtDemoBank } from '../helpers/subscriptions.js';
 
 const SECOND = 1_000;
 const DAY = 24 * 3_600 * SECOND;
@@ -45,26 +48,22 @@ const SETTLEMENT_MOVE = '5d';
 
 const JOB_ONCE = new URL('../helpers/job-once.ts', import.meta.url).pathname;
 
-let server: TestServer;
-let account: TestAccount;
 let api: ReturnType<typeof client>;
 
-beforeAll(async () => {
-  // A bank that has not answered within a second has not answered.
-  server = await startTestServer({ BANK_TIMEOUT_MS: '1000' });
-  account = await server.account();
-  api = client(server.baseUrl, account.api_key);
+// A bank that has not answered within a second has not answered.
+const setup = useTestServer({ BANK_TIMEOUT_MS: '1000' });
+beforeAll(() => {
+  api = client(setup.server.baseUrl, setup.account.api_key);
 });
 afterEach(() => {
   vi.restoreAllMocks();
 });
-afterAll(async () => server?.close());
 
-const advance = (duration: string) => moveClock(server.ctx, { advance: duration });
+const advance = (duration: string) => moveClock(setup.server.ctx, { advance: duration });
 
 /** `count` processes on the test server's database run `job` once, at the same moment; their results. */
 async function runJobAtOnce(job: string, count: number): Promise<unknown[]> {
-  const env = { ...process.env, DATABASE_URL: server.database.url, DATA_DIR: server.database.dataDir, LOG_LEVEL: 'error', DEMO_ACCOUNT: 'false' };
+  const env = { ...process.env, DATABASE_URL: setup.server.database.url, DATA_DIR: setup.server.database.dataDir, LOG_LEVEL: 'error', DEMO_ACCOUNT: 'false' };
   const children = Array.from({ length: count }, () => spawn(process.execPath, ['--import', 'tsx', JOB_ONCE, job], { env, stdio: ['pipe', 'pipe', 'inherit'] }));
   const lines = children.map((child) => createInterface({ input: child.stdout! })[Symbol.asyncIterator]());
   for (const line of lines) expect((await line.next()).value).toBe('ready');
@@ -76,7 +75,7 @@ async function runJobAtOnce(job: string, count: number): Promise<unknown[]> {
 
 async function enabledSubscription(rut?: string, fields: Record<string, RawValue> = {}): Promise<string> {
   const id = await createSubscriptionOver(api, { notify_url: NOWHERE, ...fields });
-  await signAtDemoBank(server.ctx, id, rut);
+  await signAtDemoBank(setup.server.ctx, id, rut);
   return id;
 }
 
@@ -99,9 +98,9 @@ function submissionsPerOrder(journal: readonly DemoBankRequest[]): Map<string, n
   return submissions;
 }
 
-const debitOf = async (paymentId: string): Promise<Debit> => (await findDebitOfPayment(server.ctx.db, paymentId))!;
+const debitOf = async (paymentId: string): Promise<Debit> => (await findDebitOfPayment(setup.server.ctx.db, paymentId))!;
 /** What DemoBank was asked about a charge, in order. */
-const askedOf = async (paymentId: string) => (await journaledRequests(server.ctx.db, { paymentId, limit: 100 })).map((r) => `${r.operation}:${r.answer}`);
+const askedOf = async (paymentId: string) => (await journaledRequests(setup.server.ctx.db, { paymentId, limit: 100 })).map((r) => `${r.operation}:${r.answer}`);
 const paymentStatus = async (paymentId: string) => (await api.get(`/v3/payments/${paymentId}`)).body.status as string;
 
 describe('processes collecting debits at once', () => {
@@ -113,117 +112,157 @@ describe('processes collecting debits at once', () => {
     const runs = (await runJobAtOnce('collect-debits', 2)) as { submitted: number }[];
     expect(runs.reduce((n, run) => n + run.submitted, 0)).toBe(paymentIds.length);
     const ours = new Set(paymentIds);
-    const submissions = submissionsPerOrder((await journaledRequests(server.ctx.db, { limit: 10_000 })).filter((r) => ours.has(r.paymentId!)));
+    const submissions = submissionsPerOrder((await journaledRequests(setup.server.ctx.db, { limit: 10_000 })).filter((r) => ours.has(r.paymentId!)));
     expect([...submissions.values()]).toEqual(new Array(paymentIds.length).fill(1));
-    expect(await debitsSubmittedTwice(server.ctx.db)).toBe(0);
-    const states = await server.ctx.db.selectFrom('debits').select('state').where('payment_id', 'in', paymentIds).execute();
+    expect(await debitsSubmittedTwice(setup.server.ctx.db)).toBe(0);
+    const states = await setup.server.ctx.db.selectFrom('debits').select('state').where('payment_id', 'in', paymentIds).execute();
     expect(states.every((d) => d.state === 'submitted')).toBe(true);
 
     await advance(SETTLEMENT_MOVE);
     await runJobAtOnce('collect-debits', 2);
-    const payments = await server.ctx.db.selectFrom('payments').select(['payment_id', 'status']).where('payment_id', 'in', paymentIds).execute();
+    const payments = await setup.server.ctx.db.selectFrom('payments').select(['payment_id', 'status']).where('payment_id', 'in', paymentIds).execute();
     expect(payments.filter((p) => p.status === 'done')).toHaveLength(paymentIds.length);
-    const notifications = await server.ctx.db.selectFrom('messages').select('subject_id').where('kind', 'like', 'payment.notification.%').where('subject_id', 'in', paymentIds).execute();
+    const notifications = await setup.server.ctx.db.selectFrom('messages').select('subject_id').where('kind', 'like', 'payment.notification.%').where('subject_id', 'in', paymentIds).execute();
     expect(notifications).toHaveLength(paymentIds.length);
     expect(new Set(notifications.map((n) => n.subject_id)).size).toBe(paymentIds.length);
-    const credits = await server.ctx.db.selectFrom('bank_credits').select(['payment_id', 'status']).where('payment_id', 'in', paymentIds).execute();
+    const credits = await setup.server.ctx.db.selectFrom('bank_credits').select(['payment_id', 'status']).where('payment_id', 'in', paymentIds).execute();
     expect(credits.filter((c) => c.status === 'matched')).toHaveLength(paymentIds.length);
   }, 90_000);
 });
 
 describe('a bank that does not answer a debit in time', () => {
-  type Call = (order: DebitOrder, call: BankCall) => Promise<DebitResult>;
+  // A scripted bank with direct debits stands in for DemoBank: what it booked is what it answers
+  // when asked, and every order it received is counted.
+  type Behaviour = (order: DebitOrder) => Promise<DebitResult>;
   const never = () => new Promise<never>(() => {});
-  const realSubmit = demoBankMandates.submitDebit;
-  /** DemoBank books the debit; its answer never comes back. */
-  const bookedThenSilent: Call = async (order, call) => {
-    await realSubmit(order, call);
+  let bank: ScriptedMandates;
+  const books = new Map<string, DebitResult>();
+  const scripts = new Map<string, Behaviour[]>();
+
+  /** The bank takes the debit and settles it the next day. */
+  const accept: Behaviour = async (order) => {
+    const accepted: DebitResult = { status: 'accepted', settlesAt: new Date(setup.server.ctx.clock.now().getTime() + DAY) };
+    books.set(order.orderId, accepted);
+    return accepted;
+  };
+  /** The bank books the debit; its answer never comes back. */
+  const bookedThenSilent: Behaviour = async (order) => {
+    await accept(order);
     return never();
   };
+  /** What the bank does with the next orders about this charge, then as itself. */
+  const script = (paymentId: string, ...behaviours: Behaviour[]) => scripts.set(paymentId, behaviours);
+  const next = (order: DebitOrder, itself: Behaviour) => (scripts.get(order.reference)?.shift() ?? itself)(order);
+  const submissionsOf = (paymentId: string) => bank.debitsSubmitted.filter((o) => o.reference === paymentId).length;
+  const questionsOf = (paymentId: string) => bank.debitsAsked.filter((o) => o.reference === paymentId).length;
+  /** The bank moves the money of the debits it accepted: it says so when next asked. */
+  const settleBooked = () => {
+    for (const order of bank.debitsSubmitted) if (books.get(order.orderId)?.status === 'accepted') books.set(order.orderId, { status: 'settled', credit: creditOf(order) });
+  };
+  const creditOf = (order: DebitOrder): BankCredit => ({
+    bankReference: `scripted-${order.orderId}`,
+    account: order.account,
+    amount: order.amount,
+    currency: order.currency,
+    reference: order.reference,
+    creditedAt: setup.server.ctx.clock.now(),
+    payerBankId: DEMO_BANK_ID,
+    payerName: 'Cliente Scripted',
+    payerEmail: null,
+    payerPersonalIdentifier: '11.111.111-1',
+    payerAccountNumber: '000123456789',
+    paymentMethod: 'not_available',
+    fundsSource: null,
+  });
 
-  /**
-   * DemoBank's `method` behaves as told for the next calls about this charge (then as itself, as it
-   * always does for other charges); returns how often it was called about the charge.
-   */
-  function misbehave(method: 'submitDebit' | 'debitStatus', paymentId: string, ...behaviours: Call[]): () => number {
-    const real: Call = demoBankMandates[method];
-    const spy = vi.spyOn(demoBankMandates, method).mockImplementation((order, call) => (order.reference === paymentId ? (behaviours.shift() ?? real)(order, call) : real(order, call)));
-    return () => spy.mock.calls.filter(([order]) => order.reference === paymentId).length;
+  beforeAll(async () => {
+    const scripted = new ScriptedBank(setup.server.ctx.banks, DEMO_BANK_ID, { mandates: true, standIn: true });
+    scripted.signIn = ANY_PAYER;
+    bank = scripted.mandates!;
+    bank.onDebit = (order) => next(order, accept);
+    bank.onDebitStatus = (order) => next(order, async () => books.get(order.orderId) ?? { status: 'unknown' });
+    return () => scripted.unregister();
+  });
+
+  /** A charge of a subscription whose mandate the payer signed at the scripted bank. */
+  async function scriptedCharge(): Promise<string> {
+    const subscriptionId = await createSubscriptionOver(api, { notify_url: NOWHERE });
+    await signAt(setup.server.ctx, subscriptionId, DEMO_BANK_ID, { identifier: '11.111.111-1', password: 'secret' }, ['1', '2', '3']);
+    const [paymentId] = await charges(subscriptionId, 1);
+    return paymentId!;
   }
 
   it('leaves the debit uncertain, never submits it again blindly, and finds it submitted when asked', async () => {
-    const [paymentId] = await charges(await enabledSubscription(), 1);
-    const submissions = misbehave('submitDebit', paymentId!, bookedThenSilent);
-    await collectDebits(server.ctx);
-    expect(await debitOf(paymentId!)).toMatchObject({ state: 'uncertain', submittedAt: null });
-    expect(await paymentStatus(paymentId!)).toBe('pending');
+    const paymentId = await scriptedCharge();
+    script(paymentId, bookedThenSilent);
+    await collectDebits(setup.server.ctx);
+    expect(await debitOf(paymentId)).toMatchObject({ state: 'uncertain', submittedAt: null });
+    expect(await paymentStatus(paymentId)).toBe('pending');
 
     // Until its question is due, a run leaves it alone.
-    await collectDebits(server.ctx);
+    await collectDebits(setup.server.ctx);
     await advance('30s');
-    await collectDebits(server.ctx);
-    expect(submissions()).toBe(1);
-    expect(await askedOf(paymentId!)).toEqual(['debit:accepted']);
+    await collectDebits(setup.server.ctx);
+    expect(submissionsOf(paymentId)).toBe(1);
+    expect(questionsOf(paymentId)).toBe(0);
 
     await advance('31s');
-    await collectDebits(server.ctx);
-    expect(await askedOf(paymentId!)).toEqual(['debit:accepted', 'debit-status:accepted']);
-    expect((await debitOf(paymentId!)).state).toBe('submitted');
-    expect(await paymentStatus(paymentId!)).toBe('verifying');
+    await collectDebits(setup.server.ctx);
+    expect(questionsOf(paymentId)).toBe(1);
+    expect((await debitOf(paymentId)).state).toBe('submitted');
+    expect(await paymentStatus(paymentId)).toBe('verifying');
 
     await advance(SETTLEMENT_MOVE);
-    await collectDebits(server.ctx);
-    expect(await paymentStatus(paymentId!)).toBe('done');
-    expect(submissions()).toBe(1);
-    expect((await askedOf(paymentId!)).filter((a) => a.startsWith('debit:'))).toHaveLength(1);
+    settleBooked();
+    await collectDebits(setup.server.ctx);
+    expect(await paymentStatus(paymentId)).toBe('done');
+    expect(submissionsOf(paymentId)).toBe(1);
   });
 
   it.each([
     ['hangs', never],
     ['breaks the connection', () => Promise.reject(new Error('socket hang up'))],
-  ] as [string, Call][])('submits a debit again, once, when the bank that %s says it never got it', async (_what, failure) => {
-    const [paymentId] = await charges(await enabledSubscription(), 1);
-    const submissions = misbehave('submitDebit', paymentId!, failure);
-    await collectDebits(server.ctx);
-    expect((await debitOf(paymentId!)).state).toBe('uncertain');
-    expect(await askedOf(paymentId!)).toEqual([]);
+  ] as [string, Behaviour][])('submits a debit again, once, when the bank that %s says it never got it', async (_what, failure) => {
+    const paymentId = await scriptedCharge();
+    script(paymentId, failure);
+    await collectDebits(setup.server.ctx);
+    expect((await debitOf(paymentId)).state).toBe('uncertain');
+    expect(questionsOf(paymentId)).toBe(0);
 
     // The bank is asked first; the debit it says it never got is due again at once, so the same run
     // or the next one (when the answer came within the run's own millisecond) submits it.
     await advance('61s');
-    await collectDebits(server.ctx);
-    expect((await askedOf(paymentId!))[0]).toBe('debit-status:unknown');
-    await collectDebits(server.ctx);
-    expect(submissions()).toBe(2);
-    expect(await askedOf(paymentId!)).toEqual(['debit-status:unknown', 'debit:accepted']);
-    expect((await debitOf(paymentId!)).state).toBe('submitted');
+    await collectDebits(setup.server.ctx);
+    expect(questionsOf(paymentId)).toBe(1);
+    await collectDebits(setup.server.ctx);
+    expect(submissionsOf(paymentId)).toBe(2);
+    expect((await debitOf(paymentId)).state).toBe('submitted');
 
-    await collectDebits(server.ctx);
+    await collectDebits(setup.server.ctx);
     await advance(SETTLEMENT_MOVE);
-    await collectDebits(server.ctx);
-    expect(submissions()).toBe(2);
-    expect(await paymentStatus(paymentId!)).toBe('done');
+    settleBooked();
+    await collectDebits(setup.server.ctx);
+    expect(submissionsOf(paymentId)).toBe(2);
+    expect(await paymentStatus(paymentId)).toBe('done');
   });
 
   it('keeps asking, a minute apart, while the question goes unanswered too', async () => {
-    const [paymentId] = await charges(await enabledSubscription(), 1);
-    const submissions = misbehave('submitDebit', paymentId!, bookedThenSilent);
-    const questions = misbehave('debitStatus', paymentId!, never, () => Promise.reject(new Error('ECONNRESET')));
-    await collectDebits(server.ctx);
+    const paymentId = await scriptedCharge();
+    script(paymentId, bookedThenSilent, never, () => Promise.reject(new Error('ECONNRESET')));
+    await collectDebits(setup.server.ctx);
     for (let question = 1; question <= 2; question++) {
-      await collectDebits(server.ctx);
-      expect(questions()).toBe(question - 1);
+      await collectDebits(setup.server.ctx);
+      expect(questionsOf(paymentId)).toBe(question - 1);
       await advance('61s');
-      await collectDebits(server.ctx);
-      expect(questions()).toBe(question);
-      expect((await debitOf(paymentId!)).state).toBe('uncertain');
+      await collectDebits(setup.server.ctx);
+      expect(questionsOf(paymentId)).toBe(question);
+      expect((await debitOf(paymentId)).state).toBe('uncertain');
     }
     await advance('61s');
-    await collectDebits(server.ctx);
-    expect(questions()).toBe(3);
-    expect(submissions()).toBe(1);
-    expect((await debitOf(paymentId!)).state).toBe('submitted');
-    expect(await askedOf(paymentId!)).toEqual(['debit:accepted', 'debit-status:accepted']);
+    await collectDebits(setup.server.ctx);
+    expect(questionsOf(paymentId)).toBe(3);
+    expect(submissionsOf(paymentId)).toBe(1);
+    expect((await debitOf(paymentId)).state).toBe('submitted');
   });
 });
 
@@ -231,7 +270,7 @@ describe('callback receivers that are down', () => {
   let worker: DeliveryWorker;
   const receivers: Receiver[] = [];
   beforeAll(() => {
-    worker = testWorker(server);
+    worker = testWorker(setup.server);
   });
   afterAll(async () => {
     await worker?.stop();
@@ -268,9 +307,9 @@ describe('callback receivers that are down', () => {
   async function bothCallbacks(url: string): Promise<{ subscriptionId: string; paymentId: string; poorSubscriptionId: string }> {
     const poorSubscriptionId = await enabledSubscription(INSUFFICIENT_FUNDS_RUT);
     const [paymentId] = await charges(poorSubscriptionId, 1, { error_response_url: url, transaction_id: 'INV-down' });
-    await collectDebits(server.ctx);
+    await collectDebits(setup.server.ctx);
     await advance(SETTLEMENT_MOVE);
-    await collectDebits(server.ctx);
+    await collectDebits(setup.server.ctx);
     expect((await debitOf(paymentId!)).state).toBe('failed');
     const subscriptionId = await enabledSubscription(undefined, { notify_url: url });
     return { subscriptionId, paymentId: paymentId!, poorSubscriptionId };
@@ -305,7 +344,7 @@ describe('callback receivers that are down', () => {
     const error = bodies.find((b) => 'error_message' in b);
     expect(error).toEqual({ subscription_id: poorSubscriptionId, transaction_id: 'INV-down', error_message: expect.stringContaining('Fondos insuficientes') });
     expect(error.error_message).toMatch(/new charge intent/);
-    for (const request of receiver.requests) expect(signedBy(account.merchant.secret, request)).toBe(true);
+    for (const request of receiver.requests) expect(signedBy(setup.account.merchant.secret, request)).toBe(true);
   });
 
   it('keeps both through two days of a receiver that stays down, then delivers them on resend', async () => {

@@ -2,29 +2,25 @@
 // on the database of a running test server: list and show subscriptions (state, the mandate's
 // history with origin and reason, charges), DemoBank's mandates, its decisions on mandates and
 // charges; refused where SANDBOX is off.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../helpers/http.js';
 import { quipu } from '../helpers/process.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { createSubscriptionOver, newCharge, signAtDemoBank } from '../helpers/subscriptions.js';
 
-let server: TestServer;
-let account: TestAccount;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account({ name: 'Gym' });
-  env = { DATABASE_URL: server.database.url, DATA_DIR: server.database.dataDir, LOG_LEVEL: 'warn' };
+const setup = useTestServer({}, { name: 'Gym' });
+beforeAll(() => {
+  env = { DATABASE_URL: setup.server.database.url, DATA_DIR: setup.server.database.dataDir, LOG_LEVEL: 'warn' };
 });
-afterAll(async () => server?.close());
 
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 const statusOf = async (id: string) => (await api().get(`/v1/automatic-payment/subscription/${id}`)).body.status as string;
 
 async function signedSubscription(rut: string, fields: Record<string, unknown> = {}): Promise<string> {
   const id = await createSubscriptionOver(api(), fields);
-  await signAtDemoBank(server.ctx, id, rut);
+  await signAtDemoBank(setup.server.ctx, id, rut);
   return id;
 }
 
@@ -43,7 +39,7 @@ describe('quipu subscriptions', PROCESSES, () => {
     const unsigned = await createSubscriptionOver(api());
     const paymentId = await chargeOf(id);
 
-    const listed = await quipu(['subscriptions', 'list', '--receiver', String(account.receiver_id), '--json'], env);
+    const listed = await quipu(['subscriptions', 'list', '--receiver', String(setup.account.receiver_id), '--json'], env);
     expect(listed.code).toBe(0);
     const views = JSON.parse(listed.stdout);
     expect(views.map((v: { subscription_id: string }) => v.subscription_id)).toEqual(expect.arrayContaining([id, unsigned]));
@@ -52,7 +48,7 @@ describe('quipu subscriptions', PROCESSES, () => {
     const shown = await quipu(['subscriptions', 'show', id, '--json'], env);
     expect(shown.code).toBe(0);
     const detail = JSON.parse(shown.stdout);
-    expect(detail).toMatchObject({ subscription_id: id, receiver_id: account.receiver_id, status: 'ENABLED', state: 'enabled', customer_bank_code: 'Bawdf', service_reference: 'Plan A', max_amount: 50000 });
+    expect(detail).toMatchObject({ subscription_id: id, receiver_id: setup.account.receiver_id, status: 'ENABLED', state: 'enabled', customer_bank_code: 'Bawdf', service_reference: 'Plan A', max_amount: 50000 });
     expect(detail.history.map((c: { from: string; to: string; origin: string }) => [c.from, c.to, c.origin])).toEqual([
       ['created', 'signed', 'payer'],
       ['signed', 'enabled', 'bank'],
@@ -106,7 +102,7 @@ describe('quipu demobank mandates', PROCESSES, () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('The mandate is not in force: there is nothing to revoke');
 
-    const bodies = await server.ctx.db.selectFrom('messages').select(['subject_id', 'body']).where('kind', '=', 'subscription.signing').where('subject_id', 'in', [approved, rejected]).orderBy('created_at').execute();
+    const bodies = await setup.server.ctx.db.selectFrom('messages').select(['subject_id', 'body']).where('kind', '=', 'subscription.signing').where('subject_id', 'in', [approved, rejected]).orderBy('created_at').execute();
     expect(bodies.map((r) => [r.subject_id, JSON.parse(r.body).status])).toEqual([
       [approved, 'enabled'],
       [rejected, 'disabled'],
@@ -127,7 +123,7 @@ describe('quipu demobank charges', PROCESSES, () => {
 
     const fail = await quipu(['demobank', 'charges', 'fail', failed], env);
     expect(fail.stdout).toContain(`${failed}  pending/pending`);
-    const errors = await server.ctx.db.selectFrom('messages').select('body').where('kind', '=', 'payment.charge.error').where('subject_id', '=', failed).execute();
+    const errors = await setup.server.ctx.db.selectFrom('messages').select('body').where('kind', '=', 'payment.charge.error').where('subject_id', '=', failed).execute();
     expect(errors.map((r) => JSON.parse(r.body))).toEqual([expect.objectContaining({ subscription_id: id, transaction_id: 'INV-1' })]);
 
     const twice = await quipu(['demobank', 'charges', 'settle', settled], env);

@@ -17,38 +17,34 @@ import { client } from '../helpers/http.js';
 import { startReceiver, signedBy, type Receiver } from '../helpers/notification-receiver.js';
 import { tabAtCoordinates } from '../helpers/payer-session.js';
 import { quipu, serveOnFreePort, type ServerProcess } from '../helpers/process.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let account: TestAccount;
 let receiver: Receiver;
 let worker: DeliveryWorker;
 let env: Record<string, string>;
 
+const setup = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account();
   receiver = await startReceiver();
-  worker = testWorker(server);
-  env = { DATABASE_URL: server.database.url, DATA_DIR: server.database.dataDir, LOG_LEVEL: 'warn' };
+  worker = testWorker(setup.server);
+  env = { DATABASE_URL: setup.server.database.url, DATA_DIR: setup.server.database.dataDir, LOG_LEVEL: 'warn' };
 });
 afterAll(async () => {
   await worker?.stop();
   await receiver?.close();
-  await server?.close();
 });
 
 // Each command is a process of its own: generous time for a loaded machine.
 const PROCESSES = { timeout: 120_000 };
 
-async function createPayment(apiKey = account.api_key, fields: Record<string, string> = { notify_url: receiver.url }): Promise<string> {
-  const created = await client(server.baseUrl, apiKey).post('/v3/payments', { amount: 2000, currency: 'CLP', subject: 'First day', ...fields });
+async function createPayment(apiKey = setup.account.api_key, fields: Record<string, string> = { notify_url: receiver.url }): Promise<string> {
+  const created = await client(setup.server.baseUrl, apiKey).post('/v3/payments', { amount: 2000, currency: 'CLP', subject: 'First day', ...fields });
   expect(created.status).toBe(200);
   return created.body.payment_id;
 }
 
 const notificationOf = (paymentId: string) => receiver.requests.find((r) => r.body.includes(`"payment_id":"${paymentId}"`));
-const attemptsOf = (paymentId: string) => server.ctx.db.selectFrom('payment_attempts').select('state').where('payment_id', '=', paymentId).execute();
+const attemptsOf = (paymentId: string) => setup.server.ctx.db.selectFrom('payment_attempts').select('state').where('payment_id', '=', paymentId).execute();
 
 describe('quipu payments pay', PROCESSES, () => {
   it('pays through DemoBank as a payer would: done, reconciled, and notified as a payment paid on the pages', async () => {
@@ -57,11 +53,11 @@ describe('quipu payments pay', PROCESSES, () => {
     const paid = await quipu(['payments', 'pay', byCommand], env);
     expect(paid.code).toBe(0);
     expect(paid.stdout).toBe(`${byCommand}  done/normal\n`);
-    const tab = await tabAtCoordinates(server.baseUrl, byPages);
+    const tab = await tabAtCoordinates(setup.server.baseUrl, byPages);
     expect((await tab.submit({ c1: '11', c2: '22', c3: '33' })).status).toBe(303);
 
     await receiver.waitFor(() => notificationOf(byCommand) !== undefined && notificationOf(byPages) !== undefined);
-    expect(signedBy(account.secret, notificationOf(byCommand)!)).toBe(true);
+    expect(signedBy(setup.account.secret, notificationOf(byCommand)!)).toBe(true);
     const [command, pages] = [byCommand, byPages].map((id) => JSON.parse(notificationOf(id)!.body));
     expect(command).toMatchObject({ bank: 'DemoBank', bank_id: 'Bawdf', personal_identifier: '11.111.111-1', payment_method: 'simplified_transfer', amount: '2000.0000' });
     // The same notification but for what is each payment's own.
@@ -96,7 +92,7 @@ describe('quipu payments pay', PROCESSES, () => {
   });
 
   it("refuses a production account's payment, and one that cannot be paid, in one line and changing nothing", async () => {
-    const production = await server.account({ developer: false });
+    const production = await setup.server.account({ developer: false });
     // Production accounts notify public addresses only: this one is never notified.
     const theirs = await createPayment(production.api_key, {});
     const refused = await quipu(['payments', 'pay', theirs], env);
@@ -147,11 +143,11 @@ describe('the database a command uses', PROCESSES, () => {
   it('is named without its password on PostgreSQL', async () => {
     if (testDatabaseKind() !== 'postgres') {
       const shown = await quipu(['merchants', 'list'], env);
-      expect(shown.stderr).toBe(`database: sqlite ${server.database.url.slice('sqlite:'.length)}\n`);
+      expect(shown.stderr).toBe(`database: sqlite ${setup.server.database.url.slice('sqlite:'.length)}\n`);
       return;
     }
     // The server trusts local connections: the password is sent, and must not be shown.
-    const url = new URL(server.database.url);
+    const url = new URL(setup.server.database.url);
     url.password = 'not-for-the-screen';
     const shown = await quipu(['merchants', 'list'], { ...env, DATABASE_URL: url.toString() });
     expect(shown.code).toBe(0);

@@ -2,26 +2,22 @@
 // processes on the database of a running test server.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { client } from '../helpers/http.js';
 import { countRows } from '../helpers/payments.js';
 import { csrfOf, loginToDemoBank, PayerSession, startDemoBankAttempt, tabAtCoordinates } from '../helpers/payer-session.js';
 import { quipu } from '../helpers/process.js';
 import { ANY_PAYER, ScriptedBank } from '../helpers/scripted-bank.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let account: TestAccount;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account();
-  env = { DATABASE_URL: server.database.url, DATA_DIR: server.database.dataDir, LOG_LEVEL: 'warn' };
+const setup = useTestServer();
+beforeAll(() => {
+  env = { DATABASE_URL: setup.server.database.url, DATA_DIR: setup.server.database.dataDir, LOG_LEVEL: 'warn' };
 });
-afterAll(async () => server?.close());
 
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 const statusOf = async (id: string) => {
   const { status, status_detail } = (await api().get(`/v3/payments/${id}`)).body;
   return `${status}/${status_detail}`;
@@ -34,7 +30,7 @@ async function createPayment(amount = 2500): Promise<string> {
 }
 
 function statementFile(name: string, content: string): string {
-  const file = path.join(server.database.dataDir, name);
+  const file = path.join(setup.server.database.dataDir, name);
   fs.writeFileSync(file, content);
   return file;
 }
@@ -46,8 +42,8 @@ describe('quipu reconcile', PROCESSES, () => {
   it('reconciles a CSV statement, keeps what does not match, and counts nothing twice on re-import', async () => {
     const paid = await createPayment();
     const other = await createPayment();
-    const collect = account.merchant.collectAccounts[0]!;
-    const now = server.ctx.clock.now().toISOString();
+    const collect = setup.account.merchant.collectAccounts[0]!;
+    const now = setup.server.ctx.clock.now().toISOString();
     const file = statementFile(
       'statement.csv',
       [
@@ -66,7 +62,7 @@ describe('quipu reconcile', PROCESSES, () => {
     const again = await quipu(['reconcile', file], env);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('2 credits: 0 matched, 0 unmatched, 2 already recorded');
-    expect(await countRows(server.ctx.db, 'notifications')).toBe(0);
+    expect(await countRows(setup.server.ctx.db, 'notifications')).toBe(0);
 
     const unmatched = JSON.parse((await quipu(['credits', 'list', '--unmatched', '--json'], env)).stdout);
     expect(unmatched).toEqual({ credits: [expect.objectContaining({ bank_reference: 'csv-2', status: 'unmatched', amount: 2400, reference: other, source: 'statement' })], next_cursor: null });
@@ -76,7 +72,7 @@ describe('quipu reconcile', PROCESSES, () => {
   });
 
   it('lists credits a page at a time, filtered, or every page with --all', async () => {
-    const now = server.ctx.clock.now().toISOString();
+    const now = setup.server.ctx.clock.now().toISOString();
     const lines = [1, 2, 3].map((n) => `page-${n},cli-paging,100,CLP,,${now}`);
     const file = statementFile('paging.csv', ['bank_reference,account,amount,currency,reference,credited_at', ...lines].join('\n'));
     expect((await quipu(['reconcile', file], env)).code).toBe(0);
@@ -105,7 +101,7 @@ describe('quipu reconcile', PROCESSES, () => {
 
   it('reads JSON lines too', async () => {
     const id = await createPayment(990);
-    const line = { bank_reference: 'jsonl-1', account: account.merchant.collectAccounts[0], amount: '990', currency: 'CLP', reference: id, credited_at: server.ctx.clock.now().toISOString(), payment_method: 'simplified_transfer' };
+    const line = { bank_reference: 'jsonl-1', account: setup.account.merchant.collectAccounts[0], amount: '990', currency: 'CLP', reference: id, credited_at: setup.server.ctx.clock.now().toISOString(), payment_method: 'simplified_transfer' };
     const result = await quipu(['reconcile', statementFile('movements.jsonl', `${JSON.stringify(line)}\n`)], env);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`jsonl-1  matched    payment ${id}`);
@@ -114,7 +110,7 @@ describe('quipu reconcile', PROCESSES, () => {
 
   it('refuses a statement with a bad line whole, naming the line and the field', async () => {
     const id = await createPayment();
-    const before = await countRows(server.ctx.db, 'bank_credits');
+    const before = await countRows(setup.server.ctx.db, 'bank_credits');
     const file = statementFile(
       'bad.csv',
       ['bank_reference,account,amount,currency,reference,credited_at', `bad-1,acc,2500,CLP,${id},2026-01-01T00:00:00Z`, `bad-2,acc,25.5,CLP,${id},not a date`].join('\n'),
@@ -123,10 +119,10 @@ describe('quipu reconcile', PROCESSES, () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('line 3.amount: must not have decimals in this currency');
     expect(result.stderr).toContain('line 3.credited_at');
-    const missing = await quipu(['reconcile', path.join(server.database.dataDir, 'nope.csv')], env);
+    const missing = await quipu(['reconcile', path.join(setup.server.database.dataDir, 'nope.csv')], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('file: cannot be read');
-    expect(await countRows(server.ctx.db, 'bank_credits')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'bank_credits')).toBe(before);
     expect(await statusOf(id)).toBe('pending/pending');
   });
 });
@@ -145,7 +141,7 @@ describe('quipu payments and demobank', PROCESSES, () => {
 
   it('confirms an uncertain DemoBank transfer, only where SANDBOX is on', async () => {
     const id = await createPayment();
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     const authorizePath = await loginToDemoBank(session, await startDemoBankAttempt(session, id));
     const form = await session.get(authorizePath);
     expect((await session.post(authorizePath, { _csrf: csrfOf(form), c1: '10', c2: '20', c3: '30' })).status).toBe(303);
@@ -161,18 +157,18 @@ describe('quipu payments and demobank', PROCESSES, () => {
   });
 
   it("refuses a production account's payment and another bank's transfer", async () => {
-    const production = await server.account({ developer: false });
-    const created = await client(server.baseUrl, production.api_key).post('/v3/payments', { amount: 2500, currency: 'CLP', subject: 'Production order' });
+    const production = await setup.server.account({ developer: false });
+    const created = await client(setup.server.baseUrl, production.api_key).post('/v3/payments', { amount: 2500, currency: 'CLP', subject: 'Production order' });
     const refused = await quipu(['demobank', 'confirm', created.body.payment_id], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('DemoBank settles transfers of developer-mode accounts only');
 
-    const bank = new ScriptedBank('WbPkK');
+    const bank = new ScriptedBank(setup.server.ctx.banks, 'WbPkK');
     onTestFinished(() => bank.unregister());
     bank.signIn = ANY_PAYER;
     bank.onTransfer = async () => ({ status: 'uncertain' });
     const id = await createPayment();
-    const tab = await tabAtCoordinates(server.baseUrl, id, 'WbPkK');
+    const tab = await tabAtCoordinates(setup.server.baseUrl, id, 'WbPkK');
     expect((await tab.submit({ c1: '11', c2: '22', c3: '33' })).status).toBe(303);
     expect(await statusOf(id)).toBe('verifying/pending');
     for (const decision of ['confirm', 'fail']) {

@@ -2,25 +2,21 @@
 // scenario on the account named (or the only developer-mode one) and prints what it made as the
 // sandbox API answers it; a production account, a refused charge and an unknown scenario end in
 // exit codes and one clear line.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../helpers/http.js';
 import { quipu } from '../helpers/process.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { type TestAccount, useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let account: TestAccount;
 let production: TestAccount;
 let env: Record<string, string>;
 
+const setup = useTestServer({}, { name: 'Gym' });
 beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account({ name: 'Gym' });
-  production = await server.account({ developer: false });
-  env = { DATABASE_URL: server.database.url, DATA_DIR: server.database.dataDir, LOG_LEVEL: 'warn' };
+  production = await setup.server.account({ developer: false });
+  env = { DATABASE_URL: setup.server.database.url, DATA_DIR: setup.server.database.dataDir, LOG_LEVEL: 'warn' };
 });
-afterAll(async () => server?.close());
 
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 
 // Each command is a process of its own: generous time for a loaded machine.
 describe('quipu scenarios run', { timeout: 120_000 }, () => {
@@ -33,12 +29,12 @@ describe('quipu scenarios run', { timeout: 120_000 }, () => {
     expect(subscription).toBe(`${subscriptionId}  ENABLED (enabled)`);
     expect((await api().get(`/v1/automatic-payment/subscription/${subscriptionId}`)).body.status).toBe('ENABLED');
 
-    await server.account({ name: 'Second developer' });
+    await setup.server.account({ name: 'Second developer' });
     const ambiguous = await quipu(['scenarios', 'run', 'transfer-pays'], env);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain('name the account with --receiver <receiver_id>');
 
-    const named = await quipu(['scenarios', 'run', 'transfer-pays', '--receiver', String(account.receiver_id), '--json'], env);
+    const named = await quipu(['scenarios', 'run', 'transfer-pays', '--receiver', String(setup.account.receiver_id), '--json'], env);
     expect(named.code, named.stderr).toBe(0);
     const view = JSON.parse(named.stdout);
     expect(view).toEqual({ scenario: 'transfer-pays', outcome: 'done', payment: { payment_id: expect.any(String), status: 'done', status_detail: 'normal' } });
@@ -49,10 +45,10 @@ describe('quipu scenarios run', { timeout: 120_000 }, () => {
     const refused = await quipu(['scenarios', 'run', 'transfer-pays', '--receiver', String(production.receiver_id)], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("DemoBank's scenarios run for developer-mode accounts only");
-    const charge = await quipu(['scenarios', 'run', 'charge-refused', '--receiver', String(account.receiver_id)], env);
+    const charge = await quipu(['scenarios', 'run', 'charge-refused', '--receiver', String(setup.account.receiver_id)], env);
     expect(charge.code).toBe(2);
     expect(charge.stderr).toContain("amount: must not exceed the subscription's max_amount");
-    const unknown = await quipu(['scenarios', 'run', 'charge-explodes', '--receiver', String(account.receiver_id)], env);
+    const unknown = await quipu(['scenarios', 'run', 'charge-explodes', '--receiver', String(setup.account.receiver_id)], env);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('charge-settles');
   });

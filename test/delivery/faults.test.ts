@@ -1,25 +1,19 @@
 // Receivers that are down, hang, fail or redirect: their notifications are retried on schedule and
 // never hold up the others.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
 import { reconciledPayment, testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { eventually, startReceiver, type Receiver } from '../helpers/notification-receiver.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let account: TestAccount;
 const receivers: Receiver[] = [];
 const workers: DeliveryWorker[] = [];
 
-beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account();
-});
+const setup = useTestServer();
 afterAll(async () => {
   for (const w of workers) await w.stop();
   for (const r of receivers) await r.close();
-  await server?.close();
 });
 
 async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
@@ -28,7 +22,7 @@ async function receiver(...args: Parameters<typeof startReceiver>): Promise<Rece
   return r;
 }
 
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 
 async function notificationOf(paymentId: string) {
   const list = await api().get(`/quipu/v1/notifications?payment_id=${paymentId}`);
@@ -50,16 +44,16 @@ describe('faulty receivers', () => {
     const healthy = await receiver();
 
     const faulty = {
-      down: await reconciledPayment(server, account, { notify_url: down.url }),
-      slow: await reconciledPayment(server, account, { notify_url: slow.url }),
-      failing: await reconciledPayment(server, account, { notify_url: failing.url }),
-      redirecting: await reconciledPayment(server, account, { notify_url: redirecting.url }),
+      down: await reconciledPayment(setup.server, setup.account, { notify_url: down.url }),
+      slow: await reconciledPayment(setup.server, setup.account, { notify_url: slow.url }),
+      failing: await reconciledPayment(setup.server, setup.account, { notify_url: failing.url }),
+      redirecting: await reconciledPayment(setup.server, setup.account, { notify_url: redirecting.url }),
     };
     const good = [];
-    for (let i = 0; i < 20; i++) good.push(await reconciledPayment(server, account, { notify_url: healthy.url }));
+    for (let i = 0; i < 20; i++) good.push(await reconciledPayment(setup.server, setup.account, { notify_url: healthy.url }));
 
     // Four slots: the hanging receiver may hold one of them, never the loop.
-    workers.push(testWorker(server, { concurrency: 4, batchSize: 4, timeoutMs: 3_000 }));
+    workers.push(testWorker(setup.server, { concurrency: 4, batchSize: 4, timeoutMs: 3_000 }));
     await healthy.waitFor((requests) => requests.length === good.length);
     expect(slow.open()).toBe(1);
     for (const p of good) expect(healthy.requests.some((r) => r.body.includes(p.paymentId))).toBe(true);
@@ -104,8 +98,8 @@ describe('faulty receivers', () => {
   it('counts only 200 as delivered: 201 and 204 are failed attempts, retried', async () => {
     const created = await receiver(() => ({ status: 201, body: 'created' }));
     const noContent = await receiver(() => ({ status: 204 }));
-    workers.push(testWorker(server));
-    const payments = { 201: await reconciledPayment(server, account, { notify_url: created.url }), 204: await reconciledPayment(server, account, { notify_url: noContent.url }) };
+    workers.push(testWorker(setup.server));
+    const payments = { 201: await reconciledPayment(setup.server, setup.account, { notify_url: created.url }), 204: await reconciledPayment(setup.server, setup.account, { notify_url: noContent.url }) };
     for (const [status, payment] of Object.entries(payments)) {
       const n = await withAttempts(payment.paymentId, 1);
       expect(n).toMatchObject({ status: 'pending', delivered_at: null, next_attempt_at: expect.any(String) });
@@ -115,8 +109,8 @@ describe('faulty receivers', () => {
 
   it('records the beginning of a long answer', async () => {
     const chatty = await receiver(() => ({ status: 200, body: 'a'.repeat(600) + 'b'.repeat(200_000) }));
-    workers.push(testWorker(server));
-    const payment = await reconciledPayment(server, account, { notify_url: chatty.url });
+    workers.push(testWorker(setup.server));
+    const payment = await reconciledPayment(setup.server, setup.account, { notify_url: chatty.url });
     const n = await eventually(() => notificationOf(payment.paymentId), (v) => v.status !== 'pending');
     expect(n.status).toBe('delivered');
     expect(n.attempt_log[0]).toMatchObject({ outcome: 'delivered', http_status: 200, response_excerpt: 'a'.repeat(500) });
@@ -124,8 +118,8 @@ describe('faulty receivers', () => {
 
   it('honours Retry-After by waiting longer than the schedule would', async () => {
     const busy = await receiver(() => ({ status: 503, headers: { 'retry-after': '3600' } }));
-    workers.push(testWorker(server));
-    const payment = await reconciledPayment(server, account, { notify_url: busy.url });
+    workers.push(testWorker(setup.server));
+    const payment = await reconciledPayment(setup.server, setup.account, { notify_url: busy.url });
     const n = await withAttempts(payment.paymentId, 1);
     expect(n.attempt_log[0]).toMatchObject({ http_status: 503, outcome: 'failed' });
     expect(Date.parse(n.next_attempt_at) - Date.parse(n.updated_at)).toBe(3_600_000);

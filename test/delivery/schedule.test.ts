@@ -8,23 +8,19 @@ import { reconciledPayment, testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { eventually, startReceiver, type Receiver } from '../helpers/notification-receiver.js';
 import { quipu } from '../helpers/process.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
 let receiver: Receiver;
 let worker: DeliveryWorker;
-let account: TestAccount;
 
+const setup = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer();
   receiver = await startReceiver(() => ({ status: 500, body: 'not yet' }));
-  worker = testWorker(server);
-  account = await server.account();
+  worker = testWorker(setup.server);
 });
 afterAll(async () => {
   await worker?.stop();
   await receiver?.close();
-  await server?.close();
 });
 
 interface Attempt {
@@ -35,7 +31,7 @@ interface Attempt {
   outcome: string;
 }
 
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 const clockNow = async () => Date.parse((await api().get('/sandbox/clock')).body.now);
 const hitsOf = (paymentId: string) => receiver.requests.filter((r) => r.body.includes(paymentId)).length;
 
@@ -72,7 +68,7 @@ async function expectNothingMore(read: () => Promise<{ attempts: number }>, paym
 
 describe('retry schedule over two days', () => {
   it('retries at 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h and 16 h, then stops', async () => {
-    const payment = await reconciledPayment(server, account, { notify_url: receiver.url });
+    const payment = await reconciledPayment(setup.server, setup.account, { notify_url: receiver.url });
     const read = await notificationReader(payment.paymentId);
     const clockBefore = await clockNow();
 
@@ -93,11 +89,11 @@ describe('retry schedule over two days', () => {
   });
 
   it('after `quipu clock advance 2d`, makes the retries of those two days one after another, then stops', async () => {
-    const payment = await reconciledPayment(server, account, { notify_url: receiver.url });
+    const payment = await reconciledPayment(setup.server, setup.account, { notify_url: receiver.url });
     const read = await notificationReader(payment.paymentId);
     const first = await eventually(read, (v) => v.attempts === 1);
 
-    const env = { DATABASE_URL: server.database.url, DATA_DIR: server.database.dataDir, LOG_LEVEL: 'warn' };
+    const env = { DATABASE_URL: setup.server.database.url, DATA_DIR: setup.server.database.dataDir, LOG_LEVEL: 'warn' };
     const advanced = await quipu(['clock', 'advance', '2d'], env);
     expect(advanced.code).toBe(0);
     const jumpedTo = Date.parse(advanced.stdout.trim());

@@ -15,28 +15,25 @@ import { launchBrowser } from '../helpers/browser.js';
 import { testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { eventually, type ReceivedRequest, type Receiver, startReceiver } from '../helpers/notification-receiver.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
 let browser: Browser;
 let page: Page;
 let shop: Receiver;
 let hooks: Receiver;
 let worker: DeliveryWorker;
 let runner: JobRunner;
-let account: TestAccount;
 
+const setup = useTestServer({}, { name: 'Gimnasio Andes' });
 beforeAll(async () => {
-  server = await startTestServer();
   browser = await launchBrowser();
   // The signing pages run no script: the payer's browser needs none.
   page = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
   shop = await startReceiver(() => ({ status: 200, headers: { 'content-type': 'text/html' }, body: '<h1>Back at the gym</h1>' }));
   hooks = await startReceiver();
-  worker = testWorker(server);
-  runner = new JobRunner(server.ctx, JOBS, { pollMs: 20, leaseMs: 10_000 });
+  worker = testWorker(setup.server);
+  runner = new JobRunner(setup.server.ctx, JOBS, { pollMs: 20, leaseMs: 10_000 });
   runner.start();
-  account = await server.account({ name: 'Gimnasio Andes' });
 });
 afterAll(async () => {
   await runner?.stop();
@@ -44,10 +41,9 @@ afterAll(async () => {
   await browser?.close();
   await shop?.close();
   await hooks?.close();
-  await server?.close();
 });
 
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 const shopUrl = (path: string) => shop.url.replace('/notify', path);
 const hookUrl = (path: string) => hooks.url.replace('/notify', path);
 const arrivedAt = (path: string) => (requests: ReceivedRequest[]) => requests.some((r) => r.path === path);
@@ -90,7 +86,7 @@ describe('an automatic payment, from the subscription to the reconciled charge',
 
     await hooks.waitFor(arrivedAt('/subscription'));
     const signing = hooks.requests.find((r) => r.path === '/subscription')!;
-    expect(signedBy(account.secret, signing)).toBe(true);
+    expect(signedBy(setup.account.secret, signing)).toBe(true);
     expect(JSON.parse(signing.body)).toEqual({ subscription_id: subscriptionId, status: 'enabled' });
     expect((await api().get(`/v1/automatic-payment/subscription/${subscriptionId}`)).body).toMatchObject({ status: 'ENABLED', customer_bank_code: 'Bawdf' });
 
@@ -116,10 +112,10 @@ describe('an automatic payment, from the subscription to the reconciled charge',
 
     await hooks.waitFor(arrivedAt('/charge'));
     const notification = hooks.requests.find((r) => r.path === '/charge')!;
-    expect(signedBy(account.secret, notification)).toBe(true);
+    expect(signedBy(setup.account.secret, notification)).toBe(true);
     expect(JSON.parse(notification.body)).toMatchObject({
       payment_id: paymentId,
-      receiver_id: account.receiver_id,
+      receiver_id: setup.account.receiver_id,
       amount: '25000.0000',
       currency: 'CLP',
       transaction_id: 'FAC-1001',

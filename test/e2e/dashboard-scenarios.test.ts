@@ -6,29 +6,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDashboardUser, type DashboardCredentials } from '../../src/app/add-dashboard-user.js';
 import { SCENARIOS } from '../../src/bank/demo-bank-scenarios.js';
 import { launchBrowser } from '../helpers/browser.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CHOSEN_PASSWORD, useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
 let browser: Browser;
-let account: TestAccount;
 let user: DashboardCredentials;
 let page: Page;
 
+const setup = useTestServer({}, { name: 'Teapots' });
 beforeAll(async () => {
-  server = await startTestServer();
   browser = await launchBrowser();
-  account = await server.account({ name: 'Teapots' });
-  user = await addDashboardUser(server.ctx, account.receiver_id, { email: 'owner@teapots.example' });
+  user = await addDashboardUser(setup.server.ctx, setup.account.receiver_id, { password: CHOSEN_PASSWORD, email: 'owner@teapots.example' });
   page = await (await browser.newContext()).newPage();
 });
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
 });
 
 describe("DemoBank's scenarios in the dashboard", () => {
   it('runs transfer-pays with one click and opens the payment it made, done', async () => {
-    await page.goto(`${server.baseUrl}/dashboard`);
+    await page.goto(`${setup.server.baseUrl}/dashboard`);
     await page.fill('#email', user.email);
     await page.fill('#password', user.password);
     await page.click('#sign-in');

@@ -11,26 +11,23 @@ import { launchBrowser } from '../helpers/browser.js';
 import { testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { eventually, type Receiver, startReceiver } from '../helpers/notification-receiver.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CHOSEN_PASSWORD, useTestServer } from '../helpers/server.js';
 
 const XSS = '<img src=x onerror=alert(1)><script>alert(2)</script>';
 
-let server: TestServer;
 let browser: Browser;
 let hooks: Receiver;
 let worker: DeliveryWorker;
-let account: TestAccount;
 let user: DashboardCredentials;
 let page: Page;
 const dialogs: string[] = [];
 
+const setup = useTestServer({}, { name: `Teapots ${XSS}`, features: { refunds: true } });
 beforeAll(async () => {
-  server = await startTestServer();
   browser = await launchBrowser();
   hooks = await startReceiver();
-  worker = testWorker(server);
-  account = await server.account({ name: `Teapots ${XSS}`, features: { refunds: true } });
-  user = await addDashboardUser(server.ctx, account.receiver_id, { email: 'owner@teapots.example' });
+  worker = testWorker(setup.server);
+  user = await addDashboardUser(setup.server.ctx, setup.account.receiver_id, { password: CHOSEN_PASSWORD, email: 'owner@teapots.example' });
   page = await (await browser.newContext()).newPage();
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message());
@@ -41,10 +38,9 @@ afterAll(async () => {
   await worker?.stop();
   await browser?.close();
   await hooks?.close();
-  await server?.close();
 });
 
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 
 describe('the dashboard in a browser', () => {
   it('takes a merchant from sign-in to sign-out through a payment’s whole life', async () => {
@@ -63,7 +59,7 @@ describe('the dashboard in a browser', () => {
     const paymentId = created.body.payment_id as string;
     await api().post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Black kettle' });
 
-    await page.goto(`${server.baseUrl}/`);
+    await page.goto(`${setup.server.baseUrl}/`);
     expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
     await page.fill('#email', user.email);
     await page.fill('#password', 'a wrong password');
@@ -126,7 +122,7 @@ describe('the dashboard in a browser', () => {
 
     await page.click('#sign-out');
     expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
-    await page.goto(`${server.baseUrl}/dashboard/payments/${paymentId}`);
+    await page.goto(`${setup.server.baseUrl}/dashboard/payments/${paymentId}`);
     expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
     expect(dialogs).toEqual([]);
   });

@@ -9,26 +9,22 @@ import { DEMO_COORDINATES } from '../../src/bank/demo-bank-scenarios.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { client } from '../helpers/http.js';
 import { issueOperation, NEW_DESCRIPTOR, operationPage } from '../helpers/operations.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
 let browser: Browser;
 let page: Page;
-let account: TestAccount;
 
+const setup = useTestServer({}, { name: 'Tienda Los Andes' });
 beforeAll(async () => {
-  server = await startTestServer();
   browser = await launchBrowser();
   page = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
-  account = await server.account({ name: 'Tienda Los Andes' });
 });
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
 });
 
 async function runInBrowser(ref: string, answers: readonly string[]): Promise<void> {
-  await page.goto(`${server.baseUrl}${operationPage(ref)}`);
+  await page.goto(`${setup.server.baseUrl}${operationPage(ref)}`);
   expect(await page.textContent('dd.merchant')).toBe('Tienda Los Andes');
   expect(await page.textContent('dd.target-number')).toBe('123459876');
   expect(await page.textContent('dd.target-name')).toBe('Tienda SpA');
@@ -49,18 +45,18 @@ async function runInBrowser(ref: string, answers: readonly string[]): Promise<vo
 
 describe('an operation descriptor run at DemoBank in a browser', () => {
   it('issues a descriptor, runs it by the descriptor itself, and reads OK', async () => {
-    const op = await issueOperation(server.baseUrl, account.api_key);
+    const op = await issueOperation(setup.server.baseUrl, setup.account.api_key);
     await runInBrowser(op.description, DEMO_COORDINATES.pay);
     expect(await page.getAttribute('p.result', 'data-result')).toBe('OK');
-    const result = await client(server.baseUrl, account.api_key).get(`/quipu/v1/operations/${op.id}`);
+    const result = await client(setup.server.baseUrl, setup.account.api_key).get(`/quipu/v1/operations/${op.id}`);
     expect(result.body).toMatchObject({ operationId: op.id, result: 'OK' });
   }, 60_000);
 
   it('the payer picks DemoBank for a bank Quipu does not know; the failure coordinates read ERROR', async () => {
-    const op = await issueOperation(server.baseUrl, account.api_key, { ...NEW_DESCRIPTOR, bank: 'dSXgfesd' });
+    const op = await issueOperation(setup.server.baseUrl, setup.account.api_key, { ...NEW_DESCRIPTOR, bank: 'dSXgfesd' });
     await runInBrowser(op.id, DEMO_COORDINATES.fail);
     expect(await page.getAttribute('p.result', 'data-result')).toBe('ERROR');
-    const result = await client(server.baseUrl, account.api_key).get(`/quipu/v1/operations/${op.id}`);
+    const result = await client(setup.server.baseUrl, setup.account.api_key).get(`/quipu/v1/operations/${op.id}`);
     expect(result.body).toMatchObject({ operationId: op.id, result: 'ERROR', failureReason: 'TRANSFER_FAILED' });
   }, 60_000);
 });

@@ -12,34 +12,30 @@ import { call, client } from '../helpers/http.js';
 import { html } from '../../src/render/html.js';
 import { type Receiver, startReceiver } from '../helpers/notification-receiver.js';
 import { registerRedirectUris } from '../helpers/oauth.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
 let browser: Browser;
 let shop: Receiver;
-let account: TestAccount;
 let config: oidc.Configuration;
 let callback: string;
 let paymentId: string;
 let page: Page;
 
+const setup = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer();
   browser = await launchBrowser();
   shop = await startReceiver(() => ({ status: 200, headers: { 'content-type': 'text/html' }, body: '<h1>Back at the shop</h1>' }));
   callback = shop.url.replace('/notify', '/callback');
-  account = await server.account();
-  await registerRedirectUris(server, account, [callback]);
+  await registerRedirectUris(setup.server, setup.account, [callback]);
   // Plain http is refused by openid-client unless allowed: the test server has no TLS.
-  config = await oidc.discovery(new URL(server.baseUrl), String(account.receiver_id), undefined, oidc.ClientSecretBasic(account.secret), {
+  config = await oidc.discovery(new URL(setup.server.baseUrl), String(setup.account.receiver_id), undefined, oidc.ClientSecretBasic(setup.account.secret), {
     execute: [oidc.allowInsecureRequests],
   });
-  paymentId = (await client(server.baseUrl, account.api_key).post('/v3/payments', { amount: 2500, currency: 'CLP', subject: 'OAuth browser test' })).body.payment_id;
+  paymentId = (await client(setup.server.baseUrl, setup.account.api_key).post('/v3/payments', { amount: 2500, currency: 'CLP', subject: 'OAuth browser test' })).body.payment_id;
 });
 afterAll(async () => {
   await browser?.close();
   await shop?.close();
-  await server?.close();
 });
 beforeEach(async () => {
   page = await (await browser.newContext()).newPage();
@@ -89,14 +85,14 @@ describe('authorization code flow in a browser, with openid-client', () => {
     expect(tokens.expires_in).toBe(31536000);
     expect(tokens.refresh_token).toBeUndefined();
     const claims = tokens.claims()!;
-    expect(claims).toMatchObject({ iss: server.baseUrl, aud: String(account.receiver_id), nonce, custom: 'cart 9' });
+    expect(claims).toMatchObject({ iss: setup.server.baseUrl, aud: String(setup.account.receiver_id), nonce, custom: 'cart 9' });
 
-    const payment = await call(server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const payment = await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     expect(payment.status).toBe(200);
     expect(payment.body.payment_id).toBe(paymentId);
 
     await oidc.tokenRevocation(config, tokens.access_token);
-    expect((await call(server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+    expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
   });
 
   it('posts the code to the callback with response_mode=form_post, under the page’s strict CSP', async () => {
@@ -110,7 +106,7 @@ describe('authorization code flow in a browser, with openid-client', () => {
     expect(arrived.method).toBe('POST');
     const request = new Request(callback, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: arrived.body });
     const tokens = await oidc.authorizationCodeGrant(config, request, { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
-    expect((await call(server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+    expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
   });
 
   it('returns a refusal (A001) as an OAuth error that openid-client recognises, with the contract’s codes', async () => {
@@ -157,7 +153,7 @@ ${[...url.searchParams].map(([name, value]) => html`<input type="hidden" name="$
     await shop.waitFor((requests) => requests.slice(before).some((r) => r.path.startsWith('/callback')));
     const arrived = shop.requests.slice(before).find((r) => r.path.startsWith('/callback'))!;
     const tokens = await oidc.authorizationCodeGrant(config, new URL(arrived.path, callback), { pkceCodeVerifier: verifier, expectedState: state });
-    expect((await call(server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+    expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
   });
 
   it('refuses a flow opened in another browser, changing nothing', async () => {
@@ -183,6 +179,6 @@ ${[...url.searchParams].map(([name, value]) => html`<input type="hidden" name="$
   it('issues client credentials tokens to openid-client', async () => {
     const tokens = await oidc.clientCredentialsGrant(config);
     expect(tokens.scope).toBe('api');
-    expect((await call(server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+    expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
   });
 });

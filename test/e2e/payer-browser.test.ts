@@ -9,32 +9,28 @@ import { testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { type Receiver, startReceiver } from '../helpers/notification-receiver.js';
 import { assertProviderSchema } from '../helpers/openapi.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { v2Client } from '../helpers/v2-clients.js';
 
 const OPERATOR_TOKEN = 'operator-token-for-the-payer-browser-tests';
-let server: TestServer;
 let browser: Browser;
 let shop: Receiver;
 let hooks: Receiver;
 let worker: DeliveryWorker;
-let account: TestAccount;
 let page: Page;
 
+const setup = useTestServer({ OPERATOR_TOKEN });
 beforeAll(async () => {
-  server = await startTestServer({ OPERATOR_TOKEN });
   browser = await launchBrowser();
   shop = await startReceiver(() => ({ status: 200, headers: { 'content-type': 'text/html' }, body: '<h1>Back at the shop</h1>' }));
   hooks = await startReceiver();
-  worker = testWorker(server);
-  account = await server.account();
+  worker = testWorker(setup.server);
 });
 afterAll(async () => {
   await worker?.stop();
   await browser?.close();
   await shop?.close();
   await hooks?.close();
-  await server?.close();
 });
 beforeEach(async () => {
   page = await (await browser.newContext()).newPage();
@@ -44,7 +40,7 @@ afterEach(async () => {
 });
 
 const shopUrl = (path: string) => shop.url.replace('/notify', path);
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 
 async function createPayment(fields: Record<string, unknown> = {}) {
   const created = await api().post('/v3/payments', {
@@ -101,7 +97,7 @@ describe('paying with DemoBank in a browser', () => {
       payment_method: 'simplified_transfer',
       funds_source: '',
       out_of_date_conciliation: false,
-      receipt_url: `${server.baseUrl}/payment/receipt/${created.payment_id}`,
+      receipt_url: `${setup.server.baseUrl}/payment/receipt/${created.payment_id}`,
     });
     expect(paid.payer_name).toContain('11.111.111-1');
     await page.goto(paid.receipt_url);
@@ -110,10 +106,10 @@ describe('paying with DemoBank in a browser', () => {
     await hooks.waitFor((requests) => requests.some((r) => r.body.includes(created.payment_id)));
     const notification = hooks.requests.find((r) => r.body.includes(created.payment_id))!;
     const [, t, s] = /^t=(\d+),s=(.+)$/.exec(String(notification.headers['x-khipu-signature']))!;
-    const expected = createHmac('sha256', account.secret).update(`${t}.${notification.body}`).digest('base64');
+    const expected = createHmac('sha256', setup.account.secret).update(`${t}.${notification.body}`).digest('base64');
     expect(s).toBe(expected);
     const body = JSON.parse(notification.body);
-    expect(body).toMatchObject({ payment_id: created.payment_id, receiver_id: account.receiver_id, amount: '5000.0000', bank_id: 'Bawdf', personal_identifier: '11.111.111-1' });
+    expect(body).toMatchObject({ payment_id: created.payment_id, receiver_id: setup.account.receiver_id, amount: '5000.0000', bank_id: 'Bawdf', personal_identifier: '11.111.111-1' });
   });
 
   it('notifies with API 1.3: a token that resolves to the paid payment', async () => {
@@ -127,7 +123,7 @@ describe('paying with DemoBank in a browser', () => {
     const token = form.get('notification_token')!;
     expect(token).toMatch(/^[0-9a-f]{64}$/);
     // The merchant resolves the token as the official v2 clients do: GET /2.0/payments?notification_token=, signed.
-    const v2 = v2Client('php', account, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
+    const v2 = v2Client('php', setup.account, { networkUrl: setup.server.baseUrl, signedBase: `${setup.server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
     const resolved = await v2.request('GET', '/payments', { query: { notification_token: token } });
     expect(resolved.status).toBe(200);
     assertProviderSchema('payment-get-payment', resolved.body);
@@ -198,7 +194,7 @@ describe('paying with DemoBank in a browser', () => {
     const created = await createPayment({ cancel_url: undefined });
     await page.goto(created.payment_url);
     await page.click('#abuse');
-    await page.waitForURL(`${server.baseUrl}/payment/result/${created.payment_id}`);
+    await page.waitForURL(`${setup.server.baseUrl}/payment/result/${created.payment_id}`);
     expect(await page.textContent('h1')).toBe('Cobro denunciado');
     expect(await getPayment(created.payment_id)).toMatchObject({ status: 'pending', status_detail: 'marked-as-abuse' });
   });
@@ -228,14 +224,14 @@ describe('paying with DemoBank in a browser', () => {
     expect(reference).toBe(created.payment_id);
 
     const later = new Date((await api().post('/sandbox/clock', { advance: '2h' })).body.now);
-    const fed = await fetch(`${server.baseUrl}/operator/v1/credits`, {
+    const fed = await fetch(`${setup.server.baseUrl}/operator/v1/credits`, {
       method: 'POST',
       headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ credits: [{ bank_reference: `late-${reference}`, account, amount: 5000, currency: 'CLP', reference, credited_at: later.toISOString(), payer_bank_id: 'dfFbF', payer_name: 'Ana Pérez', payer_personal_identifier: '12.345.678-5' }] }),
     });
     expect(await fed.json()).toMatchObject({ matched: 1 });
     expect(await getPayment(created.payment_id)).toMatchObject({ status: 'done', out_of_date_conciliation: true, payment_method: 'regular_transfer', bank: 'Banco de Chile (Edwards Citi)', payer_name: 'Ana Pérez' });
-    await page.goto(`${server.baseUrl}/payment/receipt/${created.payment_id}`);
+    await page.goto(`${setup.server.baseUrl}/payment/receipt/${created.payment_id}`);
     expect(await page.textContent('main')).toContain('El abono llegó después del vencimiento del cobro.');
   });
 });

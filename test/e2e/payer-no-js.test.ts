@@ -5,24 +5,20 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { launchBrowser } from '../helpers/browser.js';
 import { client } from '../helpers/http.js';
 import { type Receiver, startReceiver } from '../helpers/notification-receiver.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
 let browser: Browser;
 let shop: Receiver;
-let account: TestAccount;
 let page: Page;
 
+const setup = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer();
   browser = await launchBrowser();
   shop = await startReceiver(() => ({ status: 200, headers: { 'content-type': 'text/html' }, body: '<h1>Back at the shop</h1>' }));
-  account = await server.account();
 });
 afterAll(async () => {
   await browser?.close();
   await shop?.close();
-  await server?.close();
 });
 beforeEach(async () => {
   page = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
@@ -32,7 +28,7 @@ afterEach(async () => {
 });
 
 const shopUrl = (path: string) => shop.url.replace('/notify', path);
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 const statusOf = async (id: string) => {
   const { status, status_detail } = (await api().get(`/v3/payments/${id}`)).body;
   return `${status}/${status_detail}`;

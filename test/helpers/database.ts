@@ -1,6 +1,7 @@
 // Each test file gets its own empty database: a SQLite file in a temporary directory, or, when
-// TEST_DATABASE_URL points at PostgreSQL, a fresh database created on that server. The bench uses
-// the same to get clean databases.
+// TEST_DATABASE_URL points at PostgreSQL, a fresh database created on that server, reached through
+// a private PgBouncer in transaction mode when TEST_DATABASE_VIA=pgbouncer (via-pgbouncer.ts). The
+// bench uses the same to get clean databases.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,6 +10,7 @@ import { type Kysely, Migrator } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrate.js';
+import { throughPgBouncer } from './pgbouncer.js';
 
 export interface TestDatabase {
   url: string;
@@ -39,7 +41,7 @@ export async function createTestDatabase(kind = testDatabaseKind(), adminUrl = p
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
-    url: url.toString(),
+    url: process.env.TEST_DATABASE_VIA === 'pgbouncer' ? throughPgBouncer(url.toString(), pgBouncerPort()) : url.toString(),
     dataDir,
     kind,
     drop: async () => {
@@ -50,6 +52,12 @@ export async function createTestDatabase(kind = testDatabaseKind(), adminUrl = p
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+function pgBouncerPort(): number {
+  const port = Number(process.env.TEST_PGBOUNCER_PORT);
+  if (!port) throw new Error('TEST_DATABASE_VIA=pgbouncer without TEST_PGBOUNCER_PORT: the global setup test/helpers/via-pgbouncer.ts starts PgBouncer and sets it');
+  return port;
 }
 
 /**
@@ -65,7 +73,27 @@ export async function refuseConnections(database: TestDatabase): Promise<() => P
   return async () => {
     await admin.query(`alter database ${name} allow_connections true`);
     await admin.end();
+    // PgBouncer refuses every query for server_login_retry after a failed login: given back means usable again.
+    if (process.env.TEST_DATABASE_VIA === 'pgbouncer') await answering(database.url);
   };
+}
+
+async function answering(url: string): Promise<void> {
+  for (const deadline = Date.now() + 10_000; ; ) {
+    const client = new pg.Client({ connectionString: url });
+    // PgBouncer ends the connection after refusing the query: that rejection is the answer, not an error of its own.
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.query('select 1');
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
 }
 
 export interface EarlierDatabase {

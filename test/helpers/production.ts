@@ -14,4 +14,6 @@ export const PRODUCTION_SETTINGS: Record<string, string> = {
   ...COLLECTION_SETTINGS,
   QUIPU_ENCRYPTION_KEY: '5f'.repeat(32),
   PUBLIC_BASE_URL: 'https://pay.example',
+  // Stopped at once: the drain that lets a load balancer stop first has its own test (test/cli/stop-and-start.test.ts).
+  SHUTDOWN_DRAIN_MS: '0',
 };

@@ -1,9 +1,23 @@
-// A bank that does what the test says, registered in the bank registry exactly as a real bank's
-// adapter is: the outside world of the payer's cycle and of the authorization flow, and nothing of
-// Quipu's own replaced.
+// A bank that does what the test says, added to a running process's banks exactly as a real bank's
+// connector is: the outside world of the payer's cycle, of mandates and debits, and of the
+// authorization flow, and nothing of Quipu's own replaced.
+import type { BankDirectory } from '../../src/bank/bank-directory.js';
+import type {
+  BankConnector,
+  CreditReport,
+  DebitOrder,
+  DebitResult,
+  LoginResult,
+  MandateBank,
+  MandateNews,
+  MandateNewsReport,
+  MandateOrder,
+  MandateResult,
+  PayerCredentials,
+  TransferOrder,
+  TransferResult,
+} from '../../src/bank/connector.js';
 import type { BankCredit } from '../../src/domain/bank-credit.js';
-import type { BankConnector, CreditReport, LoginResult, PayerCredentials, TransferOrder, TransferResult } from '../../src/bank/connector.js';
-import { registerConnector } from '../../src/bank/registry.js';
 
 export type SignInBehaviour = (credentials: PayerCredentials) => Promise<LoginResult>;
 export type TransferBehaviour = (order: TransferOrder) => Promise<TransferResult>;
@@ -29,10 +43,14 @@ export class ScriptedBank implements BankConnector {
   /** The cursors Quipu asked for credits with, in order. */
   readonly cursorsAsked: (string | null)[] = [];
   readonly ordersAsked: TransferOrder[] = [];
+  /** Present when the test asked for a bank that offers direct debits. */
+  readonly mandates?: ScriptedMandates;
   readonly #unregister: () => void;
 
-  constructor(readonly bankId: string) {
-    this.#unregister = registerConnector(this);
+  /** `standIn`: the scripted bank takes the place of the process's own connector of `bankId`. */
+  constructor(banks: BankDirectory, readonly bankId: string, options: { mandates?: boolean; standIn?: boolean } = {}) {
+    if (options.mandates) this.mandates = new ScriptedMandates();
+    this.#unregister = options.standIn ? banks.standIn(this) : banks.add(this);
   }
 
   login(credentials: PayerCredentials): Promise<LoginResult> {
@@ -60,5 +78,39 @@ export class ScriptedBank implements BankConnector {
 
   unregister(): void {
     this.#unregister();
+  }
+}
+
+/** Direct debits at a scripted bank: mandates and debits answered as the test says, every order kept. */
+export class ScriptedMandates implements MandateBank {
+  /** What the bank answers when a payer signs a mandate. */
+  onSign: (order: MandateOrder, answers: readonly string[]) => Promise<MandateResult> = async () => ({ status: 'active' });
+  /** Changes of mandates the bank reports, oldest first; a cursor is how many were reported. */
+  readonly news: MandateNews[] = [];
+  /** What the bank answers when a debit is submitted. */
+  onDebit: (order: DebitOrder) => Promise<DebitResult> = async (order) => {
+    throw new Error(`no debit scripted for ${order.orderId}`);
+  };
+  /** What the bank says when asked about a debit. */
+  onDebitStatus: (order: DebitOrder) => Promise<DebitResult> = async () => ({ status: 'unknown' });
+  readonly debitsSubmitted: DebitOrder[] = [];
+  readonly debitsAsked: DebitOrder[] = [];
+
+  signMandate(order: MandateOrder, answers: readonly string[]): Promise<MandateResult> {
+    return this.onSign(order, answers);
+  }
+
+  async mandateNews(cursor: string | null): Promise<MandateNewsReport> {
+    return { news: this.news.slice(cursor === null ? 0 : Number(cursor)), cursor: String(this.news.length) };
+  }
+
+  submitDebit(order: DebitOrder): Promise<DebitResult> {
+    this.debitsSubmitted.push(order);
+    return this.onDebit(order);
+  }
+
+  debitStatus(order: DebitOrder): Promise<DebitResult> {
+    this.debitsAsked.push(order);
+    return this.onDebitStatus(order);
   }
 }

@@ -1,14 +1,24 @@
 // A real Quipu server for a test file: its own database, listening on a random port, reached over
 // HTTP. Accounts are opened through the same use case the CLI uses.
 import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
 import type { AppContext } from '../../src/app/context.js';
+import type { BankConnector } from '../../src/bank/connector.js';
 import { createMerchant, type MerchantCredentials, type NewMerchant } from '../../src/app/create-merchant.js';
 import { type Config, loadConfig } from '../../src/config.js';
+import { DEMO_BANK_ID } from '../../src/domain/banks.js';
 import type { Merchant } from '../../src/domain/merchant.js';
 import { buildServer } from '../../src/http/server.js';
 import { startRuntime, type Runtime } from '../../src/main/bootstrap.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { testHashCost } from './process.js';
+
+/**
+ * A password a person chose (it passes domain/password-policy.ts): a user added with it opens the
+ * dashboard at once, without the generated password's replacement first.
+ */
+export const CHOSEN_PASSWORD = 'Larch-Quartz-Otter-8841';
 
 export interface TestAccount extends MerchantCredentials {
   merchant: Merchant;
@@ -20,6 +30,8 @@ export interface TestServer {
   app: FastifyInstance;
   database: TestDatabase;
   config: Config;
+  /** The server's DemoBank, for a test to make it misbehave (vi.spyOn on its methods). */
+  demoBank: BankConnector;
   /** Opens an account (developer mode unless said otherwise). */
   account(input?: Partial<NewMerchant>): Promise<TestAccount>;
   close(): Promise<void>;
@@ -27,7 +39,7 @@ export interface TestServer {
 
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const database = await createTestDatabase();
-  const base = loadConfig({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', INVALIDATION_POLL_MS: '100', ...env });
+  const base = loadConfig({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', INVALIDATION_POLL_MS: '100', ...testHashCost(env), ...env });
   const runtime: Runtime = await startRuntime(base, createLogger(base.logLevel, 2), { longRunning: true });
   const app = await buildServer(runtime.ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -43,6 +55,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     app,
     database,
     config,
+    demoBank: runtime.ctx.banks.connectorFor(DEMO_BANK_ID)!,
     account: async (input = {}) => {
       const { merchant, credentials } = await createMerchant(runtime.ctx, { name: 'Test store', developer: true, users: ['owner@example.com'], ...input });
       return { ...credentials, merchant };
@@ -53,4 +66,19 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       await database.drop();
     },
   };
+}
+
+/**
+ * A real server for the tests of this file (or of the describe block it is called in), with an
+ * account opened on it: started before them, closed after them. Its properties are set in the
+ * beforeAll hook it registers, so they are read in later hooks and in tests.
+ */
+export function useTestServer(env: Record<string, string> = {}, input: Partial<NewMerchant> = {}): { readonly server: TestServer; readonly account: TestAccount } {
+  const started: { server?: TestServer; account?: TestAccount } = {};
+  beforeAll(async () => {
+    started.server = await startTestServer(env);
+    started.account = await started.server.account(input);
+  });
+  afterAll(async () => started.server?.close());
+  return started as { server: TestServer; account: TestAccount };
 }

@@ -2,9 +2,11 @@
 // them, and signed at DemoBank through the payer's own use cases (the signing pages have their
 // browser tests).
 import type { AppContext } from '../../src/app/context.js';
+import type { PayerCredentials } from '../../src/bank/connector.js';
 import { signInForMandate, signMandate, startMandateSigning } from '../../src/app/mandate-signing.js';
 import { DEMO_BANK_ID } from '../../src/domain/banks.js';
 import type { RawValue } from '../../src/domain/field-rules.js';
+import { DEMO_BANK_PASSWORD } from '../../src/bank/demo-bank.js';
 import { DEMO_COORDINATES } from '../../src/bank/demo-bank-scenarios.js';
 import type { client } from './http.js';
 
@@ -42,12 +44,17 @@ export async function createSubscriptionOver(api: Api, fields: Record<string, un
   return created.body.subscription_id as string;
 }
 
+/** The payer signs the subscription's mandate at `bankId`, through the use cases the signing pages call. */
+export async function signAt(ctx: AppContext, subscriptionId: string, bankId: string, credentials: PayerCredentials, answers: readonly string[]): Promise<void> {
+  const signing = await startMandateSigning(ctx, subscriptionId, bankId);
+  await signInForMandate(ctx, signing.signingId, credentials);
+  await signMandate(ctx, signing.signingId, answers);
+}
+
 /**
  * The payer signs at DemoBank: `11.111.111-1` and the signing coordinates enable the mandate at
  * once; the scenario table's RUTs and coordinates give the other outcomes.
  */
 export async function signAtDemoBank(ctx: AppContext, subscriptionId: string, rut = '11.111.111-1', answers: readonly string[] = DEMO_COORDINATES.pay): Promise<void> {
-  const signing = await startMandateSigning(ctx, subscriptionId, DEMO_BANK_ID);
-  await signInForMandate(ctx, signing.signingId, { identifier: rut, password: '1234' });
-  await signMandate(ctx, signing.signingId, answers);
+  await signAt(ctx, subscriptionId, DEMO_BANK_ID, { identifier: rut, password: DEMO_BANK_PASSWORD }, answers);
 }

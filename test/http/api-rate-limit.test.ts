@@ -1,23 +1,19 @@
 // API rate limits: past API_RATE_LIMIT requests a second an account is answered 429 with
 // Retry-After in the API's error shape, on v3 and v2 alike, while another account, the payer pages
 // and the developer-mode default (no limit) are untouched.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { call, client } from '../helpers/http.js';
 import { PRODUCTION_SETTINGS } from '../helpers/production.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { type TestAccount, useTestServer } from '../helpers/server.js';
 
 const LIMIT = 5;
-let server: TestServer;
-let account: TestAccount;
 let other: TestAccount;
 
+const setup = useTestServer({ API_RATE_LIMIT: String(LIMIT) });
 beforeAll(async () => {
-  server = await startTestServer({ API_RATE_LIMIT: String(LIMIT) });
-  account = await server.account();
-  other = await server.account();
+  other = await setup.server.account();
 });
-afterAll(async () => server?.close());
 
 describe('API_RATE_LIMIT', () => {
   it('is off in developer mode and 100 a second on a production installation unless set', () => {
@@ -27,7 +23,7 @@ describe('API_RATE_LIMIT', () => {
   });
 
   it('answers an account past its limit 429 with Retry-After, in the error shape of v3 and v2; another account is not held back', async () => {
-    const answers = await Promise.all(Array.from({ length: LIMIT * 3 }, (_, i) => call(server.baseUrl, 'GET', i % 2 ? '/v3/banks' : '/2.0/banks', { apiKey: account.api_key })));
+    const answers = await Promise.all(Array.from({ length: LIMIT * 3 }, (_, i) => call(setup.server.baseUrl, 'GET', i % 2 ? '/v3/banks' : '/2.0/banks', { apiKey: setup.account.api_key })));
     const limited = answers.filter((a) => a.status === 429);
     expect(answers.filter((a) => a.status === 200).length).toBeLessThanOrEqual(LIMIT);
     expect(limited.length).toBeGreaterThanOrEqual(LIMIT * 2);
@@ -35,11 +31,11 @@ describe('API_RATE_LIMIT', () => {
       expect(answer.body).toMatchObject({ status: 429, message: expect.stringContaining('Rate limit exceeded') });
       expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     }
-    expect((await client(server.baseUrl, other.api_key).get('/v3/banks')).status).toBe(200);
+    expect((await client(setup.server.baseUrl, other.api_key).get('/v3/banks')).status).toBe(200);
   });
 
   it('does not count the payer pages', async () => {
-    const created = await client(server.baseUrl, other.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x' });
+    const created = await client(setup.server.baseUrl, other.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x' });
     expect(created.status).toBe(200);
     const pages = await Promise.all(Array.from({ length: LIMIT * 3 }, () => fetch(created.body.payment_url as string).then((res) => res.status)));
     expect(pages.every((status) => status === 200)).toBe(true);

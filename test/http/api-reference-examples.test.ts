@@ -2,15 +2,13 @@
 // accepted as "Try it out" sends it (its first content type, the developer's key, the operator's
 // token on the operator API), given the object its path names: a payment paid at DemoBank, or a
 // pending one for a delete. The page carries Quipu's name, not the generator's.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { payWithDemoBank } from '../../src/app/pay-with-demobank.js';
 import { call, client } from '../helpers/http.js';
 import { createSubscriptionOver, signAtDemoBank } from '../helpers/subscriptions.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const OPERATOR_TOKEN = 'operator-token-for-the-api-reference-examples';
-let server: TestServer;
-let account: TestAccount;
 let doc: { paths: Record<string, Record<string, Operation>> };
 
 interface Media {
@@ -32,15 +30,13 @@ function sentBody(type: string, media: Media, example: Record<string, unknown>):
   return new URLSearchParams(fields.filter(([, value]) => value !== '')).toString();
 }
 
+// Every feature an operation with a body may need: refunds, confirm, receivers (integrator).
+const setup = useTestServer({ OPERATOR_TOKEN }, { features: { confirm: true, refunds: true, integrator: true, contractUrl: true } });
 beforeAll(async () => {
-  server = await startTestServer({ OPERATOR_TOKEN });
-  // Every feature an operation with a body may need: refunds, confirm, receivers (integrator).
-  account = await server.account({ features: { confirm: true, refunds: true, integrator: true, contractUrl: true } });
-  doc = (await call(server.baseUrl, 'GET', '/openapi.json')).body;
+  doc = (await call(setup.server.baseUrl, 'GET', '/openapi.json')).body;
 });
-afterAll(async () => server?.close());
 
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 
 async function newPayment(): Promise<string> {
   const created = await api().post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'For the examples' });
@@ -52,7 +48,7 @@ async function newPayment(): Promise<string> {
 async function pathFor(method: string, template: string): Promise<string> {
   if (!template.includes('{')) return template;
   const id = await newPayment();
-  if (method !== 'delete') await payWithDemoBank(server.ctx, id, 'pay');
+  if (method !== 'delete') await payWithDemoBank(setup.server.ctx, id, 'pay');
   const path = template.replace('{id}', id);
   if (path.includes('{')) throw new Error(`no object for the path ${template}`);
   return path;
@@ -62,7 +58,7 @@ async function pathFor(method: string, template: string): Promise<string> {
 async function withOwnObjects(example: Record<string, unknown>): Promise<Record<string, unknown>> {
   if (!('subscription_id' in example)) return example;
   const subscriptionId = await createSubscriptionOver(api());
-  await signAtDemoBank(server.ctx, subscriptionId);
+  await signAtDemoBank(setup.server.ctx, subscriptionId);
   return { ...example, subscription_id: subscriptionId };
 }
 
@@ -96,9 +92,9 @@ describe('the examples of /docs', () => {
       const example = await withOwnObjects(media.example);
       const headers: Record<string, string> = { 'content-type': type };
       if (path.startsWith('/operator/')) headers.authorization = `Bearer ${OPERATOR_TOKEN}`;
-      else headers['x-api-key'] = account.api_key;
+      else headers['x-api-key'] = setup.account.api_key;
       const rawBody = sentBody(type, media, example);
-      const res = await call(server.baseUrl, method.toUpperCase(), await pathFor(method, path), { headers, rawBody });
+      const res = await call(setup.server.baseUrl, method.toUpperCase(), await pathFor(method, path), { headers, rawBody });
       if (res.status < 200 || res.status >= 300) refused.push(`${method.toUpperCase()} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
     }
     expect(refused).toEqual([]);
@@ -107,12 +103,12 @@ describe('the examples of /docs', () => {
 
 describe('the /docs page', () => {
   it('says Quipu, not the generator', async () => {
-    const page = await fetch(`${server.baseUrl}/docs/`);
+    const page = await fetch(`${setup.server.baseUrl}/docs/`);
     const html = await page.text();
     expect(html).toContain('<title>Quipu API reference</title>');
     expect(html).not.toMatch(/Swagger UI<\/title>/);
     expect(html).toContain('theme/quipu.svg');
-    const initializer = await (await fetch(`${server.baseUrl}/docs/static/swagger-initializer.js`)).text();
+    const initializer = await (await fetch(`${setup.server.baseUrl}/docs/static/swagger-initializer.js`)).text();
     expect(initializer).toContain(`data:image/svg+xml;base64,`);
     const mark = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(initializer)![1]!;
     expect(Buffer.from(mark, 'base64').toString()).toContain('<title>Quipu</title>');

@@ -3,32 +3,28 @@
 // leave one record naming who, what, on what, from where and how it ended; appends from many
 // requests at once stay one chain; the owner sees their account's records (and only theirs) in the
 // dashboard and as JSON lines, a viewer does not; an edited or removed record is found.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addDashboardUser, type DashboardCredentials } from '../../src/app/add-dashboard-user.js';
 import { audit, verifyAudit } from '../../src/app/audit.js';
 import type { AuditRecord } from '../../src/domain/audit.js';
 import { client } from '../helpers/http.js';
 import { payByTransfer } from '../helpers/payments.js';
 import { csrfOf, type PageResponse, PayerSession } from '../helpers/payer-session.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CHOSEN_PASSWORD, type TestAccount, useTestServer } from '../helpers/server.js';
 
 const OPERATOR_TOKEN = 'o'.repeat(40);
 
-let server: TestServer;
-let account: TestAccount;
 let other: TestAccount;
 const users = {} as Record<'owner' | 'viewer', DashboardCredentials>;
 
+const setup = useTestServer({ OPERATOR_TOKEN }, { features: { refunds: true } });
 beforeAll(async () => {
-  server = await startTestServer({ OPERATOR_TOKEN });
-  account = await server.account({ features: { refunds: true } });
-  other = await server.account();
-  users.owner = await addDashboardUser(server.ctx, account.receiver_id, { email: 'owner@audit.test' });
-  users.viewer = await addDashboardUser(server.ctx, account.receiver_id, { email: 'viewer@audit.test', role: 'viewer' });
+  other = await setup.server.account();
+  users.owner = await addDashboardUser(setup.server.ctx, setup.account.receiver_id, { password: CHOSEN_PASSWORD, email: 'owner@audit.test' });
+  users.viewer = await addDashboardUser(setup.server.ctx, setup.account.receiver_id, { password: CHOSEN_PASSWORD, email: 'viewer@audit.test', role: 'viewer' });
 });
-afterAll(async () => server?.close());
 
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 
 /**
  * The records written since `after` that `mine` picks, oldest first. Records are written once the
@@ -37,23 +33,23 @@ const api = () => client(server.baseUrl, account.api_key);
  */
 async function recordsAfter(after: number, count: number, mine: (record: AuditRecord) => boolean = () => true): Promise<AuditRecord[]> {
   const read = async () =>
-    (await server.ctx.db.selectFrom('audit_log').selectAll().where('seq', '>', after).orderBy('seq').execute())
+    (await setup.server.ctx.db.selectFrom('audit_log').selectAll().where('seq', '>', after).orderBy('seq').execute())
       .map((r) => ({ seq: Number(r.seq), actorKind: r.actor_kind, actor: r.actor, receiverId: r.receiver_id === null ? null : Number(r.receiver_id), action: r.action, target: r.target, outcome: r.outcome, address: r.address }) as AuditRecord)
       .filter(mine);
   await expect.poll(async () => (await read()).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(count);
   return read();
 }
-const lastSeq = async () => Number((await server.ctx.db.selectFrom('audit_log').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst())?.seq ?? 0);
+const lastSeq = async () => Number((await setup.server.ctx.db.selectFrom('audit_log').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst())?.seq ?? 0);
 
 async function signIn(credentials: { email: string; password: string }): Promise<{ session: PayerSession; answer: PageResponse }> {
-  const session = new PayerSession(server.baseUrl);
+  const session = new PayerSession(setup.server.baseUrl);
   const answer = await session.post('/dashboard/sign-in', { _csrf: csrfOf(await session.get('/dashboard/sign-in')), email: credentials.email, password: credentials.password });
   return { session, answer };
 }
 
 async function paidPayment(): Promise<string> {
   const created = await api().post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Audited' });
-  await payByTransfer(server.ctx, account.merchant, created.body.payment_id);
+  await payByTransfer(setup.server.ctx, setup.account.merchant, created.body.payment_id);
   return created.body.payment_id as string;
 }
 
@@ -63,8 +59,8 @@ describe('what is recorded', () => {
     expect((await signIn({ email: users.owner.email, password: 'not-it' })).answer.status).toBe(401);
     expect((await signIn(users.owner)).answer.status).toBe(303);
     expect((await recordsAfter(after, 2, (r) => r.action === 'sign-in')).map(({ seq: _seq, ...r }) => r)).toEqual([
-      { actorKind: 'user', actor: 'owner@audit.test', receiverId: account.receiver_id, action: 'sign-in', target: null, outcome: 'refused', address: '127.0.0.1' },
-      { actorKind: 'user', actor: 'owner@audit.test', receiverId: account.receiver_id, action: 'sign-in', target: null, outcome: 'ok', address: '127.0.0.1' },
+      { actorKind: 'user', actor: 'owner@audit.test', receiverId: setup.account.receiver_id, action: 'sign-in', target: null, outcome: 'refused', address: '127.0.0.1' },
+      { actorKind: 'user', actor: 'owner@audit.test', receiverId: setup.account.receiver_id, action: 'sign-in', target: null, outcome: 'ok', address: '127.0.0.1' },
     ]);
   });
 
@@ -78,7 +74,7 @@ describe('what is recorded', () => {
     expect((await owner.post(`${page}/refund`, { _csrf: csrfOf(await owner.get(page)), amount: '100' })).status).toBe(303);
     const records = await recordsAfter(after, 2, (r) => r.action === 'payment.refund');
     expect(records).toContainEqual(expect.objectContaining({ actorKind: 'user', actor: 'viewer@audit.test', action: 'payment.refund', target: `${page}/refund`, outcome: 'refused' }));
-    expect(records).toContainEqual(expect.objectContaining({ actorKind: 'user', actor: 'owner@audit.test', receiverId: account.receiver_id, action: 'payment.refund', target: `${page}/refund`, outcome: 'ok' }));
+    expect(records).toContainEqual(expect.objectContaining({ actorKind: 'user', actor: 'owner@audit.test', receiverId: setup.account.receiver_id, action: 'payment.refund', target: `${page}/refund`, outcome: 'ok' }));
   });
 
   it("the API's refunds and deletes, by the account whose key asked; a read is not recorded", async () => {
@@ -91,15 +87,15 @@ describe('what is recorded', () => {
     expect((await api().get(`/v3/payments/${id}`)).status).toBe(200);
     const records = await recordsAfter(after, 3, (r) => r.actorKind === 'api');
     expect(records.map((r) => [r.actorKind, r.actor, r.action, r.target, r.outcome])).toEqual([
-      ['api', String(account.receiver_id), 'payment.refund', `/v3/payments/${id}/refunds`, 'ok'],
-      ['api', String(account.receiver_id), 'payment.delete', `/v3/payments/${pending}`, 'ok'],
-      ['api', String(account.receiver_id), 'payment.delete', '/v3/payments/zzzzzzzzzzzz', 'refused'],
+      ['api', String(setup.account.receiver_id), 'payment.refund', `/v3/payments/${id}/refunds`, 'ok'],
+      ['api', String(setup.account.receiver_id), 'payment.delete', `/v3/payments/${pending}`, 'ok'],
+      ['api', String(setup.account.receiver_id), 'payment.delete', '/v3/payments/zzzzzzzzzzzz', 'refused'],
     ]);
   });
 
   it('operator calls, right token or wrong', async () => {
     const after = await lastSeq();
-    for (const token of [OPERATOR_TOKEN, 'w'.repeat(40)]) await fetch(`${server.baseUrl}/operator/v1/credits`, { headers: { authorization: `Bearer ${token}` } });
+    for (const token of [OPERATOR_TOKEN, 'w'.repeat(40)]) await fetch(`${setup.server.baseUrl}/operator/v1/credits`, { headers: { authorization: `Bearer ${token}` } });
     expect((await recordsAfter(after, 2, (r) => r.actorKind === 'operator')).map((r) => [r.actorKind, r.action, r.target, r.outcome])).toEqual([
       ['operator', 'operator.call', 'GET /operator/v1/credits', 'ok'],
       ['operator', 'operator.call', 'GET /operator/v1/credits', 'refused'],
@@ -110,10 +106,10 @@ describe('what is recorded', () => {
 describe('the chain', () => {
   it('stays one chain when many requests append at once', async () => {
     const after = await lastSeq();
-    await Promise.all(Array.from({ length: 40 }, (_, i) => audit(server.ctx, { actorKind: 'cli', actor: 'test', receiverId: null, action: 'cli.command', target: `parallel ${i}`, outcome: 'ok', address: null })));
+    await Promise.all(Array.from({ length: 40 }, (_, i) => audit(setup.server.ctx, { actorKind: 'cli', actor: 'test', receiverId: null, action: 'cli.command', target: `parallel ${i}`, outcome: 'ok', address: null })));
     const records = await recordsAfter(after, 40, (r) => r.target?.startsWith('parallel ') === true);
     expect(new Set(records.map((r) => r.seq)).size).toBe(40);
-    const verified = await verifyAudit(server.ctx);
+    const verified = await verifyAudit(setup.server.ctx);
     expect(verified.fault).toBeUndefined();
     expect(verified.records).toBeGreaterThanOrEqual(after + 40);
   });
@@ -131,7 +127,7 @@ describe('the owner reads it', () => {
     expect(exported.headers.get('content-type')).toContain('application/jsonl');
     const lines = exported.html.trim().split('\n').map((line) => JSON.parse(line) as AuditRecord);
     expect(lines.length).toBeGreaterThan(3);
-    expect(lines.every((r) => r.receiverId === account.receiver_id)).toBe(true);
+    expect(lines.every((r) => r.receiverId === setup.account.receiver_id)).toBe(true);
     expect(lines.every((r, i) => i === 0 || r.seq > lines[i - 1]!.seq)).toBe(true);
 
     const viewerSession = (await signIn(users.viewer)).session;
@@ -139,7 +135,7 @@ describe('the owner reads it', () => {
     expect((await viewerSession.get('/dashboard/audit/export')).status).toBe(403);
     expect((await viewerSession.get('/dashboard')).html).not.toContain('href="/dashboard/audit"');
 
-    const stranger = await addDashboardUser(server.ctx, other.receiver_id, { email: 'owner@other.test' });
+    const stranger = await addDashboardUser(setup.server.ctx, other.receiver_id, { password: CHOSEN_PASSWORD, email: 'owner@other.test' });
     const strangerPage = await (await signIn(stranger)).session.get('/dashboard/audit');
     expect(strangerPage.html).not.toContain('owner@audit.test');
   });
@@ -147,11 +143,11 @@ describe('the owner reads it', () => {
 
 describe('tampering', () => {
   it('an edited record, and a removed one, are found', async () => {
-    const first = (await server.ctx.db.selectFrom('audit_log').select('seq').orderBy('seq').limit(3).execute()).map((r) => Number(r.seq));
-    await server.ctx.db.updateTable('audit_log').set({ outcome: 'ok' }).where('seq', '=', first[1]!).where('outcome', '=', 'refused').execute();
-    await server.ctx.db.updateTable('audit_log').set({ actor: 'someone-else' }).where('seq', '=', first[1]!).execute();
-    expect((await verifyAudit(server.ctx)).fault).toEqual({ seq: first[1], problem: 'edited' });
-    await server.ctx.db.deleteFrom('audit_log').where('seq', '=', first[1]!).execute();
-    expect((await verifyAudit(server.ctx)).fault).toEqual({ seq: first[2], problem: 'broken before it' });
+    const first = (await setup.server.ctx.db.selectFrom('audit_log').select('seq').orderBy('seq').limit(3).execute()).map((r) => Number(r.seq));
+    await setup.server.ctx.db.updateTable('audit_log').set({ outcome: 'ok' }).where('seq', '=', first[1]!).where('outcome', '=', 'refused').execute();
+    await setup.server.ctx.db.updateTable('audit_log').set({ actor: 'someone-else' }).where('seq', '=', first[1]!).execute();
+    expect((await verifyAudit(setup.server.ctx)).fault).toEqual({ seq: first[1], problem: 'edited' });
+    await setup.server.ctx.db.deleteFrom('audit_log').where('seq', '=', first[1]!).execute();
+    expect((await verifyAudit(setup.server.ctx)).fault).toEqual({ seq: first[2], problem: 'broken before it' });
   });
 });

@@ -3,41 +3,37 @@
 // other accounts' subscriptions are 404 under both status paths; a charge on a subscription that
 // is not ENABLED says why; the answers hold exactly the documented fields, for API keys and bearer
 // tokens alike; Idempotency-Key replays both POSTs; the operations are in /openapi.json.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_COORDINATES, INSUFFICIENT_FUNDS_RUT, PENDING_APPROVAL_RUT } from '../../src/bank/demo-bank-scenarios.js';
 import { call, client, type JsonResponse } from '../helpers/http.js';
 import { clientCredentialsToken } from '../helpers/oauth.js';
 import { countRows } from '../helpers/payments.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { type TestAccount, useTestServer } from '../helpers/server.js';
 import { createSubscriptionOver, NEW_SUBSCRIPTION, newCharge, signAtDemoBank } from '../helpers/subscriptions.js';
 
 const SUBSCRIPTION_PATH = '/v1/automatic-payment/subscription';
 const CHARGE_PATH = '/v1/automatic-payment/charge-intent';
 
-let server: TestServer;
-let account: TestAccount;
 let production: TestAccount;
 let api: ReturnType<typeof client>;
 /** Subscriptions of `account`, one in each state that matters to a charge. */
 const subscriptions = { enabled: '', signed: '', created: '', rejected: '', otherAccounts: '' };
 
+const setup = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account();
-  production = await server.account({ developer: false });
-  api = client(server.baseUrl, account.api_key);
+  production = await setup.server.account({ developer: false });
+  api = client(setup.server.baseUrl, setup.account.api_key);
   for (const state of ['enabled', 'signed', 'created', 'rejected'] as const) subscriptions[state] = await createSubscriptionOver(api);
-  await signAtDemoBank(server.ctx, subscriptions.enabled);
-  await signAtDemoBank(server.ctx, subscriptions.signed, PENDING_APPROVAL_RUT);
-  await signAtDemoBank(server.ctx, subscriptions.rejected, INSUFFICIENT_FUNDS_RUT, DEMO_COORDINATES.fail);
-  const other = await server.account();
-  subscriptions.otherAccounts = await createSubscriptionOver(client(server.baseUrl, other.api_key));
-  await signAtDemoBank(server.ctx, subscriptions.otherAccounts);
+  await signAtDemoBank(setup.server.ctx, subscriptions.enabled);
+  await signAtDemoBank(setup.server.ctx, subscriptions.signed, PENDING_APPROVAL_RUT);
+  await signAtDemoBank(setup.server.ctx, subscriptions.rejected, INSUFFICIENT_FUNDS_RUT, DEMO_COORDINATES.fail);
+  const other = await setup.server.account();
+  subscriptions.otherAccounts = await createSubscriptionOver(client(setup.server.baseUrl, other.api_key));
+  await signAtDemoBank(setup.server.ctx, subscriptions.otherAccounts);
 });
-afterAll(async () => server?.close());
 
 const TABLES = ['subscriptions', 'payments', 'debits', 'messages'] as const;
-const rowCounts = async () => Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await countRows(server.ctx.db, t)] as const)));
+const rowCounts = async () => Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await countRows(setup.server.ctx.db, t)] as const)));
 const fieldsOf = (res: JsonResponse) => (res.body.errors as { field: string }[]).map((e) => e.field).sort();
 
 /** Posts `body` and checks the answer is a 400 naming exactly `fields`, and that nothing was written. */
@@ -102,7 +98,7 @@ describe('POST /v1/automatic-payment/subscription with a broken rule', () => {
   });
 
   it('takes every limit at its edge', async () => {
-    const before = await countRows(server.ctx.db, 'subscriptions');
+    const before = await countRows(setup.server.ctx.db, 'subscriptions');
     const res = await api.post(SUBSCRIPTION_PATH, {
       ...NEW_SUBSCRIPTION,
       name: long(255),
@@ -117,7 +113,7 @@ describe('POST /v1/automatic-payment/subscription with a broken rule', () => {
       description: long(1024),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(await countRows(server.ctx.db, 'subscriptions')).toBe(before + 1);
+    expect(await countRows(setup.server.ctx.db, 'subscriptions')).toBe(before + 1);
   });
 
   it('names every broken field at once', async () => {
@@ -137,9 +133,9 @@ describe('POST /v1/automatic-payment/subscription with a broken rule', () => {
   });
 
   it("refuses a production account's private notify_url, naming it with the other broken fields", async () => {
-    const res = await refused(SUBSCRIPTION_PATH, { ...NEW_SUBSCRIPTION, notify_url: 'http://10.0.0.7/subscription', name: long(256) }, ['name', 'notify_url'], client(server.baseUrl, production.api_key));
+    const res = await refused(SUBSCRIPTION_PATH, { ...NEW_SUBSCRIPTION, notify_url: 'http://10.0.0.7/subscription', name: long(256) }, ['name', 'notify_url'], client(setup.server.baseUrl, production.api_key));
     expect(res.body.errors.find((e: { field: string }) => e.field === 'notify_url').message).toMatch(/private address/);
-    await refused(SUBSCRIPTION_PATH, { ...NEW_SUBSCRIPTION, notify_url: 'http://localhost:8080/subscription' }, ['notify_url'], client(server.baseUrl, production.api_key));
+    await refused(SUBSCRIPTION_PATH, { ...NEW_SUBSCRIPTION, notify_url: 'http://localhost:8080/subscription' }, ['notify_url'], client(setup.server.baseUrl, production.api_key));
     // A developer-mode account may aim it at its own machine.
     expect((await api.post(SUBSCRIPTION_PATH, { ...NEW_SUBSCRIPTION, notify_url: 'http://127.0.0.1:9/subscription' })).status).toBe(200);
   });
@@ -212,7 +208,7 @@ describe('POST /v1/automatic-payment/charge-intent with a broken rule', () => {
   });
 
   it("refuses a production account's private notify_url and error_response_url", async () => {
-    const productionApi = client(server.baseUrl, production.api_key);
+    const productionApi = client(setup.server.baseUrl, production.api_key);
     const subscriptionId = await createSubscriptionOver(productionApi);
     const res = await refused(CHARGE_PATH, newCharge(subscriptionId, { notify_url: 'http://192.168.1.10/charge', error_response_url: 'http://[::1]/error' }), ['subscription_id', 'notify_url', 'error_response_url'], productionApi);
     expect(res.body.errors.find((e: { field: string }) => e.field === 'notify_url').message).toMatch(/private address/);
@@ -244,7 +240,7 @@ describe('reading a subscription', () => {
   });
 
   it('says developer false and no-bank for a production account before signing, with its service_reference', async () => {
-    const productionApi = client(server.baseUrl, production.api_key);
+    const productionApi = client(setup.server.baseUrl, production.api_key);
     const id = await createSubscriptionOver(productionApi, { service_reference: '12345678K' });
     for (const path of paths) {
       expect((await productionApi.get(path(id))).body).toEqual({ subscription_id: id, status: 'DISABLED', developer: false, customer_bank_code: 'no-bank', service_reference: '12345678K' });
@@ -268,7 +264,7 @@ describe('answers and credentials', () => {
   it('answers a create with exactly subscription_id (a UUID) and its redirect_url', async () => {
     const res = await api.post(SUBSCRIPTION_PATH, NEW_SUBSCRIPTION);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ subscription_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/), redirect_url: `${server.baseUrl}/pac-manager/${res.body.subscription_id}` });
+    expect(res.body).toEqual({ subscription_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/), redirect_url: `${setup.server.baseUrl}/pac-manager/${res.body.subscription_id}` });
   });
 
   it('answers a charge intent with exactly a 12-character payment_id, which reads as a payment', async () => {
@@ -280,39 +276,39 @@ describe('answers and credentials', () => {
   });
 
   it('refuses calls without credentials', async () => {
-    expect((await call(server.baseUrl, 'POST', SUBSCRIPTION_PATH, { body: NEW_SUBSCRIPTION })).status).toBe(401);
-    expect((await call(server.baseUrl, 'POST', CHARGE_PATH, { body: newCharge(subscriptions.enabled) })).status).toBe(401);
-    expect((await call(server.baseUrl, 'GET', `${SUBSCRIPTION_PATH}/${subscriptions.enabled}`)).status).toBe(401);
+    expect((await call(setup.server.baseUrl, 'POST', SUBSCRIPTION_PATH, { body: NEW_SUBSCRIPTION })).status).toBe(401);
+    expect((await call(setup.server.baseUrl, 'POST', CHARGE_PATH, { body: newCharge(subscriptions.enabled) })).status).toBe(401);
+    expect((await call(setup.server.baseUrl, 'GET', `${SUBSCRIPTION_PATH}/${subscriptions.enabled}`)).status).toBe(401);
   });
 
   it('works with a bearer token as the token’s account', async () => {
-    const headers = { authorization: `Bearer ${await clientCredentialsToken(server, account)}` };
-    const created = await call(server.baseUrl, 'POST', SUBSCRIPTION_PATH, { headers, body: NEW_SUBSCRIPTION });
+    const headers = { authorization: `Bearer ${await clientCredentialsToken(setup.server, setup.account)}` };
+    const created = await call(setup.server.baseUrl, 'POST', SUBSCRIPTION_PATH, { headers, body: NEW_SUBSCRIPTION });
     expect(created.status).toBe(200);
-    const read = await call(server.baseUrl, 'GET', `/v1/automatic-payment/subscription-status?subscription_id=${created.body.subscription_id}`, { headers });
+    const read = await call(setup.server.baseUrl, 'GET', `/v1/automatic-payment/subscription-status?subscription_id=${created.body.subscription_id}`, { headers });
     expect(read.body).toMatchObject({ subscription_id: created.body.subscription_id, status: 'DISABLED' });
-    const charged = await call(server.baseUrl, 'POST', CHARGE_PATH, { headers, body: newCharge(subscriptions.enabled) });
+    const charged = await call(setup.server.baseUrl, 'POST', CHARGE_PATH, { headers, body: newCharge(subscriptions.enabled) });
     expect(charged.status).toBe(200);
-    expect((await api.get(`/v3/payments/${charged.body.payment_id}`)).body.receiver_id).toBe(account.receiver_id);
-    expect((await call(server.baseUrl, 'GET', `${SUBSCRIPTION_PATH}/${subscriptions.otherAccounts}`, { headers })).status).toBe(404);
+    expect((await api.get(`/v3/payments/${charged.body.payment_id}`)).body.receiver_id).toBe(setup.account.receiver_id);
+    expect((await call(setup.server.baseUrl, 'GET', `${SUBSCRIPTION_PATH}/${subscriptions.otherAccounts}`, { headers })).status).toBe(404);
   });
 });
 
 describe('Idempotency-Key', () => {
   it('replays a subscription create and writes it once', async () => {
-    const before = await countRows(server.ctx.db, 'subscriptions');
+    const before = await countRows(setup.server.ctx.db, 'subscriptions');
     const first = await api.post(SUBSCRIPTION_PATH, NEW_SUBSCRIPTION, { 'idempotency-key': 'sub-1' });
     const second = await api.post(SUBSCRIPTION_PATH, NEW_SUBSCRIPTION, { 'idempotency-key': 'sub-1' });
     expect(first.status).toBe(200);
     expect(second.status).toBe(200);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(second.body).toEqual(first.body);
-    expect(await countRows(server.ctx.db, 'subscriptions')).toBe(before + 1);
+    expect(await countRows(setup.server.ctx.db, 'subscriptions')).toBe(before + 1);
     expect((await api.post(SUBSCRIPTION_PATH, { ...NEW_SUBSCRIPTION, max_amount: 1 }, { 'idempotency-key': 'sub-1' })).status).toBe(422);
   });
 
   it('replays a charge intent and writes one payment and one debit, even when sent at once', async () => {
-    const before = { payments: await countRows(server.ctx.db, 'payments'), debits: await countRows(server.ctx.db, 'debits') };
+    const before = { payments: await countRows(setup.server.ctx.db, 'payments'), debits: await countRows(setup.server.ctx.db, 'debits') };
     const body = newCharge(subscriptions.enabled, { transaction_id: 'INV-idem' });
     const answers = await Promise.all(Array.from({ length: 6 }, () => api.post(CHARGE_PATH, body, { 'idempotency-key': 'charge-1' })));
     expect(answers.every((r) => r.status === 200 || r.status === 409)).toBe(true);
@@ -320,8 +316,8 @@ describe('Idempotency-Key', () => {
     const later = await api.post(CHARGE_PATH, body, { 'idempotency-key': 'charge-1' });
     expect(later.headers.get('idempotent-replayed')).toBe('true');
     expect(later.body).toEqual(answers.find((r) => r.status === 200)!.body);
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before.payments + 1);
-    expect(await countRows(server.ctx.db, 'debits')).toBe(before.debits + 1);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before.payments + 1);
+    expect(await countRows(setup.server.ctx.db, 'debits')).toBe(before.debits + 1);
   });
 
   it('releases the key of a refused charge intent, so the corrected one runs', async () => {
@@ -335,7 +331,7 @@ describe('Idempotency-Key', () => {
 
 describe('/openapi.json', () => {
   it('describes the three operations (and the older status path) with their fields', async () => {
-    const doc = (await call(server.baseUrl, 'GET', '/openapi.json')).body;
+    const doc = (await call(setup.server.baseUrl, 'GET', '/openapi.json')).body;
     const create = doc.paths[SUBSCRIPTION_PATH].post;
     expect(create.tags).toEqual(['Automatic payments']);
     expect(Object.keys(create.responses)).toContain('200');

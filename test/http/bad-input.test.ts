@@ -1,21 +1,15 @@
 // Malformed requests get clear 4xx answers in the contract's shape, never a 500, and write nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call } from '../helpers/http.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let account: TestAccount;
 
-beforeAll(async () => {
-  server = await startTestServer({ BODY_LIMIT: String(64 * 1024) });
-  account = await server.account();
-});
-afterAll(async () => server?.close());
+const setup = useTestServer({ BODY_LIMIT: String(64 * 1024) });
 
 async function post(rawBody: string | undefined, contentType?: string) {
   const headers: Record<string, string> = contentType ? { 'content-type': contentType } : {};
-  return call(server.baseUrl, 'POST', '/v3/payments', { apiKey: account.api_key, rawBody, headers });
+  return call(setup.server.baseUrl, 'POST', '/v3/payments', { apiKey: setup.account.api_key, rawBody, headers });
 }
 
 describe('bad requests', () => {
@@ -28,17 +22,17 @@ describe('bad requests', () => {
     ['plain text', 'amount 1000', 'text/plain', 415],
     ['no body at all', undefined, undefined, 400],
   ] as const)('%s → %s', async (_d, body, type, status) => {
-    const before = await countRows(server.ctx.db, 'payments');
+    const before = await countRows(setup.server.ctx.db, 'payments');
     const res = await post(body, type);
     expect(res.status).toBe(status);
     expect(res.body).toMatchObject({ status, message: expect.any(String) });
     // A body that cannot be read is named as such; no body at all leaves required fields missing.
     if (status === 400) expect(res.body.errors[0].field).toBe(body === undefined ? 'amount' : 'body');
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before);
   });
 
   it('answers a URL with a broken escape in the service error shape', async () => {
-    const res = await call(server.baseUrl, 'GET', '/v3/payments/%E0%A4%A', { apiKey: account.api_key });
+    const res = await call(setup.server.baseUrl, 'GET', '/v3/payments/%E0%A4%A', { apiKey: setup.account.api_key });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ status: 400, message: expect.stringContaining('Malformed URL') });
   });
@@ -55,21 +49,21 @@ describe('bad requests', () => {
   });
 
   it('answers unknown routes with 404 in the same shape', async () => {
-    const res = await call(server.baseUrl, 'GET', '/v3/nothing-here', { apiKey: account.api_key });
+    const res = await call(setup.server.baseUrl, 'GET', '/v3/nothing-here', { apiKey: setup.account.api_key });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ status: 404, message: expect.any(String) });
   });
 
   it('refuses payment ids longer than the contract allows', async () => {
-    const res = await call(server.baseUrl, 'GET', `/v3/payments/${'a'.repeat(256)}`, { apiKey: account.api_key });
+    const res = await call(setup.server.baseUrl, 'GET', `/v3/payments/${'a'.repeat(256)}`, { apiKey: setup.account.api_key });
     expect(res.status).toBe(400);
     expect(res.body.errors[0].field).toBe('id');
   });
 
   it('tags every answer with a request id, taking a sane one from the client', async () => {
-    const given = await call(server.baseUrl, 'GET', '/v3/banks', { apiKey: account.api_key, headers: { 'x-request-id': 'trace-123' } });
+    const given = await call(setup.server.baseUrl, 'GET', '/v3/banks', { apiKey: setup.account.api_key, headers: { 'x-request-id': 'trace-123' } });
     expect(given.headers.get('x-request-id')).toBe('trace-123');
-    const odd = await call(server.baseUrl, 'GET', '/v3/banks', { apiKey: account.api_key, headers: { 'x-request-id': 'bad id with spaces' } });
+    const odd = await call(setup.server.baseUrl, 'GET', '/v3/banks', { apiKey: setup.account.api_key, headers: { 'x-request-id': 'bad id with spaces' } });
     expect(odd.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
@@ -80,29 +74,29 @@ describe('a JSON member given twice', () => {
     ['a nested member given twice', '/v3/payments', '{"amount":1000,"currency":"CLP","subject":"x","custom":{"a":1,"a":2}}', 'custom.a'],
     ['the same name escaped differently', '/v3/payments', '{"amount":1000,"currency":"CLP","subject":"x","\\u0073ubject":"y"}', 'subject'],
   ])('%s is refused naming it, nothing written', async (_d, path, rawBody, field) => {
-    const before = await countRows(server.ctx.db, 'payments');
-    const res = await call(server.baseUrl, 'POST', path, { apiKey: account.api_key, rawBody, headers: { 'content-type': 'application/json' } });
+    const before = await countRows(setup.server.ctx.db, 'payments');
+    const res = await call(setup.server.baseUrl, 'POST', path, { apiKey: setup.account.api_key, rawBody, headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ status: 400, errors: [{ field, message: 'must be given once' }] });
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before);
   });
 
   it('a refund whose amount is given twice is refused, nothing refunded', async () => {
-    const refunding = await server.account({ features: { refunds: true } });
-    const created = await call(server.baseUrl, 'POST', '/v3/payments', { apiKey: refunding.api_key, body: { amount: 5000, currency: 'CLP', subject: 'Refund twice' } });
-    await payByTransfer(server.ctx, refunding.merchant, created.body.payment_id);
-    const before = await countRows(server.ctx.db, 'refunds');
-    const res = await call(server.baseUrl, 'POST', `/v3/payments/${created.body.payment_id}/refunds`, { apiKey: refunding.api_key, rawBody: '{"amount":-100,"amount":4000}', headers: { 'content-type': 'application/json' } });
+    const refunding = await setup.server.account({ features: { refunds: true } });
+    const created = await call(setup.server.baseUrl, 'POST', '/v3/payments', { apiKey: refunding.api_key, body: { amount: 5000, currency: 'CLP', subject: 'Refund twice' } });
+    await payByTransfer(setup.server.ctx, refunding.merchant, created.body.payment_id);
+    const before = await countRows(setup.server.ctx.db, 'refunds');
+    const res = await call(setup.server.baseUrl, 'POST', `/v3/payments/${created.body.payment_id}/refunds`, { apiKey: refunding.api_key, rawBody: '{"amount":-100,"amount":4000}', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'amount', message: 'must be given once' }]);
-    expect(await countRows(server.ctx.db, 'refunds')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'refunds')).toBe(before);
   });
 
   it('on v1 automatic payments and v2 JSON too', async () => {
-    const subscription = await call(server.baseUrl, 'POST', '/v1/automatic-payment/subscription', { apiKey: account.api_key, rawBody: '{"a":1,"a":2}', headers: { 'content-type': 'application/json' } });
+    const subscription = await call(setup.server.baseUrl, 'POST', '/v1/automatic-payment/subscription', { apiKey: setup.account.api_key, rawBody: '{"a":1,"a":2}', headers: { 'content-type': 'application/json' } });
     expect(subscription.status).toBe(400);
     expect(subscription.body.errors).toEqual([{ field: 'a', message: 'must be given once' }]);
-    const v2 = await call(server.baseUrl, 'POST', '/2.0/payments/x/refunds', { apiKey: account.api_key, rawBody: '{"amount":1,"amount":2}', headers: { 'content-type': 'application/json' } });
+    const v2 = await call(setup.server.baseUrl, 'POST', '/2.0/payments/x/refunds', { apiKey: setup.account.api_key, rawBody: '{"amount":1,"amount":2}', headers: { 'content-type': 'application/json' } });
     expect(v2.status).toBe(400);
     expect(v2.body.errors).toEqual([{ field: 'amount', message: 'must be given once' }]);
   });

@@ -16,7 +16,7 @@ let bank: ScriptedBank;
 
 beforeAll(async () => {
   server = await startTestServer();
-  bank = new ScriptedBank(BANK);
+  bank = new ScriptedBank(server.ctx.banks, BANK);
   bank.signIn = ANY_PAYER;
 });
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { updateMerchant } from '../../src/app/update-merchant.js';
 import { client } from '../helpers/http.js';
 import { basicAuth, formPost } from '../helpers/oauth.js';
 import { csrfOf, PayerSession } from '../helpers/payer-session.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CHOSEN_PASSWORD, startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { v2Client } from '../helpers/v2-clients.js';
 
 const HOUR = 3_600_000;
@@ -36,7 +36,7 @@ function timePasses(ms: number): void {
 describe('the API key', () => {
   it('rotated from the dashboard with 24 hours of grace: both keys work, then only the new one', async () => {
     const account = await server.account();
-    const owner = await addDashboardUser(server.ctx, account.receiver_id, { email: 'keys@rotation.test' });
+    const owner = await addDashboardUser(server.ctx, account.receiver_id, { password: CHOSEN_PASSWORD, email: 'keys@rotation.test' });
     const session = new PayerSession(server.baseUrl);
     await session.post('/dashboard/sign-in', { _csrf: csrfOf(await session.get('/dashboard/sign-in')), email: owner.email, password: owner.password });
     const page = await session.get('/dashboard/settings');

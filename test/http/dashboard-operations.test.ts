@@ -13,7 +13,7 @@ import { client } from '../helpers/http.js';
 import { startReceiver, type Receiver } from '../helpers/notification-receiver.js';
 import { issueOperation, NEW_DESCRIPTOR, runThroughPages } from '../helpers/operations.js';
 import { csrfOf, type PageResponse, PayerSession, titleOf } from '../helpers/payer-session.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CHOSEN_PASSWORD, startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 const OPERATIONS = '/dashboard/operations';
 const XSS = '<script>alert(1)</script><img src=x onerror=alert(2)>"\'';
@@ -39,7 +39,7 @@ let users = 0;
 
 /** A signed-in session of a new dashboard user of `owner`. */
 async function signedIn(owner: TestAccount): Promise<PayerSession> {
-  const user = await addDashboardUser(server.ctx, owner.receiver_id, { email: `user${++users}@shop.test` });
+  const user = await addDashboardUser(server.ctx, owner.receiver_id, { password: CHOSEN_PASSWORD, email: `user${++users}@shop.test` });
   const session = new PayerSession(server.baseUrl);
   const form = await session.get('/dashboard/sign-in');
   const answer = await session.post('/dashboard/sign-in', { _csrf: csrfOf(form), email: user.email, password: user.password });

@@ -12,7 +12,7 @@ import type { DashboardRole } from '../../src/domain/dashboard-roles.js';
 import { payByTransfer } from '../helpers/payments.js';
 import { csrfOf, type PageResponse, PayerSession } from '../helpers/payer-session.js';
 import { startReceiver, type Receiver } from '../helpers/notification-receiver.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CHOSEN_PASSWORD, startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 const SIGN_IN = '/dashboard/sign-in';
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
   server = await startTestServer();
   hooks = await startReceiver();
   account = await server.account({ features: { refunds: true }, notifyUrl: hooks.url });
-  for (const role of ['owner', 'developer', 'viewer'] as const) users[role] = await addDashboardUser(server.ctx, account.receiver_id, { email: `${role}@roles.test`, role });
+  for (const role of ['owner', 'developer', 'viewer'] as const) users[role] = await addDashboardUser(server.ctx, account.receiver_id, { password: CHOSEN_PASSWORD, email: `${role}@roles.test`, role });
 });
 afterAll(async () => {
   await hooks?.close();
@@ -157,7 +157,7 @@ describe('the pages offer only the forms the role may use', () => {
 
 describe('sessions', () => {
   it('a role change ends every session of the user: they sign in again under the new role', async () => {
-    const person = await addDashboardUser(server.ctx, account.receiver_id, { email: 'promoted@roles.test', role: 'viewer' });
+    const person = await addDashboardUser(server.ctx, account.receiver_id, { password: CHOSEN_PASSWORD, email: 'promoted@roles.test', role: 'viewer' });
     const session = await signedIn(person);
     expect((await session.get('/dashboard')).status).toBe(200);
     await changeDashboardRole(server.ctx, person.email, 'developer');
@@ -168,27 +168,27 @@ describe('sessions', () => {
   });
 
   it('changing one\'s own password checks the current one, ends every other session and keeps this browser signed in', async () => {
-    const person = await addDashboardUser(server.ctx, account.receiver_id, { email: 'new-password@roles.test', role: 'viewer' });
+    const person = await addDashboardUser(server.ctx, account.receiver_id, { password: CHOSEN_PASSWORD, email: 'new-password@roles.test', role: 'viewer' });
     const [here, elsewhere] = [await signedIn(person), await signedIn(person)];
     const change = (fields: Record<string, string>) => post(here, '/dashboard/settings', '/dashboard/settings/password', fields);
-    const wrong = await change({ current: 'not-it', next: 'a-new-password' });
+    const wrong = await change({ current: 'not-it', next: 'Heron-Basalt-Cedar-31' });
     expect(wrong.status).toBe(401);
     expect(wrong.html).toContain('La contraseña actual no es correcta. No se cambió nada.');
     expect((await change({ current: person.password, next: 'short' })).status).toBe(400);
     expect((await elsewhere.get('/dashboard')).status).toBe(200);
 
-    const changed = await change({ current: person.password, next: 'a-new-password' });
+    const changed = await change({ current: person.password, next: 'Heron-Basalt-Cedar-31' });
     expect(changed.status).toBe(303);
     expect(changed.location).toBe('/dashboard/settings?done=password');
     expect((await here.get('/dashboard/settings?done=password')).html).toContain('Contraseña cambiada.');
     expect((await elsewhere.get('/dashboard')).location).toBe(SIGN_IN);
-    await signedIn({ email: person.email, password: 'a-new-password' });
+    await signedIn({ email: person.email, password: 'Heron-Basalt-Cedar-31' });
     const old = new PayerSession(server.baseUrl);
     expect((await old.post(SIGN_IN, { _csrf: csrfOf(await old.get(SIGN_IN)), email: person.email, password: person.password })).status).toBe(401);
   });
 
   it("sign out everywhere ends every session of the user, and no one else's", async () => {
-    const person = await addDashboardUser(server.ctx, account.receiver_id, { email: 'laptop-lost@roles.test', role: 'viewer' });
+    const person = await addDashboardUser(server.ctx, account.receiver_id, { password: CHOSEN_PASSWORD, email: 'laptop-lost@roles.test', role: 'viewer' });
     const [laptop, phone, colleague] = [await signedIn(person), await signedIn(person), await signedIn(users.owner)];
     const answer = await post(phone, '/dashboard', '/dashboard/sign-out-everywhere');
     expect(answer.status).toBe(303);

@@ -2,37 +2,33 @@
 // rate limits, sessions that end for good on sign-out or a password reset), the pages of one
 // account's data and never another's, the payment actions and the ones its state forbids, the
 // settings' credentials, and escaping of every merchant- and payer-provided value.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addDashboardUser, type DashboardCredentials } from '../../src/app/add-dashboard-user.js';
 import { resetDashboardPassword } from '../../src/app/reset-dashboard-password.js';
 import { SIGN_IN_THROTTLES } from '../../src/domain/sign-in-throttle.js';
 import { reconciledPayment } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { csrfOf, type PageResponse, PayerSession, titleOf } from '../helpers/payer-session.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CHOSEN_PASSWORD, type TestAccount, useTestServer } from '../helpers/server.js';
 import { createSubscriptionOver } from '../helpers/subscriptions.js';
 
 const SIGN_IN = '/dashboard/sign-in';
 const SESSION_COOKIE = 'quipu_session';
 const XSS = '<script>alert(1)</script><img src=x onerror=alert(2)>"\'';
 
-let server: TestServer;
-let account: TestAccount;
 let other: TestAccount;
 let user: DashboardCredentials;
 
+const setup = useTestServer({}, { name: `Shop ${XSS}`, features: { refunds: true } });
 beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account({ name: `Shop ${XSS}`, features: { refunds: true } });
-  other = await server.account({ name: 'Other shop' });
-  user = await addDashboardUser(server.ctx, account.receiver_id, { email: 'Owner@Shop.test' });
+  other = await setup.server.account({ name: 'Other shop' });
+  user = await addDashboardUser(setup.server.ctx, setup.account.receiver_id, { password: CHOSEN_PASSWORD, email: 'Owner@Shop.test' });
 });
-afterAll(async () => server?.close());
 
-const api = (key = account.api_key) => client(server.baseUrl, key);
+const api = (key = setup.account.api_key) => client(setup.server.baseUrl, key);
 
 async function signIn(credentials: { email: string; password: string } = user): Promise<{ session: PayerSession; answer: PageResponse }> {
-  const session = new PayerSession(server.baseUrl);
+  const session = new PayerSession(setup.server.baseUrl);
   const form = await session.get(SIGN_IN);
   const answer = await session.post(SIGN_IN, { _csrf: csrfOf(form), email: credentials.email, password: credentials.password });
   return { session, answer };
@@ -44,7 +40,7 @@ async function signedIn(): Promise<PayerSession> {
   return session;
 }
 
-async function newPayment(fields: Record<string, unknown> = {}, key = account.api_key): Promise<string> {
+async function newPayment(fields: Record<string, unknown> = {}, key = setup.account.api_key): Promise<string> {
   const created = await api(key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Order 42', ...fields });
   expect(created.status).toBe(200);
   return created.body.payment_id;
@@ -57,7 +53,7 @@ const statusOf = async (id: string) => (await api().get(`/v3/payments/${id}`)).b
 
 describe('signing in', () => {
   it('answers / with the dashboard, and its pages with the sign-in form until signed in', async () => {
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     const root = await session.get('/');
     expect(root.status).toBe(303);
     expect(root.location).toBe('/dashboard');
@@ -87,7 +83,7 @@ describe('signing in', () => {
   });
 
   it('refuses a sign-in without the form’s token', async () => {
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     await session.get(SIGN_IN);
     const forged = await session.post(SIGN_IN, { email: user.email, password: user.password });
     expect(forged.status).toBe(403);
@@ -95,12 +91,12 @@ describe('signing in', () => {
     expect(session.cookies.has(SESSION_COOKIE)).toBe(false);
   });
 
-  it('gives an HttpOnly, SameSite=Lax session cookie scoped to the dashboard, whatever the case of the email typed', async () => {
+  it('gives an HttpOnly, SameSite=Lax session cookie, whatever the case of the email typed', async () => {
     const { session, answer } = await signIn({ email: 'OWNER@shop.TEST', password: user.password });
     expect(answer.status).toBe(303);
     expect(answer.location).toBe('/dashboard');
     const cookie = answer.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`))!;
-    expect(cookie).toContain('Path=/dashboard');
+    expect(cookie).toContain('Path=/;');
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Lax');
     expect(cookie).not.toContain('Secure');
@@ -108,7 +104,7 @@ describe('signing in', () => {
     expect(home.status).toBe(200);
     expect(home.html).toContain('owner@shop.test');
     // Only its hash is stored: the cookie's token is nowhere in the database.
-    const stored = await server.ctx.db.selectFrom('dashboard_sessions').select('token_hash').execute();
+    const stored = await setup.server.ctx.db.selectFrom('dashboard_sessions').select('token_hash').execute();
     expect(stored.map((s) => s.token_hash)).not.toContain(session.cookies.get(SESSION_COOKIE));
   });
 
@@ -122,7 +118,7 @@ describe('signing in', () => {
     expect(out.location).toBe(SIGN_IN);
     expect((await session.get('/dashboard')).location).toBe(SIGN_IN);
     // The same cookie, kept by whoever copied it, and a form of the old session replayed with it.
-    const replay = new PayerSession(server.baseUrl);
+    const replay = new PayerSession(setup.server.baseUrl);
     replay.cookies.set(SESSION_COOKIE, stolenCookie);
     for (const [name, value] of session.cookies) if (name !== SESSION_COOKIE) replay.cookies.set(name, value);
     expect((await replay.get(`/dashboard/payments/${id}`)).location).toBe(SIGN_IN);
@@ -133,7 +129,7 @@ describe('signing in', () => {
   });
 
   it('slows wrong passwords from one address for one email: past the free ones even the right one waits, told how long', async () => {
-    const victim = await addDashboardUser(server.ctx, account.receiver_id, { email: 'victim@shop.test' });
+    const victim = await addDashboardUser(setup.server.ctx, setup.account.receiver_id, { password: CHOSEN_PASSWORD, email: 'victim@shop.test' });
     for (let i = 0; i < SIGN_IN_THROTTLES.pair.free; i++) expect((await signIn({ email: victim.email, password: `guess-${i}` })).answer.status).toBe(401);
     const limited = await signIn(victim);
     expect(limited.answer.status).toBe(429);
@@ -145,10 +141,10 @@ describe('signing in', () => {
   });
 
   it('ends every session of a user whose password is reset, and takes the new password only', async () => {
-    const person = await addDashboardUser(server.ctx, account.receiver_id, { email: 'reset@shop.test' });
+    const person = await addDashboardUser(setup.server.ctx, setup.account.receiver_id, { password: CHOSEN_PASSWORD, email: 'reset@shop.test' });
     const { session } = await signIn(person);
     expect((await session.get('/dashboard')).status).toBe(200);
-    const renewed = await resetDashboardPassword(server.ctx, 'Reset@Shop.test');
+    const renewed = await resetDashboardPassword(setup.server.ctx, 'Reset@Shop.test');
     expect(renewed.password).not.toBe(person.password);
     expect((await session.get('/dashboard')).location).toBe(SIGN_IN);
     expect((await signIn(person)).answer.status).toBe(401);
@@ -160,8 +156,8 @@ describe("one account's data", () => {
   it("answers another account's payment, event, subscription and email with a 404 page", async () => {
     const session = await signedIn();
     const theirPayment = await newPayment({ payer_email: 'p@example.com', payer_name: 'P', send_email: true }, other.api_key);
-    const theirEvent = (await server.ctx.db.selectFrom('messages').select('message_id').where('subject_id', '=', theirPayment).executeTakeFirstOrThrow()).message_id;
-    const theirSubscription = await createSubscriptionOver(client(server.baseUrl, other.api_key));
+    const theirEvent = (await setup.server.ctx.db.selectFrom('messages').select('message_id').where('subject_id', '=', theirPayment).executeTakeFirstOrThrow()).message_id;
+    const theirSubscription = await createSubscriptionOver(client(setup.server.baseUrl, other.api_key));
     for (const path of [
       `/dashboard/payments/${theirPayment}`,
       `/dashboard/events/${theirEvent}`,
@@ -180,7 +176,7 @@ describe("one account's data", () => {
     expect(refused.status).toBe(404);
     const resend = await submit(session, page, `/dashboard/events/${theirEvent}/resend`);
     expect(resend.status).toBe(404);
-    expect((await client(server.baseUrl, other.api_key).get(`/v3/payments/${theirPayment}`)).body.status).toBe('pending');
+    expect((await client(setup.server.baseUrl, other.api_key).get(`/v3/payments/${theirPayment}`)).body.status).toBe('pending');
     const list = await session.get(`/dashboard/payments?q=${theirPayment}`);
     expect(list.html).toContain('Ningún pago coincide.');
     expect(list.html).not.toContain(`/dashboard/payments/${theirPayment}`);
@@ -247,7 +243,7 @@ describe('payments', () => {
     expect(refund.html).toContain('No se hizo nada:');
     expect((await api().get(`/v3/payments/${pending}`)).body.status_detail).toBe('pending');
     // Confirmation is not contracted by this account.
-    const paid = await reconciledPayment(server, account);
+    const paid = await reconciledPayment(setup.server, setup.account);
     const confirm = await submit(session, page, `/dashboard/payments/${paid.paymentId}/confirm`);
     expect(confirm.status).toBe(403);
     expect(confirm.html).toContain('Payment confirmation is not contracted');
@@ -291,11 +287,11 @@ describe('payments', () => {
 
 describe('home', () => {
   it("shows today's and the last 30 days' payments per currency with an SVG chart", async () => {
-    const fresh = await server.account({ name: 'Fresh' });
-    const person = await addDashboardUser(server.ctx, fresh.receiver_id, { email: 'fresh@shop.test' });
+    const fresh = await setup.server.account({ name: 'Fresh' });
+    const person = await addDashboardUser(setup.server.ctx, fresh.receiver_id, { password: CHOSEN_PASSWORD, email: 'fresh@shop.test' });
     const { session } = await signIn(person);
     expect((await session.get('/dashboard')).html).toContain('Aún no hay pagos.');
-    await reconciledPayment(server, fresh, { amount: 1500 });
+    await reconciledPayment(setup.server, fresh, { amount: 1500 });
     await newPayment({ amount: 700 }, fresh.api_key);
     const home = await session.get('/dashboard');
     expect(home.status).toBe(200);
@@ -326,8 +322,8 @@ describe('events', () => {
 
 describe('settings', () => {
   it('reveals the API key only on a POST, and rotates it only with the confirmation', async () => {
-    const owned = await server.account({ name: 'Keys' });
-    const person = await addDashboardUser(server.ctx, owned.receiver_id, { email: 'keys@shop.test' });
+    const owned = await setup.server.account({ name: 'Keys' });
+    const person = await addDashboardUser(setup.server.ctx, owned.receiver_id, { password: CHOSEN_PASSWORD, email: 'keys@shop.test' });
     const { session } = await signIn(person);
     const page = await session.get('/dashboard/settings');
     expect(page.html).not.toContain(owned.api_key);
@@ -338,25 +334,25 @@ describe('settings', () => {
 
     const unconfirmed = await submit(session, page, '/dashboard/settings/rotate-key');
     expect(unconfirmed.status).toBe(400);
-    expect((await client(server.baseUrl, owned.api_key).get('/v3/banks')).status).toBe(200);
+    expect((await client(setup.server.baseUrl, owned.api_key).get('/v3/banks')).status).toBe(200);
     const rotated = await submit(session, page, '/dashboard/settings/rotate-key', { confirm: 'yes' });
     expect(rotated.status).toBe(200);
     const newKey = /id="api-key">([0-9a-f-]{36})</.exec(rotated.html)![1]!;
     expect(newKey).not.toBe(owned.api_key);
-    expect((await client(server.baseUrl, newKey).get('/v3/banks')).status).toBe(200);
-    expect((await client(server.baseUrl, owned.api_key).get('/v3/banks')).status).toBe(401);
+    expect((await client(setup.server.baseUrl, newKey).get('/v3/banks')).status).toBe(200);
+    expect((await client(setup.server.baseUrl, owned.api_key).get('/v3/banks')).status).toBe(401);
   });
 
   it('saves the account URLs and redirect URIs, and with a bad field saves nothing', async () => {
-    const owned = await server.account({ name: 'Urls' });
-    const person = await addDashboardUser(server.ctx, owned.receiver_id, { email: 'urls@shop.test' });
+    const owned = await setup.server.account({ name: 'Urls' });
+    const person = await addDashboardUser(setup.server.ctx, owned.receiver_id, { password: CHOSEN_PASSWORD, email: 'urls@shop.test' });
     const { session } = await signIn(person);
     const page = await session.get('/dashboard/settings');
     const bad = await submit(session, page, '/dashboard/settings', { notify_url: 'not a url', notify_api_version: '1.3', rendition_url: 'ftp://x', redirect_uris: '' });
     expect(bad.status).toBe(400);
     expect(bad.html).toContain('Revisa los campos marcados');
     expect(bad.html).toContain('value="not a url"');
-    expect((await server.ctx.merchants.byReceiverId(owned.receiver_id))!.notifyApiVersion).toBe('3.0');
+    expect((await setup.server.ctx.merchants.byReceiverId(owned.receiver_id))!.notifyApiVersion).toBe('3.0');
     const saved = await submit(session, page, '/dashboard/settings', {
       notify_url: 'https://shop.example/notify',
       notify_api_version: '1.3',
@@ -367,7 +363,7 @@ describe('settings', () => {
     const after = await session.get(saved.location!);
     expect(after.html).toContain('value="https://shop.example/notify"');
     expect(after.html).toContain('https://shop.example/callback\nhttps://shop.example/other</textarea>');
-    expect((await server.ctx.merchants.byReceiverId(owned.receiver_id))!.notifyApiVersion).toBe('1.3');
+    expect((await setup.server.ctx.merchants.byReceiverId(owned.receiver_id))!.notifyApiVersion).toBe('1.3');
   });
 });
 
@@ -391,7 +387,7 @@ describe('developer mode', () => {
     const session = await signedIn();
     const page = await session.get('/dashboard/developer');
     for (const id of ['transfer-pays', 'mandate-enabled', 'charge-refused']) expect(page.html).toContain(`action="/dashboard/developer/scenarios/${id}/run"`);
-    const subjects = async () => (await server.ctx.db.selectFrom('payments').select('subject').where('receiver_id', '=', account.receiver_id).execute()).map((p) => p.subject);
+    const subjects = async () => (await setup.server.ctx.db.selectFrom('payments').select('subject').where('receiver_id', '=', setup.account.receiver_id).execute()).map((p) => p.subject);
 
     const forged = await session.post('/dashboard/developer/scenarios/transfer-pays/run', {});
     expect(forged.status).toBe(403);
@@ -423,19 +419,19 @@ describe('developer mode', () => {
   });
 
   it("refuses to run a scenario for a production account's user", async () => {
-    const production = await server.account({ developer: false, name: 'Production shop' });
-    const owner = await addDashboardUser(server.ctx, production.receiver_id, { email: 'owner@production.test' });
+    const production = await setup.server.account({ developer: false, name: 'Production shop' });
+    const owner = await addDashboardUser(setup.server.ctx, production.receiver_id, { password: CHOSEN_PASSWORD, email: 'owner@production.test' });
     const { session } = await signIn(owner);
     const page = await session.get('/dashboard');
     const refused = await submit(session, page, '/dashboard/developer/scenarios/transfer-pays/run');
     expect(refused.status).toBe(403);
-    expect(await server.ctx.db.selectFrom('payments').select('payment_id').where('receiver_id', '=', production.receiver_id).execute()).toEqual([]);
+    expect(await setup.server.ctx.db.selectFrom('payments').select('payment_id').where('receiver_id', '=', production.receiver_id).execute()).toEqual([]);
   });
 
   it('shows each email of the inbox as the payer sees it, in a sandboxed frame', async () => {
     const session = await signedIn();
     const id = await newPayment({ subject: 'Inbox teapot', payer_email: 'ana@example.com', payer_name: 'Ana', send_email: true });
-    const messageId = (await server.ctx.db.selectFrom('messages').select('message_id').where('subject_id', '=', id).where('kind', '=', 'payment.email.collection').executeTakeFirstOrThrow()).message_id;
+    const messageId = (await setup.server.ctx.db.selectFrom('messages').select('message_id').where('subject_id', '=', id).where('kind', '=', 'payment.email.collection').executeTakeFirstOrThrow()).message_id;
     const inbox = await session.get('/dashboard/developer');
     expect(inbox.html).toContain(`href="/dashboard/developer/emails/${messageId}"`);
     const page = await session.get(`/dashboard/developer/emails/${messageId}`);
@@ -473,7 +469,7 @@ describe('escaping', () => {
       session.get('/dashboard/developer'),
       session.get('/dashboard/settings'),
     ]);
-    const messageId = (await server.ctx.db.selectFrom('messages').select('message_id').where('subject_id', '=', id).executeTakeFirstOrThrow()).message_id;
+    const messageId = (await setup.server.ctx.db.selectFrom('messages').select('message_id').where('subject_id', '=', id).executeTakeFirstOrThrow()).message_id;
     pages.push(await session.get(`/dashboard/events/${messageId}`), await session.get(`/dashboard/developer/emails/${messageId}`));
     for (const page of pages) {
       expect(page.status).toBe(200);

@@ -2,39 +2,33 @@
 // signed at DemoBank, revoke one (the subscription becomes DISABLED and the merchant is told
 // "disabled"), sign out. The defences: CSRF on every form, a sealed session cookie scoped to the
 // portal, another payer's mandate out of reach even through a forged form.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { client } from '../helpers/http.js';
 import { csrfOf, type PageResponse, PayerSession, titleOf } from '../helpers/payer-session.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { createSubscriptionOver, signAtDemoBank } from '../helpers/subscriptions.js';
 
 const PORTAL = '/demobank/portal';
 const MANDATES = `${PORTAL}/mandates`;
 const SESSION_COOKIE = 'quipu_demobank_session';
 
-let server: TestServer;
-let account: TestAccount;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account({ name: 'Gym <b>"Ñuñoa"</b> & Co' });
-});
-afterAll(async () => server?.close());
+const setup = useTestServer({}, { name: 'Gym <b>"Ñuñoa"</b> & Co' });
 
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 
 async function signedSubscription(rut: string, fields: Record<string, unknown> = {}): Promise<string> {
   const id = await createSubscriptionOver(api(), fields);
-  await signAtDemoBank(server.ctx, id, rut);
+  await signAtDemoBank(setup.server.ctx, id, rut);
   return id;
 }
 
 const statusOf = async (id: string) => (await api().get(`/v1/automatic-payment/subscription/${id}`)).body.status as string;
 const signingBodies = async (id: string) =>
-  (await server.ctx.db.selectFrom('messages').select('body').where('kind', '=', 'subscription.signing').where('subject_id', '=', id).orderBy('created_at').execute()).map((r) => JSON.parse(r.body));
+  (await setup.server.ctx.db.selectFrom('messages').select('body').where('kind', '=', 'subscription.signing').where('subject_id', '=', id).orderBy('created_at').execute()).map((r) => JSON.parse(r.body));
 
 async function signIn(rut: string): Promise<{ session: PayerSession; signedIn: PageResponse }> {
-  const session = new PayerSession(server.baseUrl);
+  const session = new PayerSession(setup.server.baseUrl);
   const form = await session.get(PORTAL);
   const signedIn = await session.post(`${PORTAL}/sign-in`, { _csrf: csrfOf(form), rut, password: '1234' });
   return { session, signedIn };
@@ -47,7 +41,7 @@ function itemOf(page: PageResponse, id: string): string | undefined {
 
 describe('signing in', () => {
   it('shows the sign-in form, in Spanish and English, with the payer pages’ defences', async () => {
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     const page = await session.get(PORTAL);
     expect(page.status).toBe(200);
     expect(titleOf(page)).toBe('DemoBank: ingresa a tu banco');
@@ -58,13 +52,13 @@ describe('signing in', () => {
     expect(page.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     const english = await session.get(`${PORTAL}?lang=en`);
     expect(titleOf(english)).toBe('DemoBank: log in to your bank');
-    expect(english.headers.getSetCookie().find((c) => c.startsWith('quipu_lang='))).toContain(`Path=${PORTAL}`);
+    expect(english.headers.getSetCookie().find((c) => c.startsWith('quipu_lang_demobank_portal='))).toContain('Path=/;');
     // The choice is remembered on the portal's other pages.
     expect(titleOf(await session.get(PORTAL))).toBe('DemoBank: log in to your bank');
   });
 
   it('refuses a bad RUT and a wrong password with the form again, and starts no session', async () => {
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     const form = await session.get(PORTAL);
     const badRut = await session.post(`${PORTAL}/sign-in`, { _csrf: csrfOf(form), rut: '11.111.111-2', password: '1234' });
     expect(badRut.status).toBe(400);
@@ -80,7 +74,7 @@ describe('signing in', () => {
   });
 
   it('refuses a sign-in without the form’s token', async () => {
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     await session.get(PORTAL);
     const forged = await session.post(`${PORTAL}/sign-in`, { rut: '11.111.111-1', password: '1234' });
     expect(forged.status).toBe(403);
@@ -88,12 +82,12 @@ describe('signing in', () => {
     expect(session.cookies.has(SESSION_COOKIE)).toBe(false);
   });
 
-  it('gives a sealed, HttpOnly, SameSite=Lax session scoped to the portal, which a changed cookie does not pass', async () => {
+  it('gives a sealed, HttpOnly, SameSite=Lax session, which a changed cookie does not pass', async () => {
     const { session, signedIn } = await signIn('15.000.000-9');
     expect(signedIn.status).toBe(303);
     expect(signedIn.location).toBe(MANDATES);
     const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`))!;
-    expect(cookie).toContain(`Path=${PORTAL}`);
+    expect(cookie).toContain('Path=/;');
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Lax');
     expect(cookie).toContain('Max-Age=900');
@@ -205,7 +199,7 @@ describe('revoking a mandate', () => {
 
   it('needs a session: without one the form leads to the sign-in page', async () => {
     const id = await signedSubscription('23.000.000-K');
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     const form = await session.get(PORTAL);
     const res = await session.post(`${MANDATES}/${id}/revoke`, { _csrf: csrfOf(form) });
     expect(res.status).toBe(303);

@@ -68,7 +68,7 @@ describe("DemoBank's test values", () => {
 
   it("never on a production account's bank pages", async () => {
     const production = await server.account({ developer: false });
-    const bank = new ScriptedBank('WbPkK');
+    const bank = new ScriptedBank(server.ctx.banks, 'WbPkK');
     bank.signIn = ANY_PAYER;
     try {
       const session = new PayerSession(server.baseUrl);

@@ -1,30 +1,24 @@
 // Idempotency-Key on POST: replays, conflicts and reuse with another body.
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { claimIdempotencyKey, type IdempotencyRecord, releaseIdempotencyKey, retakeIdempotencyKey, storeIdempotentResponse } from '../../src/store/idempotency.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { client } from '../helpers/http.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
 import { validReceiver } from '../helpers/receivers.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let account: TestAccount;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account({ features: { refunds: true, confirm: true } });
-});
-afterAll(async () => server?.close());
+const setup = useTestServer({}, { features: { refunds: true, confirm: true } });
 
 const body = { amount: 1000, currency: 'CLP', subject: 'Order' };
 
 describe('Idempotency-Key', () => {
   it('replays the first answer for the same key and body, creating one payment', async () => {
-    const api = client(server.baseUrl, account.api_key);
-    const before = await countRows(server.ctx.db, 'payments');
+    const api = client(setup.server.baseUrl, setup.account.api_key);
+    const before = await countRows(setup.server.ctx.db, 'payments');
     const first = await api.post('/v3/payments', body, { 'idempotency-key': 'order-1' });
     const second = await api.post('/v3/payments', body, { 'idempotency-key': 'order-1' });
     expect(first.status).toBe(200);
@@ -32,11 +26,11 @@ describe('Idempotency-Key', () => {
     expect(second.status).toBe(200);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(second.body).toEqual(first.body);
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before + 1);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before + 1);
   });
 
   it('refuses the same key with a different body with 422', async () => {
-    const api = client(server.baseUrl, account.api_key);
+    const api = client(setup.server.baseUrl, setup.account.api_key);
     await api.post('/v3/payments', body, { 'idempotency-key': 'order-2' });
     const other = await api.post('/v3/payments', { ...body, amount: 2000 }, { 'idempotency-key': 'order-2' });
     expect(other.status).toBe(422);
@@ -44,8 +38,8 @@ describe('Idempotency-Key', () => {
   });
 
   it('answers 409 with Retry-After while the first request is still running, and runs it once', async () => {
-    const api = client(server.baseUrl, account.api_key);
-    const before = await countRows(server.ctx.db, 'payments');
+    const api = client(setup.server.baseUrl, setup.account.api_key);
+    const before = await countRows(setup.server.ctx.db, 'payments');
     const results = await Promise.all(Array.from({ length: 8 }, () => api.post('/v3/payments', body, { 'idempotency-key': 'order-3' })));
     const statuses = results.map((r) => r.status);
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
@@ -54,91 +48,91 @@ describe('Idempotency-Key', () => {
     expect(ids.size).toBe(1);
     // One request ran; every other 200 is a replay of its answer.
     expect(results.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null)).toHaveLength(1);
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before + 1);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before + 1);
   });
 
   it('keeps keys per account', async () => {
-    const other = await server.account();
-    const mine = await client(server.baseUrl, account.api_key).post('/v3/payments', body, { 'idempotency-key': 'shared-key' });
-    const theirs = await client(server.baseUrl, other.api_key).post('/v3/payments', body, { 'idempotency-key': 'shared-key' });
+    const other = await setup.server.account();
+    const mine = await client(setup.server.baseUrl, setup.account.api_key).post('/v3/payments', body, { 'idempotency-key': 'shared-key' });
+    const theirs = await client(setup.server.baseUrl, other.api_key).post('/v3/payments', body, { 'idempotency-key': 'shared-key' });
     expect(theirs.status).toBe(200);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
     expect(theirs.body.payment_id).not.toBe(mine.body.payment_id);
   });
 
   it('releases the key when the request fails, so a corrected retry runs', async () => {
-    const api = client(server.baseUrl, account.api_key);
-    const before = await countRows(server.ctx.db, 'payments');
+    const api = client(setup.server.baseUrl, setup.account.api_key);
+    const before = await countRows(setup.server.ctx.db, 'payments');
     const bad = await api.post('/v3/payments', { ...body, currency: 'XYZ' }, { 'idempotency-key': 'order-4' });
     expect(bad.status).toBe(400);
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before);
     const fixed = await api.post('/v3/payments', body, { 'idempotency-key': 'order-4' });
     expect(fixed.status).toBe(200);
     expect(fixed.headers.get('idempotent-replayed')).toBeNull();
   });
 
   it('replays a refund instead of refunding twice', async () => {
-    const api = client(server.baseUrl, account.api_key);
+    const api = client(setup.server.baseUrl, setup.account.api_key);
     const created = await api.post('/v3/payments', { ...body, amount: 1000 });
-    await payByTransfer(server.ctx, account.merchant, created.body.payment_id);
+    await payByTransfer(setup.server.ctx, setup.account.merchant, created.body.payment_id);
     const path = `/v3/payments/${created.body.payment_id}/refunds`;
     const first = await api.post(path, { amount: 400 }, { 'idempotency-key': 'refund-1' });
     const again = await api.post(path, { amount: 400 }, { 'idempotency-key': 'refund-1' });
     expect(first.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
-    const refunds = await server.ctx.db.selectFrom('refunds').selectAll().where('payment_id', '=', created.body.payment_id).execute();
+    const refunds = await setup.server.ctx.db.selectFrom('refunds').selectAll().where('payment_id', '=', created.body.payment_id).execute();
     expect(refunds).toHaveLength(1);
     // Same key, same body, other payment: a different request.
     const other = await api.post('/v3/payments', body);
-    await payByTransfer(server.ctx, account.merchant, other.body.payment_id);
+    await payByTransfer(setup.server.ctx, setup.account.merchant, other.body.payment_id);
     expect((await api.post(`/v3/payments/${other.body.payment_id}/refunds`, { amount: 400 }, { 'idempotency-key': 'refund-1' })).status).toBe(422);
   });
 
   it('replays a confirmation instead of refusing it as already confirmed', async () => {
-    const api = client(server.baseUrl, account.api_key);
+    const api = client(setup.server.baseUrl, setup.account.api_key);
     const created = await api.post('/v3/payments', body);
-    await payByTransfer(server.ctx, account.merchant, created.body.payment_id);
+    await payByTransfer(setup.server.ctx, setup.account.merchant, created.body.payment_id);
     const path = `/v3/payments/${created.body.payment_id}/confirm`;
     const first = await api.post(path, undefined, { 'idempotency-key': 'confirm-1' });
     expect(first.status).toBe(200);
-    const delivery = await server.ctx.db.selectFrom('payments').select('funds_delivery_at').where('payment_id', '=', created.body.payment_id).executeTakeFirstOrThrow();
+    const delivery = await setup.server.ctx.db.selectFrom('payments').select('funds_delivery_at').where('payment_id', '=', created.body.payment_id).executeTakeFirstOrThrow();
     const again = await api.post(path, undefined, { 'idempotency-key': 'confirm-1' });
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
-    expect(await server.ctx.db.selectFrom('payments').select('funds_delivery_at').where('payment_id', '=', created.body.payment_id).executeTakeFirstOrThrow()).toEqual(delivery);
+    expect(await setup.server.ctx.db.selectFrom('payments').select('funds_delivery_at').where('payment_id', '=', created.body.payment_id).executeTakeFirstOrThrow()).toEqual(delivery);
     // Without the key, the same request is a second confirmation.
     expect((await api.post(path)).status).toBe(400);
   });
 
   it('refuses a key longer than 255 characters', async () => {
-    const res = await client(server.baseUrl, account.api_key).post('/v3/payments', body, { 'idempotency-key': 'k'.repeat(256) });
+    const res = await client(setup.server.baseUrl, setup.account.api_key).post('/v3/payments', body, { 'idempotency-key': 'k'.repeat(256) });
     expect(res.status).toBe(400);
     expect(res.body.errors[0].field).toBe('Idempotency-Key');
   });
 
   it('answers 409 with Retry-After while another process holds the key, and takes it over once the lock lapses', async () => {
-    const api = client(server.baseUrl, account.api_key);
-    const now = server.ctx.clock.now().getTime();
+    const api = client(setup.server.baseUrl, setup.account.api_key);
+    const now = setup.server.ctx.clock.now().getTime();
     // Another process's request, in flight or dead before committing: a claim with no answer (same request hash).
     const hash = createHash('sha256').update(`POST /v3/payments {} ${JSON.stringify(body)}`).digest('hex');
-    const other = openDatabase(server.database.url);
+    const other = openDatabase(setup.server.database.url);
     try {
       await other.db
         .insertInto('idempotency_keys')
-        .values({ receiver_id: account.receiver_id, idem_key: 'orphan', request_hash: hash, response_status: null, response_body: null, locked_until: now + 60_000, expires_at: now + 3_600_000 })
+        .values({ receiver_id: setup.account.receiver_id, idem_key: 'orphan', request_hash: hash, response_status: null, response_body: null, locked_until: now + 60_000, expires_at: now + 3_600_000 })
         .execute();
     } finally {
       await other.close();
     }
-    const before = await countRows(server.ctx.db, 'payments');
+    const before = await countRows(setup.server.ctx.db, 'payments');
     const busy = await api.post('/v3/payments', body, { 'idempotency-key': 'orphan' });
     expect(busy.status).toBe(409);
     expect(busy.body).toEqual({ status: 409, message: expect.any(String) });
     expect(busy.headers.get('retry-after')).toBe('1');
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
-    await server.ctx.db.updateTable('idempotency_keys').set({ locked_until: now - 1 }).where('idem_key', '=', 'orphan').execute();
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before);
+    await setup.server.ctx.db.updateTable('idempotency_keys').set({ locked_until: now - 1 }).where('idem_key', '=', 'orphan').execute();
     const taken = await api.post('/v3/payments', body, { 'idempotency-key': 'orphan' });
     expect(taken.status).toBe(200);
     expect(taken.headers.get('idempotent-replayed')).toBeNull();
@@ -146,15 +140,15 @@ describe('Idempotency-Key', () => {
   });
 
   it('forgets keys once they expire', async () => {
-    const api = client(server.baseUrl, account.api_key);
+    const api = client(setup.server.baseUrl, setup.account.api_key);
     const first = await api.post('/v3/payments', body, { 'idempotency-key': 'short-lived' });
-    await server.ctx.db.updateTable('idempotency_keys').set({ expires_at: server.ctx.clock.now().getTime() - 1 }).where('idem_key', '=', 'short-lived').execute();
+    await setup.server.ctx.db.updateTable('idempotency_keys').set({ expires_at: setup.server.ctx.clock.now().getTime() - 1 }).where('idem_key', '=', 'short-lived').execute();
     const again = await api.post('/v3/payments', body, { 'idempotency-key': 'short-lived' });
     expect(again.status).toBe(200);
     expect(again.body.payment_id).not.toBe(first.body.payment_id);
   });
   it('takes the same body with its keys in another order as the same request', async () => {
-    const api = client(server.baseUrl, account.api_key);
+    const api = client(setup.server.baseUrl, setup.account.api_key);
     const first = await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Reordered' }, { 'idempotency-key': 'reordered' });
     const again = await api.post('/v3/payments', { subject: 'Reordered', currency: 'CLP', amount: 1000 }, { 'idempotency-key': 'reordered' });
     expect(again.status).toBe(200);
@@ -166,10 +160,10 @@ describe('Idempotency-Key', () => {
     const receiver = validReceiver;
 
     it('keeps the stored answer, which holds the new secret, sealed, and replays it', async () => {
-      const integrator = client(server.baseUrl, (await server.account({ features: { integrator: true } })).api_key);
+      const integrator = client(setup.server.baseUrl, (await setup.server.account({ features: { integrator: true } })).api_key);
       const created = await integrator.post('/v3/receivers', receiver, { 'idempotency-key': 'receiver-1' });
       expect(created.status).toBe(200);
-      const stored = await server.ctx.db.selectFrom('idempotency_keys').select('response_body').where('idem_key', '=', 'receiver-1').executeTakeFirstOrThrow();
+      const stored = await setup.server.ctx.db.selectFrom('idempotency_keys').select('response_body').where('idem_key', '=', 'receiver-1').executeTakeFirstOrThrow();
       expect(stored.response_body).not.toContain(created.body.secret);
       const replayed = await integrator.post('/v3/receivers', receiver, { 'idempotency-key': 'receiver-1' });
       expect(replayed.headers.get('idempotent-replayed')).toBe('true');
@@ -177,11 +171,11 @@ describe('Idempotency-Key', () => {
     });
 
     it('draws another receiver id when the first is taken, inside the request transaction too', async () => {
-      const integrator = client(server.baseUrl, (await server.account({ features: { integrator: true } })).api_key);
-      const random = server.ctx.random;
+      const integrator = client(setup.server.baseUrl, (await setup.server.account({ features: { integrator: true } })).api_key);
+      const random = setup.server.ctx.random;
       // Receiver ids come from 12 random bytes: zeros give the same id twice.
       let zeros = 0;
-      server.ctx.random = (n: number) => (n === 12 && zeros-- > 0 ? new Uint8Array(12) : new Uint8Array(randomBytes(n)));
+      setup.server.ctx.random = (n: number) => (n === 12 && zeros-- > 0 ? new Uint8Array(12) : new Uint8Array(randomBytes(n)));
       try {
         zeros = 1;
         const taken = await integrator.post('/v3/receivers', receiver);
@@ -191,34 +185,34 @@ describe('Idempotency-Key', () => {
         expect(drawn.status).toBe(200);
         expect(drawn.body.receiver_id).not.toBe(taken.body.receiver_id);
       } finally {
-        server.ctx.random = random;
+        setup.server.ctx.random = random;
       }
     });
   });
 
   describe('a request that runs past its lock', () => {
     const claimOf = (key: string, lockedUntil: number): IdempotencyRecord => {
-      const now = server.ctx.clock.now().getTime();
-      return { receiver_id: account.receiver_id, idem_key: key, request_hash: 'same request', response_status: null, response_body: null, locked_until: lockedUntil, expires_at: now + 3_600_000 };
+      const now = setup.server.ctx.clock.now().getTime();
+      return { receiver_id: setup.account.receiver_id, idem_key: key, request_hash: 'same request', response_status: null, response_body: null, locked_until: lockedUntil, expires_at: now + 3_600_000 };
     };
 
     it('can neither store its answer nor free the key once another process took its claim over', async () => {
-      const now = server.ctx.clock.now().getTime();
+      const now = setup.server.ctx.clock.now().getTime();
       const first = claimOf('taken-over', now - 1);
       const second = claimOf('taken-over', now + 60_000);
-      const other = openDatabase(server.database.url);
+      const other = openDatabase(setup.server.database.url);
       try {
-        expect(await claimIdempotencyKey(server.ctx.db, first)).toBeUndefined();
+        expect(await claimIdempotencyKey(setup.server.ctx.db, first)).toBeUndefined();
         // Its lock lapsed: another process takes the key over.
         expect(await retakeIdempotencyKey(other.db, first, second)).toBe(true);
-        expect(await storeIdempotentResponse(server.ctx.db, first, 200, 'first answer')).toBe(false);
-        await releaseIdempotencyKey(server.ctx.db, first);
-        const held = await server.ctx.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'taken-over').executeTakeFirstOrThrow();
+        expect(await storeIdempotentResponse(setup.server.ctx.db, first, 200, 'first answer')).toBe(false);
+        await releaseIdempotencyKey(setup.server.ctx.db, first);
+        const held = await setup.server.ctx.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'taken-over').executeTakeFirstOrThrow();
         expect(held).toMatchObject({ locked_until: second.locked_until, response_status: null });
         expect(await storeIdempotentResponse(other.db, second, 200, 'second answer')).toBe(true);
         // A takeover decided on what was read before that answer finds the key answered, and leaves it.
-        expect(await retakeIdempotencyKey(server.ctx.db, second, claimOf('taken-over', now + 120_000))).toBe(false);
-        const answered = await server.ctx.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'taken-over').executeTakeFirstOrThrow();
+        expect(await retakeIdempotencyKey(setup.server.ctx.db, second, claimOf('taken-over', now + 120_000))).toBe(false);
+        const answered = await setup.server.ctx.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'taken-over').executeTakeFirstOrThrow();
         expect(answered).toMatchObject({ locked_until: second.locked_until, response_status: 200, response_body: 'second answer' });
       } finally {
         await other.close();
@@ -226,23 +220,23 @@ describe('Idempotency-Key', () => {
     });
 
     it('frees the key for its own claim', async () => {
-      const mine = claimOf('freed', server.ctx.clock.now().getTime() + 60_000);
-      expect(await claimIdempotencyKey(server.ctx.db, mine)).toBeUndefined();
-      await releaseIdempotencyKey(server.ctx.db, mine);
-      expect(await server.ctx.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'freed').executeTakeFirst()).toBeUndefined();
+      const mine = claimOf('freed', setup.server.ctx.clock.now().getTime() + 60_000);
+      expect(await claimIdempotencyKey(setup.server.ctx.db, mine)).toBeUndefined();
+      await releaseIdempotencyKey(setup.server.ctx.db, mine);
+      expect(await setup.server.ctx.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'freed').executeTakeFirst()).toBeUndefined();
     });
 
     // On SQLite one connection runs one transaction at a time: a second request with the key cannot
     // start while the first is inside its transaction, so only PostgreSQL can show the race over HTTP.
     it.skipIf(testDatabaseKind() === 'sqlite')('is undone with a 409 when a retry took the key over meanwhile: one refund for one key', async () => {
-      const api = client(server.baseUrl, account.api_key);
+      const api = client(setup.server.baseUrl, setup.account.api_key);
       const created = await api.post('/v3/payments', { ...body, amount: 1000 });
       const id = created.body.payment_id;
-      await payByTransfer(server.ctx, account.merchant, id);
+      await payByTransfer(setup.server.ctx, setup.account.merchant, id);
       const path = `/v3/payments/${id}/refunds`;
       const key = { 'idempotency-key': 'slow-refund' };
-      const lockOf = async () => (await server.ctx.db.selectFrom('idempotency_keys').select('locked_until').where('idem_key', '=', 'slow-refund').executeTakeFirst())?.locked_until;
-      const session = new pg.Client({ connectionString: server.database.url });
+      const lockOf = async () => (await setup.server.ctx.db.selectFrom('idempotency_keys').select('locked_until').where('idem_key', '=', 'slow-refund').executeTakeFirst())?.locked_until;
+      const session = new pg.Client({ connectionString: setup.server.database.url });
       await session.connect();
       try {
         // Another session holds the payment's row: the first refund claims the key and waits inside its transaction.
@@ -265,7 +259,7 @@ describe('Idempotency-Key', () => {
       } finally {
         await session.end();
       }
-      const refunds = await server.ctx.db.selectFrom('refunds').select('amount').where('payment_id', '=', id).execute();
+      const refunds = await setup.server.ctx.db.selectFrom('refunds').select('amount').where('payment_id', '=', id).execute();
       expect(refunds).toEqual([{ amount: 100 * 10_000 }]);
       const replayed = await api.post(path, { amount: 100 }, key);
       expect(replayed.headers.get('idempotent-replayed')).toBe('true');

@@ -3,31 +3,27 @@
 // real clients' bodies (payment_id sent to refunds, receiver_id sent to create) do exactly what their
 // known members say; a bad known member next to an unknown one is still a 400 naming it, with the
 // header, and nothing written; NUL, huge and nested values in an ignored member are no 500.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, client, type JsonResponse } from '../helpers/http.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
 import { logLines, serveOnFreePort, withServerProcesses } from '../helpers/process.js';
 import { validReceiver } from '../helpers/receivers.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { type TestAccount, useTestServer } from '../helpers/server.js';
 import { createSubscriptionOver, NEW_SUBSCRIPTION, newCharge, signAtDemoBank } from '../helpers/subscriptions.js';
 
 const HEADER = 'quipu-ignored-fields';
 
-let server: TestServer;
-let account: TestAccount;
 let other: TestAccount;
 let api: ReturnType<typeof client>;
 
+const setup = useTestServer({}, { features: { refunds: true, integrator: true } });
 beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account({ features: { refunds: true, integrator: true } });
-  other = await server.account();
-  api = client(server.baseUrl, account.api_key);
+  other = await setup.server.account();
+  api = client(setup.server.baseUrl, setup.account.api_key);
 });
-afterAll(async () => server?.close());
 
 const TABLES = ['payments', 'refunds', 'subscriptions', 'debits', 'merchants', 'messages'] as const;
-const rowCounts = async () => Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await countRows(server.ctx.db, t)] as const)));
+const rowCounts = async () => Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await countRows(setup.server.ctx.db, t)] as const)));
 const fieldsOf = (res: JsonResponse) => (res.body.errors as { field: string }[]).map((e) => e.field).sort();
 
 // expires_date is given so that two payments created a moment apart are described alike.
@@ -36,7 +32,7 @@ const ORDER = { amount: 1000, currency: 'CLP', subject: 'Order 42', transaction_
 async function paid(amount = 1000): Promise<string> {
   const created = await api.post('/v3/payments', { ...ORDER, amount });
   expect(created.status).toBe(200);
-  await payByTransfer(server.ctx, account.merchant, created.body.payment_id);
+  await payByTransfer(setup.server.ctx, setup.account.merchant, created.body.payment_id);
   return created.body.payment_id as string;
 }
 
@@ -54,22 +50,22 @@ describe('the real clients that send unknown members', () => {
     const res = await api.post(`/v3/payments/${id}/refunds`, { payment_id: id, amount: 300 });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.headers.get(HEADER)).toBe('payment_id');
-    const refunds = await server.ctx.db.selectFrom('refunds').select('amount').where('payment_id', '=', id).execute();
+    const refunds = await setup.server.ctx.db.selectFrom('refunds').select('amount').where('payment_id', '=', id).execute();
     expect(refunds.map((r) => r.amount)).toEqual([300 * 10_000]);
   });
 
   it("a create with receiver_id, as merchant scripts send it, creates exactly the payment its known fields say, for the caller's account", async () => {
-    const before = await countRows(server.ctx.db, 'payments');
+    const before = await countRows(setup.server.ctx.db, 'payments');
     const withExtras = await api.post('/v3/payments', { receiver_id: other.receiver_id, ...ORDER, hash: 'abc' });
     expect(withExtras.status, JSON.stringify(withExtras.body)).toBe(200);
     expect(withExtras.headers.get(HEADER)).toBe('hash, receiver_id');
     const plain = await api.post('/v3/payments', ORDER);
     expect(plain.headers.get(HEADER)).toBeNull();
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before + 2);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before + 2);
     const created = await described(withExtras.body.payment_id);
-    expect(created.receiver_id).toBe(account.receiver_id);
+    expect(created.receiver_id).toBe(setup.account.receiver_id);
     expect(created).toEqual(await described(plain.body.payment_id));
-    expect((await client(server.baseUrl, other.api_key).get(`/v3/payments/${withExtras.body.payment_id}`)).status).toBe(404);
+    expect((await client(setup.server.baseUrl, other.api_key).get(`/v3/payments/${withExtras.body.payment_id}`)).status).toBe(404);
   });
 });
 
@@ -101,11 +97,11 @@ describe('known members keep every rule next to unknown ones', () => {
       expect(fieldsOf(res)).toEqual(['amount']);
       expect(res.headers.get(HEADER)).toBe('payment_id');
     }
-    expect(await server.ctx.db.selectFrom('refunds').select('amount').where('payment_id', '=', id).execute()).toEqual([]);
+    expect(await setup.server.ctx.db.selectFrom('refunds').select('amount').where('payment_id', '=', id).execute()).toEqual([]);
   });
 
   it('a member given twice is refused, unknown or not: the request would mean two things', async () => {
-    const res = await call(server.baseUrl, 'POST', '/v3/payments', { apiKey: account.api_key, headers: { 'content-type': 'application/json' }, rawBody: '{"amount":1000,"currency":"CLP","subject":"x","colour":1,"colour":2}' });
+    const res = await call(setup.server.baseUrl, 'POST', '/v3/payments', { apiKey: setup.account.api_key, headers: { 'content-type': 'application/json' }, rawBody: '{"amount":1000,"currency":"CLP","subject":"x","colour":1,"colour":2}' });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'colour', message: 'must be given once' }]);
   });
@@ -113,7 +109,7 @@ describe('known members keep every rule next to unknown ones', () => {
 
 describe('whatever an ignored member holds', () => {
   it('is ignored: NUL, nested, huge values and names no header could carry as they are', async () => {
-    const before = await countRows(server.ctx.db, 'payments');
+    const before = await countRows(setup.server.ctx.db, 'payments');
     const nested = { a: [{ b: { c: [1, 'x\u0000y', null] } }] };
     const res = await api.post('/v3/payments', {
       ...ORDER,
@@ -131,7 +127,7 @@ describe('whatever an ignored member holds', () => {
     expect(res.headers.get('x-injected')).toBeNull();
     // A null member is "not given", whatever its name (api-conventions.md): nothing to name.
     expect(res.headers.get(HEADER)).toBe('%EF%BF%BD, a%00b, a%2C%20b, a%C3%B1o, huge, line%0D%0AX-Injected%3A%201, nested, note');
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before + 1);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before + 1);
     expect(await described(res.body.payment_id)).toEqual(await described((await api.post('/v3/payments', ORDER)).body.payment_id));
   });
 
@@ -156,13 +152,13 @@ describe('whatever an ignored member holds', () => {
 
 describe('every v3 and automatic payment body', () => {
   it('receivers: an integrator opens a receiver with an unknown member next to the known ones', async () => {
-    const before = await countRows(server.ctx.db, 'merchants');
+    const before = await countRows(setup.server.ctx.db, 'merchants');
     const res = await api.post('/v3/receivers', { ...validReceiver, website: 'https://shop.example' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.headers.get(HEADER)).toBe('website');
-    expect(await countRows(server.ctx.db, 'merchants')).toBe(before + 1);
-    const child = await server.ctx.merchants.byReceiverId(Number(res.body.receiver_id));
-    expect(child).toMatchObject({ parentReceiverId: account.receiver_id, notifyUrl: validReceiver.notify_url, users: [validReceiver.admin_email] });
+    expect(await countRows(setup.server.ctx.db, 'merchants')).toBe(before + 1);
+    const child = await setup.server.ctx.merchants.byReceiverId(Number(res.body.receiver_id));
+    expect(child).toMatchObject({ parentReceiverId: setup.account.receiver_id, notifyUrl: validReceiver.notify_url, users: [validReceiver.admin_email] });
   });
 
   it('a subscription and a charge intent with extra members are created from their known members', async () => {
@@ -171,7 +167,7 @@ describe('every v3 and automatic payment body', () => {
     expect(subscription.headers.get(HEADER)).toBe('plan, receiver_id');
     const subscriptionId = subscription.body.subscription_id as string;
     expect((await api.get(`/v1/automatic-payment/subscription/${subscriptionId}`)).body).toMatchObject({ subscription_id: subscriptionId, status: 'DISABLED' });
-    await signAtDemoBank(server.ctx, subscriptionId);
+    await signAtDemoBank(setup.server.ctx, subscriptionId);
 
     const charge = await api.post('/v1/automatic-payment/charge-intent', { ...newCharge(subscriptionId, { amount: 12000 }), currency: 'USD', max_amount: 1 });
     expect(charge.status, JSON.stringify(charge.body)).toBe(200);
@@ -180,8 +176,8 @@ describe('every v3 and automatic payment body', () => {
   });
 
   it('v2 forms ignore unknown fields too, naming them', async () => {
-    const res = await call(server.baseUrl, 'POST', '/2.0/payments', {
-      apiKey: account.api_key,
+    const res = await call(setup.server.baseUrl, 'POST', '/2.0/payments', {
+      apiKey: setup.account.api_key,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       rawBody: new URLSearchParams({ amount: '1000', currency: 'CLP', subject: 'x', colour: 'blue' }).toString(),
     });
@@ -190,7 +186,7 @@ describe('every v3 and automatic payment body', () => {
   });
 
   it('publishes the bodies open, saying what happens to other members', async () => {
-    const doc = (await call(server.baseUrl, 'GET', '/openapi.json')).body;
+    const doc = (await call(setup.server.baseUrl, 'GET', '/openapi.json')).body;
     const operations = [
       ['/v3/payments', true],
       ['/v3/payments/{id}/confirm', false],
@@ -210,7 +206,7 @@ describe('every v3 and automatic payment body', () => {
 
 describe('Idempotency-Key and ignored members', () => {
   it('compares the known members only; a replay names the members the retry sent', async () => {
-    const before = await countRows(server.ctx.db, 'payments');
+    const before = await countRows(setup.server.ctx.db, 'payments');
     const first = await api.post('/v3/payments', { ...ORDER, receiver_id: 1 }, { 'idempotency-key': 'ignored-1' });
     const retry = await api.post('/v3/payments', { ...ORDER, hash: 'h' }, { 'idempotency-key': 'ignored-1' });
     expect(first.status).toBe(200);
@@ -219,7 +215,7 @@ describe('Idempotency-Key and ignored members', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.headers.get(HEADER)).toBe('hash');
     expect(retry.body).toEqual(first.body);
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before + 1);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before + 1);
     const changed = await api.post('/v3/payments', { ...ORDER, amount: 2000, receiver_id: 1 }, { 'idempotency-key': 'ignored-1' });
     expect(changed.status).toBe(422);
     expect(changed.headers.get(HEADER)).toBe('receiver_id');

@@ -2,7 +2,7 @@
 // subscription, what they protect, and that every fault (a wrong RUT, wrong coordinates, a stale or
 // forged form, a double submit, a session or a subscription that is over) answers with a clear
 // page and changes nothing. A charge intent's payment is never payable on the payer pages.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectDebits } from '../../src/app/collect-debits.js';
 import { journaledRequests } from '../../src/bank/demo-bank-books.js';
 import { DEMO_COORDINATES, PENDING_APPROVAL_RUT } from '../../src/bank/demo-bank-scenarios.js';
@@ -10,22 +10,16 @@ import { client } from '../helpers/http.js';
 import { mandateTabAtCoordinates, signMandateThroughPages, startDemoBankSigning } from '../helpers/mandate-session.js';
 import { countRows } from '../helpers/payments.js';
 import { csrfOf, PayerSession, titleOf } from '../helpers/payer-session.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { NEW_SUBSCRIPTION, newCharge } from '../helpers/subscriptions.js';
 
 const MINUTE = 60_000;
-let server: TestServer;
-let account: TestAccount;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account({ name: 'Tienda <b>Uno</b>' });
-});
-afterAll(async () => server?.close());
+const setup = useTestServer({}, { name: 'Tienda <b>Uno</b>' });
 
-const api = (key = account.api_key) => client(server.baseUrl, key);
+const api = (key = setup.account.api_key) => client(setup.server.baseUrl, key);
 
-async function createSubscription(fields: Record<string, unknown> = {}, key = account.api_key): Promise<{ id: string; redirectUrl: string; path: string }> {
+async function createSubscription(fields: Record<string, unknown> = {}, key = setup.account.api_key): Promise<{ id: string; redirectUrl: string; path: string }> {
   const created = await api(key).post('/v1/automatic-payment/subscription', { ...NEW_SUBSCRIPTION, ...fields });
   expect(created.status).toBe(200);
   const redirectUrl: string = created.body.redirect_url;
@@ -33,8 +27,8 @@ async function createSubscription(fields: Record<string, unknown> = {}, key = ac
 }
 
 const statusOf = async (id: string) => (await api().get(`/v1/automatic-payment/subscription/${id}`)).body.status as string;
-const mandateSignatures = async (id: string) => (await journaledRequests(server.ctx.db, { limit: 10_000 })).filter((r) => r.operation === 'mandate-sign' && r.orderId === id);
-const changesOf = (id: string) => server.ctx.db.selectFrom('subscription_changes').select('event').where('subscription_id', '=', id).execute();
+const mandateSignatures = async (id: string) => (await journaledRequests(setup.server.ctx.db, { limit: 10_000 })).filter((r) => r.operation === 'mandate-sign' && r.orderId === id);
+const changesOf = (id: string) => setup.server.ctx.db.selectFrom('subscription_changes').select('event').where('subscription_id', '=', id).execute();
 
 describe('the subscription page', () => {
   it('shows the merchant and the subscription escaped, the image allowed by its CSP, in Spanish unless English is chosen', async () => {
@@ -45,7 +39,7 @@ describe('the subscription page', () => {
       image_url: 'https://cdn.merchant.example/gym.png?size=big&v="2"',
       cancel_url: 'https://merchant.example/cancel?a=1&b="2"',
     });
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     const page = await session.get(path);
     expect(page.status).toBe(200);
     expect(titleOf(page)).toBe('Autoriza cargos automáticos');
@@ -77,16 +71,16 @@ describe('the subscription page', () => {
     expect(english.html).toContain('<dd class="amount">CLP\u00a050,000</dd>');
     expect(english.html).toContain('Back to the merchant');
     // The choice is remembered on the next page of the signing.
-    const signing = await startDemoBankSigning(session, `${server.baseUrl}${path}`);
+    const signing = await startDemoBankSigning(session, `${setup.server.baseUrl}${path}`);
     const login = await session.get(signing);
     expect(login.html).toContain('<html lang="en">');
     expect(titleOf(login)).toBe('DemoBank: log in to your bank');
   });
 
   it('offers no bank to a production account: no bank takes mandates through Quipu yet', async () => {
-    const production = await server.account({ name: 'Tienda Real', developer: false });
+    const production = await setup.server.account({ name: 'Tienda Real', developer: false });
     const { path } = await createSubscription({}, production.api_key);
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     const page = await session.get(path);
     expect(page.status).toBe(200);
     expect(page.html).toContain('id="no-banks"');
@@ -95,16 +89,16 @@ describe('the subscription page', () => {
     expect(page.html).not.toContain('<form');
     expect(page.html).toContain('href="https://merchant.example/cancel"');
     // A forged choice of DemoBank is refused: nothing is written.
-    const before = await countRows(server.ctx.db, 'mandate_signings');
+    const before = await countRows(setup.server.ctx.db, 'mandate_signings');
     const withForm = await session.get((await createSubscription()).path);
     const posted = await session.post(path, { _csrf: csrfOf(withForm), bank_id: 'Bawdf' });
     expect(posted.status).toBe(400);
-    expect(await countRows(server.ctx.db, 'mandate_signings')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'mandate_signings')).toBe(before);
   });
 
   it('asks again for a bank when none is chosen', async () => {
     const { path } = await createSubscription();
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     const page = await session.get(path);
     const posted = await session.post(path, { _csrf: csrfOf(page) });
     expect(posted.status).toBe(400);
@@ -116,7 +110,7 @@ describe('the subscription page', () => {
 describe('signing at DemoBank', () => {
   it('signs with 11 22 33: the payer lands on return_url and the subscription is ENABLED at DemoBank', async () => {
     const { id, redirectUrl } = await createSubscription();
-    const tab = await mandateTabAtCoordinates(server.baseUrl, redirectUrl);
+    const tab = await mandateTabAtCoordinates(setup.server.baseUrl, redirectUrl);
     expect(titleOf(tab.page)).toBe('Firma el mandato');
     expect(tab.page.html).toContain('Autorizar a Tienda &lt;b&gt;Uno&lt;/b&gt; a cobrar en tu cuenta hasta $50.000 por cargo');
     expect(tab.page.html).toContain('Pagador: 11.111.111-1');
@@ -130,20 +124,20 @@ describe('signing at DemoBank', () => {
 
   it('with 99 99 99 the bank rejects the mandate: cancel_url and DISABLED', async () => {
     const { id, redirectUrl } = await createSubscription();
-    expect(await signMandateThroughPages(server.baseUrl, redirectUrl, { answers: DEMO_COORDINATES.fail })).toBe(NEW_SUBSCRIPTION.cancel_url);
+    expect(await signMandateThroughPages(setup.server.baseUrl, redirectUrl, { answers: DEMO_COORDINATES.fail })).toBe(NEW_SUBSCRIPTION.cancel_url);
     expect(await statusOf(id)).toBe('DISABLED');
     expect((await changesOf(id)).map((c) => c.event)).toContain('rejected-by-bank');
   });
 
   it(`with RUT ${PENDING_APPROVAL_RUT} the mandate waits for the bank: return_url and SIGNED`, async () => {
     const { id, redirectUrl } = await createSubscription();
-    expect(await signMandateThroughPages(server.baseUrl, redirectUrl, { rut: PENDING_APPROVAL_RUT })).toBe(NEW_SUBSCRIPTION.return_url);
+    expect(await signMandateThroughPages(setup.server.baseUrl, redirectUrl, { rut: PENDING_APPROVAL_RUT })).toBe(NEW_SUBSCRIPTION.return_url);
     expect(await statusOf(id)).toBe('SIGNED');
   });
 
   it('asks again for wrong or malformed coordinates, signing nothing', async () => {
     const { id, redirectUrl } = await createSubscription();
-    const tab = await mandateTabAtCoordinates(server.baseUrl, redirectUrl);
+    const tab = await mandateTabAtCoordinates(setup.server.baseUrl, redirectUrl);
     const wrong = await tab.submit(['12', '34', '56']);
     expect(wrong.status).toBe(403);
     expect(wrong.html).toContain('Tu banco no aceptó estas coordenadas.');
@@ -162,7 +156,7 @@ describe('signing at DemoBank', () => {
 
   it('asks again for a RUT that is not valid and for a wrong password, keeping the session where it was', async () => {
     const { redirectUrl } = await createSubscription();
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     const signing = await startDemoBankSigning(session, redirectUrl);
     const login = await session.get(signing);
     expect(titleOf(login)).toBe('DemoBank: ingresa a tu banco');
@@ -182,7 +176,7 @@ describe('signing at DemoBank', () => {
 
   it('signs once when the form is submitted twice', async () => {
     const { id, redirectUrl } = await createSubscription();
-    const tab = await mandateTabAtCoordinates(server.baseUrl, redirectUrl);
+    const tab = await mandateTabAtCoordinates(setup.server.baseUrl, redirectUrl);
     const answers = await Promise.all([tab.submit(DEMO_COORDINATES.pay), tab.submit(DEMO_COORDINATES.pay)]);
     expect(answers.map((a) => a.status).sort()).toEqual([303, 409]);
     const second = answers.find((a) => a.status === 409)!;
@@ -194,23 +188,23 @@ describe('signing at DemoBank', () => {
 
   it('refuses a form without its CSRF token, writing nothing', async () => {
     const { id, path } = await createSubscription();
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     await session.get(path);
-    const before = await countRows(server.ctx.db, 'mandate_signings');
+    const before = await countRows(setup.server.ctx.db, 'mandate_signings');
     const forged = await session.post(path, { bank_id: 'Bawdf' });
     expect(forged.status).toBe(403);
     expect(titleOf(forged)).toBe('Formulario no válido');
     expect(forged.html).toContain('Vuelve a la página del mandato');
-    expect(await countRows(server.ctx.db, 'mandate_signings')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'mandate_signings')).toBe(before);
 
-    const tab = await mandateTabAtCoordinates(server.baseUrl, `${server.baseUrl}${path}`);
+    const tab = await mandateTabAtCoordinates(setup.server.baseUrl, `${setup.server.baseUrl}${path}`);
     expect((await tab.session.post(tab.path, { c1: '11', c2: '22', c3: '33' })).status).toBe(403);
     expect(await statusOf(id)).toBe('DISABLED');
     expect(await mandateSignatures(id)).toEqual([]);
   });
 
   it('answers 404 pages for ids that are malformed or unknown', async () => {
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     const unknown = '0b6f2a4e-8c1d-4d3a-9f5e-2a7b3c4d5e6f';
     for (const path of ['/pac-manager/not-a-uuid', `/pac-manager/${unknown}`, '/pac-manager/signing/nope', `/pac-manager/signing/${unknown}`, `/pac-manager/signing/${unknown}/sign`]) {
       const page = await session.get(path);
@@ -221,8 +215,8 @@ describe('signing at DemoBank', () => {
 
   it('shows a subscription that can no longer be signed as it stands, with no form', async () => {
     const signed = await createSubscription();
-    await signMandateThroughPages(server.baseUrl, signed.redirectUrl);
-    const session = new PayerSession(server.baseUrl);
+    await signMandateThroughPages(setup.server.baseUrl, signed.redirectUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     const page = await session.get(signed.path);
     expect(page.status).toBe(200);
     expect(titleOf(page)).toBe('Mandato vigente');
@@ -231,7 +225,7 @@ describe('signing at DemoBank', () => {
     expect(page.html).toContain(`href="${NEW_SUBSCRIPTION.return_url}"`);
 
     const rejected = await createSubscription();
-    await signMandateThroughPages(server.baseUrl, rejected.redirectUrl, { answers: DEMO_COORDINATES.fail });
+    await signMandateThroughPages(setup.server.baseUrl, rejected.redirectUrl, { answers: DEMO_COORDINATES.fail });
     const over = await session.get(`${rejected.path}?lang=en`);
     expect(titleOf(over)).toBe('Mandate rejected');
     expect(over.html).toContain('Your bank rejected this mandate: it can no longer be signed.');
@@ -241,8 +235,8 @@ describe('signing at DemoBank', () => {
 
   it('ends a session that was left open for more than 30 minutes, offering to start again', async () => {
     const { id, redirectUrl, path } = await createSubscription();
-    const tab = await mandateTabAtCoordinates(server.baseUrl, redirectUrl);
-    server.ctx.clock.setOffset(server.ctx.clock.offsetMs + 31 * MINUTE);
+    const tab = await mandateTabAtCoordinates(setup.server.baseUrl, redirectUrl);
+    setup.server.ctx.clock.setOffset(setup.server.ctx.clock.offsetMs + 31 * MINUTE);
     const late = await tab.submit(DEMO_COORDINATES.pay);
     expect(late.status).toBe(409);
     expect(titleOf(late)).toBe('Sesión vencida');
@@ -251,18 +245,18 @@ describe('signing at DemoBank', () => {
     expect(await statusOf(id)).toBe('DISABLED');
     expect(await mandateSignatures(id)).toEqual([]);
     // A new session signs.
-    expect(await signMandateThroughPages(server.baseUrl, redirectUrl)).toBe(NEW_SUBSCRIPTION.return_url);
+    expect(await signMandateThroughPages(setup.server.baseUrl, redirectUrl)).toBe(NEW_SUBSCRIPTION.return_url);
   });
 });
 
 describe("a charge intent's payment on the payer pages", () => {
   it('is collected by direct debit: no page offers to pay or decline it, and a forged attempt is refused', async () => {
     const { id, redirectUrl } = await createSubscription();
-    await signMandateThroughPages(server.baseUrl, redirectUrl);
+    await signMandateThroughPages(setup.server.baseUrl, redirectUrl);
     const created = await api().post('/v1/automatic-payment/charge-intent', newCharge(id));
     expect(created.status).toBe(200);
     const paymentId: string = created.body.payment_id;
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     for (const path of [`/payment/info/${paymentId}`, `/payment/simplified/${paymentId}`, `/payment/manual/${paymentId}`]) {
       const page = await session.get(path);
       expect(page.status, path).toBe(200);
@@ -272,15 +266,15 @@ describe("a charge intent's payment on the payer pages", () => {
       expect(page.html).not.toContain('Cuenta de recaudación');
     }
     const token = csrfOf(await session.get(`/payment/info/${(await api().post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Other' })).body.payment_id}`));
-    const attempts = await countRows(server.ctx.db, 'payment_attempts');
+    const attempts = await countRows(setup.server.ctx.db, 'payment_attempts');
     const forged = await session.post(`/payment/simplified/${paymentId}`, { _csrf: token, bank_id: 'Bawdf', payer_email: 'payer@example.com' });
     expect(forged.status).toBe(409);
     expect(forged.html).toContain('Este cobro se recauda por cargo automático');
-    expect(await countRows(server.ctx.db, 'payment_attempts')).toBe(attempts);
+    expect(await countRows(setup.server.ctx.db, 'payment_attempts')).toBe(attempts);
     expect((await session.post(`/payment/info/${paymentId}/decline`, { _csrf: token })).status).toBe(409);
     expect((await api().get(`/v3/payments/${paymentId}`)).body).toMatchObject({ status: 'pending', status_detail: 'pending' });
     // Once its debit is with the bank, the payer reads it as being verified, still without a way to pay.
-    await collectDebits(server.ctx);
+    await collectDebits(setup.server.ctx);
     const verifying = await session.get(`/payment/info/${paymentId}`);
     expect(verifying.html).toContain('data-status="verifying"');
     expect(verifying.html).toContain('Este cobro se recauda por cargo automático');

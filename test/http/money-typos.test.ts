@@ -4,54 +4,50 @@
 // row of any table, no state of the payment changes. A full refund still happens when asked for
 // plainly, real clients' extra members beside a valid amount keep working, developers are told of
 // likely typos, and no body nested however deep is a 500, on any route.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addDashboardUser } from '../../src/app/add-dashboard-user.js';
 import { JSON_DEPTH_LIMIT } from '../../src/http/json-body.js';
 import { call, client, type JsonResponse } from '../helpers/http.js';
 import { everyTableCount, payByTransfer } from '../helpers/payments.js';
 import { csrfOf, PayerSession } from '../helpers/payer-session.js';
 import { concretePath, registeredRoutes } from '../helpers/routes.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CHOSEN_PASSWORD, type TestAccount, useTestServer } from '../helpers/server.js';
 import { createSubscriptionOver, newCharge, signAtDemoBank } from '../helpers/subscriptions.js';
 
 const OPERATOR_TOKEN = 'operator-token-for-money-typo-tests';
 const FORM = 'application/x-www-form-urlencoded';
 const TYPOS = 'quipu-likely-typos';
 
-let server: TestServer;
-let account: TestAccount;
 let production: TestAccount;
 let api: ReturnType<typeof client>;
 let subscriptionId: string;
 
+const setup = useTestServer({ OPERATOR_TOKEN }, { features: { refunds: true } });
 beforeAll(async () => {
-  server = await startTestServer({ OPERATOR_TOKEN });
-  account = await server.account({ features: { refunds: true } });
-  production = await server.account({ developer: false, features: { refunds: true } });
-  api = client(server.baseUrl, account.api_key);
+  production = await setup.server.account({ developer: false, features: { refunds: true } });
+  api = client(setup.server.baseUrl, setup.account.api_key);
   subscriptionId = await createSubscriptionOver(api);
-  await signAtDemoBank(server.ctx, subscriptionId);
+  await signAtDemoBank(setup.server.ctx, subscriptionId);
 });
-afterAll(async () => server?.close());
 
 /** Every table's row count, and every payment's state and refunded amount: what "nothing moved" is checked against. */
 async function books(): Promise<unknown> {
-  const counts = await everyTableCount(server.ctx.db);
-  const payments = await server.ctx.db.selectFrom('payments').select(['payment_id', 'status', 'status_detail', 'refunded', 'version']).orderBy('payment_id').execute();
+  const counts = await everyTableCount(setup.server.ctx.db);
+  const payments = await setup.server.ctx.db.selectFrom('payments').select(['payment_id', 'status', 'status_detail', 'refunded', 'version']).orderBy('payment_id').execute();
   return { counts, payments };
 }
 
 async function paid(): Promise<string> {
   const created = await api.post('/v3/payments', { amount: 5000, currency: 'CLP', subject: 'Order 42' });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
-  await payByTransfer(server.ctx, account.merchant, created.body.payment_id);
+  await payByTransfer(setup.server.ctx, setup.account.merchant, created.body.payment_id);
   return created.body.payment_id as string;
 }
 
 const fieldsOf = (res: JsonResponse) => (res.body.errors as { field: string }[]).map((e) => e.field).sort();
-const json = (path: string, rawBody: string, apiKey = account.api_key) => call(server.baseUrl, 'POST', path, { apiKey, rawBody, headers: { 'content-type': 'application/json' } });
-const form = (path: string, rawBody: string) => call(server.baseUrl, 'POST', path, { apiKey: account.api_key, rawBody, headers: { 'content-type': FORM } });
-const refundedOf = async (id: string) => (await server.ctx.db.selectFrom('refunds').select('amount').where('payment_id', '=', id).execute()).map((r) => r.amount);
+const json = (path: string, rawBody: string, apiKey = setup.account.api_key) => call(setup.server.baseUrl, 'POST', path, { apiKey, rawBody, headers: { 'content-type': 'application/json' } });
+const form = (path: string, rawBody: string) => call(setup.server.baseUrl, 'POST', path, { apiKey: setup.account.api_key, rawBody, headers: { 'content-type': FORM } });
+const refundedOf = async (id: string) => (await setup.server.ctx.db.selectFrom('refunds').select('amount').where('payment_id', '=', id).execute()).map((r) => r.amount);
 
 describe('a money-moving request Quipu cannot read moves nothing', () => {
   // [what, how it is sent, the fields the 400 names (undefined: only that it is a 400)]
@@ -113,7 +109,7 @@ describe('a money-moving request Quipu cannot read moves nothing', () => {
   it('an operator credit with its amount misspelled is refused, and no payment is reconciled', async () => {
     const created = await api.post('/v3/payments', { amount: 5000, currency: 'CLP', subject: 'Order 42' });
     const before = await books();
-    const res = await call(server.baseUrl, 'POST', '/operator/v1/credits', {
+    const res = await call(setup.server.baseUrl, 'POST', '/operator/v1/credits', {
       headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
       body: { credits: [{ bank_reference: 'mov-typo-1', account: 'x', amout: 5000, currency: 'CLP', reference: created.body.payment_id, credited_at: '2026-11-26T12:00:00Z' }] },
     });
@@ -123,8 +119,8 @@ describe('a money-moving request Quipu cannot read moves nothing', () => {
   });
 
   it('a dashboard refund form without its amount and with another field refunds nothing', async () => {
-    const user = await addDashboardUser(server.ctx, account.receiver_id, { email: 'typos@shop.test' });
-    const session = new PayerSession(server.baseUrl);
+    const user = await addDashboardUser(setup.server.ctx, setup.account.receiver_id, { password: CHOSEN_PASSWORD, email: 'typos@shop.test' });
+    const session = new PayerSession(setup.server.baseUrl);
     const signIn = await session.get('/dashboard/sign-in');
     expect((await session.post('/dashboard/sign-in', { _csrf: csrfOf(signIn), email: user.email, password: user.password })).status).toBe(303);
     const id = await paid();
@@ -144,7 +140,7 @@ describe('what is read as it stands keeps working', () => {
   it('no body, an empty body and {} refund everything: asked for plainly', async () => {
     for (const rawBody of [undefined, '', '{}']) {
       const id = await paid();
-      const res = await call(server.baseUrl, 'POST', `/v3/payments/${id}/refunds`, { apiKey: account.api_key, rawBody, headers: rawBody === undefined ? {} : { 'content-type': 'application/json' } });
+      const res = await call(setup.server.baseUrl, 'POST', `/v3/payments/${id}/refunds`, { apiKey: setup.account.api_key, rawBody, headers: rawBody === undefined ? {} : { 'content-type': 'application/json' } });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(await refundedOf(id)).toEqual([5000 * 10_000]);
     }
@@ -192,7 +188,7 @@ describe('likely typos, in developer mode', () => {
   });
 
   it('are not named for a production account, nor when no member is close to a known one', async () => {
-    const prod = await client(server.baseUrl, production.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x', subjet: 'y' });
+    const prod = await client(setup.server.baseUrl, production.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x', subjet: 'y' });
     expect(prod.status, JSON.stringify(prod.body)).toBe(200);
     expect(prod.headers.get('quipu-ignored-fields')).toBe('subjet');
     expect(prod.headers.get(TYPOS)).toBeNull();
@@ -221,10 +217,10 @@ describe('JSON nested past the limit', () => {
   it('on every route that reads JSON: a 400 naming the limit, never a 500', async () => {
     const deep = DEEP[0][1];
     const failures: string[] = [];
-    for (const { method, url } of registeredRoutes(server.app).filter((route) => !['GET', 'HEAD'].includes(route.method))) {
-      const headers: Record<string, string> = { 'content-type': 'application/json', ...(url.startsWith('/operator/') ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : { 'x-api-key': account.api_key }) };
+    for (const { method, url } of registeredRoutes(setup.server.app).filter((route) => !['GET', 'HEAD'].includes(route.method))) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(url.startsWith('/operator/') ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : { 'x-api-key': setup.account.api_key }) };
       const path = concretePath(url);
-      const send = (body: string) => fetch(`${server.baseUrl}${path}`, { method, headers, body, redirect: 'manual' }).then(async (res) => ({ status: res.status, text: await res.text() }));
+      const send = (body: string) => fetch(`${setup.server.baseUrl}${path}`, { method, headers, body, redirect: 'manual' }).then(async (res) => ({ status: res.status, text: await res.text() }));
       const malformed = await send('{"x":');
       const answer = await send(deep);
       if (answer.status >= 500) failures.push(`${method} ${url}: ${answer.status}`);

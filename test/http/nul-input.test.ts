@@ -2,29 +2,23 @@
 // whatever it holds) is refused before anything reads it, on both databases: a field is a 400
 // naming it, a path id is a 404, and nothing is written. The sweep covers every route the running
 // server registered, so a new one cannot slip past.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { call } from '../helpers/http.js';
 import { authorizeParams, basicAuth, FORM, formPost, registerRedirectUris } from '../helpers/oauth.js';
 import { everyTableCount } from '../helpers/payments.js';
 import { concretePath, registeredRoutes } from '../helpers/routes.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const OPERATOR_TOKEN = 'operator-token-for-the-nul-refusal-tests';
-let server: TestServer;
-let account: TestAccount;
 
-beforeAll(async () => {
-  server = await startTestServer({ OPERATOR_TOKEN });
-  account = await server.account();
-});
-afterAll(async () => server?.close());
+const setup = useTestServer({ OPERATOR_TOKEN });
 
-const rowCounts = () => everyTableCount(server.ctx.db);
+const rowCounts = () => everyTableCount(setup.server.ctx.db);
 
-const credentials = (url: string): Record<string, string> => (url.startsWith('/operator/') ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : { 'x-api-key': account.api_key });
+const credentials = (url: string): Record<string, string> => (url.startsWith('/operator/') ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : { 'x-api-key': setup.account.api_key });
 
 async function send(method: string, path: string, headers: Record<string, string>, body?: string) {
-  const res = await fetch(`${server.baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
+  const res = await fetch(`${setup.server.baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
   const text = await res.text();
   return { status: res.status, text, ignored: res.headers.get('quipu-ignored-fields') };
 }
@@ -32,34 +26,34 @@ async function send(method: string, path: string, headers: Record<string, string
 describe('a NUL in a request', () => {
   it('in a v3 JSON field: 400 naming the field, no payment', async () => {
     const before = await rowCounts();
-    const res = await call(server.baseUrl, 'POST', '/v3/payments', { apiKey: account.api_key, rawBody: '{"amount":1000,"currency":"CLP","subject":"a\\u0000b"}', headers: { 'content-type': 'application/json' } });
+    const res = await call(setup.server.baseUrl, 'POST', '/v3/payments', { apiKey: setup.account.api_key, rawBody: '{"amount":1000,"currency":"CLP","subject":"a\\u0000b"}', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'subject', message: expect.stringContaining('NUL') }]);
     expect(await rowCounts()).toEqual(before);
   });
 
   it('in a nested member or a member name: the member, or its object, is named', async () => {
-    const nested = await call(server.baseUrl, 'POST', '/operator/v1/credits', { body: { credits: [{ bank_reference: 'mov\u0000' }] }, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    const nested = await call(setup.server.baseUrl, 'POST', '/operator/v1/credits', { body: { credits: [{ bank_reference: 'mov\u0000' }] }, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
     expect(nested.status).toBe(400);
     expect(nested.body.errors[0].field).toBe('credits.0.bank_reference');
-    const named = await call(server.baseUrl, 'POST', '/operator/v1/credits', { body: { credits: [{ 'a\u0000': 1 }] }, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    const named = await call(setup.server.baseUrl, 'POST', '/operator/v1/credits', { body: { credits: [{ 'a\u0000': 1 }] }, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
     expect(named.status).toBe(400);
     expect(named.body.errors[0].field).toBe('credits.0');
   });
 
   it('in a path id: 404', async () => {
-    const res = await call(server.baseUrl, 'GET', '/v3/payments/%00', { apiKey: account.api_key });
+    const res = await call(setup.server.baseUrl, 'GET', '/v3/payments/%00', { apiKey: setup.account.api_key });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ status: 404 });
   });
 
   it('in a v2 query or form: 400 naming the field, in v2 shape', async () => {
-    const query = await call(server.baseUrl, 'GET', '/2.0/payments?notification_token=%00', { apiKey: account.api_key });
+    const query = await call(setup.server.baseUrl, 'GET', '/2.0/payments?notification_token=%00', { apiKey: setup.account.api_key });
     expect(query.status).toBe(400);
     expect(query.body).toMatchObject({ status: 400, errors: [{ field: 'notification_token' }] });
     const before = await rowCounts();
-    const form = await call(server.baseUrl, 'POST', '/2.0/payments', {
-      apiKey: account.api_key,
+    const form = await call(setup.server.baseUrl, 'POST', '/2.0/payments', {
+      apiKey: setup.account.api_key,
       rawBody: new URLSearchParams({ amount: '1000', currency: 'CLP', subject: 'a\u0000b' }).toString(),
       headers: { 'content-type': FORM },
     });
@@ -69,12 +63,12 @@ describe('a NUL in a request', () => {
   });
 
   it('in an OAuth parameter: the authorization page and the token endpoint refuse it', async () => {
-    await registerRedirectUris(server, account, ['https://client.example/callback']);
+    await registerRedirectUris(setup.server, setup.account, ['https://client.example/callback']);
     const before = await rowCounts();
-    const authorize = await send('GET', `/oauth2/authorize?${new URLSearchParams(authorizeParams(account, 'https://client.example/callback', { state: 'st\u0000' }))}`, {});
+    const authorize = await send('GET', `/oauth2/authorize?${new URLSearchParams(authorizeParams(setup.account, 'https://client.example/callback', { state: 'st\u0000' }))}`, {});
     expect(authorize.status).toBe(400);
     expect(authorize.text).toContain('state');
-    const token = await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials', scope: 'api\u0000' }, basicAuth(account));
+    const token = await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials', scope: 'api\u0000' }, basicAuth(setup.account));
     expect(token.status).toBe(400);
     expect(token.body).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('scope') });
     expect(await rowCounts()).toEqual(before);
@@ -84,7 +78,7 @@ describe('a NUL in a request', () => {
     const before = await rowCounts();
     const failures: string[] = [];
     // HEAD routes are their GET's twins, with its hooks; their answers carry no body to tell a route from none.
-    for (const { method, url } of registeredRoutes(server.app).filter((route) => route.method !== 'HEAD')) {
+    for (const { method, url } of registeredRoutes(setup.server.app).filter((route) => route.method !== 'HEAD')) {
       const headers = credentials(url);
       const expectations: [string, ReturnType<typeof send>, number[]][] = [];
       if (url.includes(':') || url.includes('*')) expectations.push(['path', send(method, concretePath(url, '%00'), headers), [404]]);

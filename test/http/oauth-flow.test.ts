@@ -3,51 +3,47 @@
 // pages' CSRF protection, CSP and binding to the browser that started the flow, and the
 // institution's credential-change report.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/domain/oauth-pkce.js';
 import { call, client } from '../helpers/http.js';
 import { authorizeParams, basicAuth, csrfOf, decodeJwtPart, formPost, formPostFields, PageClient, redirectParams, registerRedirectUris } from '../helpers/oauth.js';
 import { countRows } from '../helpers/payments.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { type TestAccount, useTestServer } from '../helpers/server.js';
 
 const CALLBACK = 'https://client.example/callback';
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 
-let server: TestServer;
-let account: TestAccount;
 let paymentId: string;
 
+const setup = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account();
-  await registerRedirectUris(server, account, [CALLBACK, 'https://client.example/cb?tenant=7', 'com.example.app:/oauth']);
-  paymentId = (await client(server.baseUrl, account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Flow test' })).body.payment_id;
+  await registerRedirectUris(setup.server, setup.account, [CALLBACK, 'https://client.example/cb?tenant=7', 'com.example.app:/oauth']);
+  paymentId = (await client(setup.server.baseUrl, setup.account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Flow test' })).body.payment_id;
 });
-afterAll(async () => server?.close());
 
 const pkce = { code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' };
 
-function exchange(code: string, extra: Record<string, string> = {}, who: TestAccount = account) {
-  return formPost(server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, ...extra }, basicAuth(who));
+function exchange(code: string, extra: Record<string, string> = {}, who: TestAccount = setup.account) {
+  return formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, ...extra }, basicAuth(who));
 }
 
 async function codeFor(params: Record<string, string> = {}): Promise<string> {
-  const done = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, CALLBACK, params));
+  const done = await new PageClient(setup.server.baseUrl).runFlow(authorizeParams(setup.account, CALLBACK, params));
   expect(done.status).toBe(303);
   return redirectParams(done.location).code!;
 }
 
-const getPayment = (token: string) => call(server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${token}` } });
+const getPayment = (token: string) => call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${token}` } });
 
 const flowRow = (flowPath: string) =>
-  server.ctx.db.selectFrom('oauth_authorizations').select(['status', 'user_id', 'code_hash', 'browser_hash']).where('authorization_id', '=', flowPath.split('/').pop()!).executeTakeFirstOrThrow();
+  setup.server.ctx.db.selectFrom('oauth_authorizations').select(['status', 'user_id', 'code_hash', 'browser_hash']).where('authorization_id', '=', flowPath.split('/').pop()!).executeTakeFirstOrThrow();
 
-const credentialChange = (rut: string) => call(server.baseUrl, 'POST', `/sandbox/institutions/Bawdf/users/${rut}/credential-change`, { apiKey: account.api_key });
+const credentialChange = (rut: string) => call(setup.server.baseUrl, 'POST', `/sandbox/institutions/Bawdf/users/${rut}/credential-change`, { apiKey: setup.account.api_key });
 
 describe('authorization code flow', () => {
   it('signs in at DemoBank, consents and redirects with the code and state; the code buys an access token and an id_token', async () => {
-    const browser = new PageClient(server.baseUrl);
-    const start = await browser.authorize(authorizeParams(account, CALLBACK, { ...pkce, nonce: 'n-1', custom: 'order 42' }));
+    const browser = new PageClient(setup.server.baseUrl);
+    const start = await browser.authorize(authorizeParams(setup.account, CALLBACK, { ...pkce, nonce: 'n-1', custom: 'order 42' }));
     expect(start.status).toBe(303);
     const flow = start.location!;
     const login = await browser.get(flow);
@@ -72,45 +68,45 @@ describe('authorization code flow', () => {
     expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 31536000, scope: 'openid api', id_token: expect.any(String) });
     expect(res.headers.get('x-custom')).toBe('order 42');
     const access = decodeJwtPart(res.body.access_token, 1);
-    expect(access).toMatchObject({ sub: String(account.receiver_id), scope: 'openid api', custom: 'order 42' });
+    expect(access).toMatchObject({ sub: String(setup.account.receiver_id), scope: 'openid api', custom: 'order 42' });
     const id = decodeJwtPart(res.body.id_token, 1);
-    expect(id).toMatchObject({ iss: server.baseUrl, aud: String(account.receiver_id), nonce: 'n-1', sub: expect.any(String) });
+    expect(id).toMatchObject({ iss: setup.server.baseUrl, aud: String(setup.account.receiver_id), nonce: 'n-1', sub: expect.any(String) });
     expect(id.sub).not.toContain('11111111');
     expect((await getPayment(res.body.access_token)).status).toBe(200);
   });
 
   it('leaves nonce out of the id_token when the request sent none', async () => {
     const id = decodeJwtPart((await exchange(await codeFor())).body.id_token, 1);
-    expect(id).toMatchObject({ iss: server.baseUrl, aud: String(account.receiver_id), sub: expect.any(String) });
+    expect(id).toMatchObject({ iss: setup.server.baseUrl, aud: String(setup.account.receiver_id), sub: expect.any(String) });
     expect(id).not.toHaveProperty('nonce');
   });
 
   it('takes the authorization request as a form POST too (OpenID Connect Core 3.1.2.1)', async () => {
-    const browser = new PageClient(server.baseUrl);
-    const start = await browser.post('/oauth2/authorize', authorizeParams(account, CALLBACK, pkce));
+    const browser = new PageClient(setup.server.baseUrl);
+    const start = await browser.post('/oauth2/authorize', authorizeParams(setup.account, CALLBACK, pkce));
     expect(start.status).toBe(303);
     expect(start.location).toMatch(/^\/oauth2\/flows\//);
     expect((await browser.signIn(start.location!, '11.111.111-1', '1234')).location).toBe(start.location);
     const done = await browser.decide(start.location!, 'allow');
     expect((await exchange(redirectParams(done.location).code!, { code_verifier: VERIFIER })).status).toBe(200);
-    const refused = await browser.post('/oauth2/authorize', authorizeParams(account, CALLBACK, { scope: 'openid' }));
+    const refused = await browser.post('/oauth2/authorize', authorizeParams(setup.account, CALLBACK, { scope: 'openid' }));
     expect(redirectParams(refused.location)).toMatchObject({ error_code: 'A002', state: 'st-123' });
-    const before = await countRows(server.ctx.db, 'oauth_authorizations');
-    const json = await fetch(`${server.baseUrl}/oauth2/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(authorizeParams(account, CALLBACK)), redirect: 'manual' });
+    const before = await countRows(setup.server.ctx.db, 'oauth_authorizations');
+    const json = await fetch(`${setup.server.baseUrl}/oauth2/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(authorizeParams(setup.account, CALLBACK)), redirect: 'manual' });
     expect(json.status).toBe(400);
     expect(await json.text()).toContain('application/x-www-form-urlencoded');
-    expect(await countRows(server.ctx.db, 'oauth_authorizations')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'oauth_authorizations')).toBe(before);
   });
 
   it('opens no flow for HEAD', async () => {
-    const before = await countRows(server.ctx.db, 'oauth_authorizations');
-    const res = await fetch(`${server.baseUrl}/oauth2/authorize?${new URLSearchParams(authorizeParams(account, CALLBACK))}`, { method: 'HEAD', redirect: 'manual' });
+    const before = await countRows(setup.server.ctx.db, 'oauth_authorizations');
+    const res = await fetch(`${setup.server.baseUrl}/oauth2/authorize?${new URLSearchParams(authorizeParams(setup.account, CALLBACK))}`, { method: 'HEAD', redirect: 'manual' });
     // The path takes GET and POST only: a HEAD is refused before any handler runs.
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, POST');
     expect(res.headers.get('location')).toBeNull();
     expect(res.headers.get('set-cookie')).toBeNull();
-    expect(await countRows(server.ctx.db, 'oauth_authorizations')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'oauth_authorizations')).toBe(before);
   });
 
   it('gives the same user the same id_token subject in a later flow', async () => {
@@ -119,7 +115,7 @@ describe('authorization code flow', () => {
   });
 
   it('delivers the code with an auto-submitted form for response_mode=form_post', async () => {
-    const done = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, CALLBACK, { response_mode: 'form_post', state: 'a&b"c' }));
+    const done = await new PageClient(setup.server.baseUrl).runFlow(authorizeParams(setup.account, CALLBACK, { response_mode: 'form_post', state: 'a&b"c' }));
     expect(done.status).toBe(200);
     const csp = done.headers.get('content-security-policy')!;
     expect(csp).toContain("form-action 'self' https://client.example");
@@ -134,7 +130,7 @@ describe('authorization code flow', () => {
   it('turns the longest custom into a token the API accepts', async () => {
     // Control characters are the worst case: each is written as \u00XX in the token's JSON.
     const custom = '\u0001'.repeat(1024);
-    const done = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, CALLBACK, { custom }));
+    const done = await new PageClient(setup.server.baseUrl).runFlow(authorizeParams(setup.account, CALLBACK, { custom }));
     expect(decodeURIComponent(done.headers.get('x-custom')!)).toBe(custom);
     const res = await exchange(redirectParams(done.location).code!);
     expect(decodeJwtPart(res.body.access_token, 1).custom).toBe(custom);
@@ -145,11 +141,11 @@ describe('authorization code flow', () => {
   it('keeps the registered redirect_uri’s own query and accepts plain PKCE', async () => {
     const uri = 'https://client.example/cb?tenant=7';
     const verifier = 'plain-verifier-plain-verifier-plain-verifier-0123';
-    const done = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, uri, { code_challenge: verifier, code_challenge_method: 'plain' }));
+    const done = await new PageClient(setup.server.baseUrl).runFlow(authorizeParams(setup.account, uri, { code_challenge: verifier, code_challenge_method: 'plain' }));
     const params = redirectParams(done.location);
     expect(params.tenant).toBe('7');
     expect((await exchange(params.code!, { redirect_uri: uri, code_verifier: 'wrong'.padEnd(43, 'x') })).body.error).toBe('invalid_grant');
-    const again = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, uri, { code_challenge: verifier }));
+    const again = await new PageClient(setup.server.baseUrl).runFlow(authorizeParams(setup.account, uri, { code_challenge: verifier }));
     expect((await exchange(redirectParams(again.location).code!, { redirect_uri: uri, code_verifier: verifier })).status).toBe(200);
   });
 });
@@ -159,7 +155,7 @@ describe('x-custom on every answer that ends the flow', () => {
   const header = (res: { headers: Headers }) => res.headers.get('x-custom');
 
   it('comes with the form_post page that delivers the code', async () => {
-    const done = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, CALLBACK, { response_mode: 'form_post', custom }));
+    const done = await new PageClient(setup.server.baseUrl).runFlow(authorizeParams(setup.account, CALLBACK, { response_mode: 'form_post', custom }));
     expect(done.status).toBe(200);
     expect(formPostFields(done.text).fields.code).toEqual(expect.any(String));
     expect(decodeURIComponent(header(done)!)).toBe(custom);
@@ -172,17 +168,17 @@ describe('x-custom on every answer that ends the flow', () => {
     ['E102, credentials refused by DemoBank', {}, { password: '9999' }],
     ['E003, DemoBank’s rehearsal of a controlled error, under form_post', { response_mode: 'form_post' }, { password: 'E003' }],
   ])('comes with the error redirect of %s', async (_name, extra, options) => {
-    const res = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, CALLBACK, { custom, ...extra }), options);
+    const res = await new PageClient(setup.server.baseUrl).runFlow(authorizeParams(setup.account, CALLBACK, { custom, ...extra }), options);
     expect(res.status).toBe(303);
     expect(redirectParams(res.location).error_code).toMatch(/^[AE]\d{3}$/);
     expect(decodeURIComponent(header(res)!)).toBe(custom);
   });
 
   it('is left out when no custom was sent, or when the custom itself was refused', async () => {
-    const none = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, CALLBACK), { decision: 'deny' });
+    const none = await new PageClient(setup.server.baseUrl).runFlow(authorizeParams(setup.account, CALLBACK), { decision: 'deny' });
     expect(redirectParams(none.location).error_code).toBe('A001');
     expect(header(none)).toBeNull();
-    const tooLong = await new PageClient(server.baseUrl).authorize(authorizeParams(account, CALLBACK, { custom: 'x'.repeat(1025) }));
+    const tooLong = await new PageClient(setup.server.baseUrl).authorize(authorizeParams(setup.account, CALLBACK, { custom: 'x'.repeat(1025) }));
     expect(redirectParams(tooLong.location).error_code).toBe('A002');
     expect(header(tooLong)).toBeNull();
   });
@@ -207,32 +203,32 @@ describe('codes', () => {
     ['a verifier when no challenge was sent (PKCE downgrade)', {}, { code_verifier: VERIFIER }],
   ])('refuses %s with invalid_grant, grants nothing and uses the code up', async (_name, authorize, tokenParams) => {
     const code = await codeFor(authorize);
-    const before = await countRows(server.ctx.db, 'oauth_tokens');
+    const before = await countRows(setup.server.ctx.db, 'oauth_tokens');
     const res = await exchange(code, tokenParams);
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('invalid_grant');
-    expect(await countRows(server.ctx.db, 'oauth_tokens')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'oauth_tokens')).toBe(before);
     const right: Record<string, string> = 'code_challenge' in authorize ? { code_verifier: VERIFIER } : {};
     expect((await exchange(code, right)).body.error).toBe('invalid_grant');
-    expect(await countRows(server.ctx.db, 'oauth_tokens')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'oauth_tokens')).toBe(before);
   });
 
   it('refuses another client’s code without using it up', async () => {
     const code = await codeFor();
-    const other = await server.account();
+    const other = await setup.server.account();
     expect((await exchange(code, {}, other)).body.error).toBe('invalid_grant');
     expect((await exchange(code)).status).toBe(200);
   });
 
   it('refuses a code after 10 minutes on the developer clock', async () => {
     const code = await codeFor();
-    server.ctx.clock.setOffset(server.ctx.clock.offsetMs + 10 * 60_000 + 1000);
+    setup.server.ctx.clock.setOffset(setup.server.ctx.clock.offsetMs + 10 * 60_000 + 1000);
     expect((await exchange(code)).body.error).toBe('invalid_grant');
   });
 
   it('needs code and redirect_uri', async () => {
-    expect((await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', redirect_uri: CALLBACK }, basicAuth(account))).body.error).toBe('invalid_request');
-    expect((await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', code: 'abc' }, basicAuth(account))).body.error).toBe('invalid_request');
+    expect((await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', redirect_uri: CALLBACK }, basicAuth(setup.account))).body.error).toBe('invalid_request');
+    expect((await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', code: 'abc' }, basicAuth(setup.account))).body.error).toBe('invalid_request');
   });
 });
 
@@ -245,14 +241,14 @@ describe('authorization request errors', () => {
     ['an unknown client_id', { client_id: '999999999' }, 'client_id'],
     ['a client_id that is not a number', { client_id: 'abc' }, 'client_id'],
   ])('shows an error page for %s and redirects nowhere', async (_name, extra, parameter) => {
-    const before = await countRows(server.ctx.db, 'oauth_authorizations');
-    const res = await new PageClient(server.baseUrl).authorize(authorizeParams(account, CALLBACK, extra));
+    const before = await countRows(setup.server.ctx.db, 'oauth_authorizations');
+    const res = await new PageClient(setup.server.baseUrl).authorize(authorizeParams(setup.account, CALLBACK, extra));
     expect(res.status).toBe(400);
     expect(res.location).toBeNull();
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.text).toContain(parameter);
     expect(res.text).not.toContain('evil.example');
-    expect(await countRows(server.ctx.db, 'oauth_authorizations')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'oauth_authorizations')).toBe(before);
   });
 
   it.each([
@@ -271,36 +267,36 @@ describe('authorization request errors', () => {
     // A request to fix is told so, whatever the institution: E201 would tell the client to stop.
     ['a malformed code_challenge for a bank without connector', { institution_id: 'WbPkK', code_challenge: 'short' }, 'A002', 'INVALID_REQUEST', 'code_challenge'],
   ])('redirects %s to the client with the contract’s error', async (_name, extra, code, type, mentioned) => {
-    const before = await countRows(server.ctx.db, 'oauth_authorizations');
-    const res = await new PageClient(server.baseUrl).authorize(authorizeParams(account, CALLBACK, extra));
+    const before = await countRows(setup.server.ctx.db, 'oauth_authorizations');
+    const res = await new PageClient(setup.server.baseUrl).authorize(authorizeParams(setup.account, CALLBACK, extra));
     expect(res.status).toBe(303);
     expect(res.location!.startsWith(`${CALLBACK}?`)).toBe(true);
     const params = redirectParams(res.location);
     expect(params).toMatchObject({ error_code: code, error_type: type, state: 'st-123' });
     expect(params.error_description).toContain(mentioned);
     expect(params.code).toBeUndefined();
-    expect(await countRows(server.ctx.db, 'oauth_authorizations')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'oauth_authorizations')).toBe(before);
   });
 
   it('sends no state back when none was sent, and refuses a repeated parameter', async () => {
-    const noState = await new PageClient(server.baseUrl).authorize(authorizeParams(account, CALLBACK, { state: undefined, scope: 'api' }));
+    const noState = await new PageClient(setup.server.baseUrl).authorize(authorizeParams(setup.account, CALLBACK, { state: undefined, scope: 'api' }));
     expect(redirectParams(noState.location).state).toBeUndefined();
-    const query = `${new URLSearchParams(authorizeParams(account, CALLBACK))}&scope=api`;
-    const repeated = await new PageClient(server.baseUrl).get(`/oauth2/authorize?${query}`);
+    const query = `${new URLSearchParams(authorizeParams(setup.account, CALLBACK))}&scope=api`;
+    const repeated = await new PageClient(setup.server.baseUrl).get(`/oauth2/authorize?${query}`);
     expect(redirectParams(repeated.location)).toMatchObject({ error_code: 'A002', error_description: expect.stringContaining('scope') });
   });
 
   it('offers DemoBank only to developer-mode accounts', async () => {
-    const production = await server.account({ developer: false });
-    await registerRedirectUris(server, production, [CALLBACK]);
-    const res = await new PageClient(server.baseUrl).authorize(authorizeParams(production, CALLBACK));
+    const production = await setup.server.account({ developer: false });
+    await registerRedirectUris(setup.server, production, [CALLBACK]);
+    const res = await new PageClient(setup.server.baseUrl).authorize(authorizeParams(production, CALLBACK));
     expect(redirectParams(res.location)).toMatchObject({ error_code: 'A002' });
   });
 });
 
 describe('the user’s side', () => {
   it('redirects A001 when the user refuses consent', async () => {
-    const res = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, CALLBACK), { decision: 'deny' });
+    const res = await new PageClient(setup.server.baseUrl).runFlow(authorizeParams(setup.account, CALLBACK), { decision: 'deny' });
     expect(redirectParams(res.location)).toMatchObject({ error_code: 'A001', error_type: 'DO_NOT_RETRY', error: 'access_denied', state: 'st-123' });
   });
 
@@ -313,14 +309,14 @@ describe('the user’s side', () => {
     ['DemoBank being unavailable', '11.111.111-1', 'E201', 'E201', 'DO_NOT_RETRY'],
     ['DemoBank failing for good', '11.111.111-1', 'E999', 'E999', 'DO_NOT_RETRY'],
   ])('redirects %s with its error code', async (_name, rut, password, code, type) => {
-    const res = await new PageClient(server.baseUrl).runFlow(authorizeParams(account, CALLBACK), { rut, password });
+    const res = await new PageClient(setup.server.baseUrl).runFlow(authorizeParams(setup.account, CALLBACK), { rut, password });
     expect(res.status).toBe(303);
     expect(redirectParams(res.location)).toMatchObject({ error_code: code, error_type: type, state: 'st-123' });
   });
 
   it('asks again, changing nothing, when the sign-in form comes empty', async () => {
-    const browser = new PageClient(server.baseUrl);
-    const flow = (await browser.authorize(authorizeParams(account, CALLBACK))).location!;
+    const browser = new PageClient(setup.server.baseUrl);
+    const flow = (await browser.authorize(authorizeParams(setup.account, CALLBACK))).location!;
     const page = await browser.get(flow);
     const csrf = csrfOf(page.text);
     const res = await browser.post(`${flow}/login`, { _csrf: csrf, rut: '', password: '' });
@@ -330,19 +326,19 @@ describe('the user’s side', () => {
   });
 
   it('refuses a form without a valid CSRF token and changes nothing', async () => {
-    const browser = new PageClient(server.baseUrl);
-    const flow = (await browser.authorize(authorizeParams(account, CALLBACK))).location!;
+    const browser = new PageClient(setup.server.baseUrl);
+    const flow = (await browser.authorize(authorizeParams(setup.account, CALLBACK))).location!;
     await browser.get(flow);
     const forged = await browser.post(`${flow}/login`, { _csrf: 'forged', rut: '11.111.111-1', password: '1234' });
     expect(forged.status).toBe(403);
-    const stranger = await new PageClient(server.baseUrl).post(`${flow}/login`, { rut: '11.111.111-1', password: '1234' });
+    const stranger = await new PageClient(setup.server.baseUrl).post(`${flow}/login`, { rut: '11.111.111-1', password: '1234' });
     expect(stranger.status).toBe(403);
     expect(await flowRow(flow)).toMatchObject({ status: 'login', user_id: null });
   });
 
   it('answers a double submission of the consent once', async () => {
-    const browser = new PageClient(server.baseUrl);
-    const flow = (await browser.authorize(authorizeParams(account, CALLBACK))).location!;
+    const browser = new PageClient(setup.server.baseUrl);
+    const flow = (await browser.authorize(authorizeParams(setup.account, CALLBACK))).location!;
     await browser.signIn(flow, '11.111.111-1', '1234');
     const page = await browser.get(flow);
     const csrf = csrfOf(page.text);
@@ -351,15 +347,15 @@ describe('the user’s side', () => {
   });
 
   it('shows an unknown flow as a 404 page', async () => {
-    const res = await new PageClient(server.baseUrl).get('/oauth2/flows/AAAAAAAAAAAAAAAAAAAAAAAA');
+    const res = await new PageClient(setup.server.baseUrl).get('/oauth2/flows/AAAAAAAAAAAAAAAAAAAAAAAA');
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
   });
 
   it('escapes the client’s name on the pages', async () => {
-    const shady = await server.account({ name: '<script>alert(1)</script>' });
-    await registerRedirectUris(server, shady, [CALLBACK]);
-    const browser = new PageClient(server.baseUrl);
+    const shady = await setup.server.account({ name: '<script>alert(1)</script>' });
+    await registerRedirectUris(setup.server, shady, [CALLBACK]);
+    const browser = new PageClient(setup.server.baseUrl);
     const page = await browser.get((await browser.authorize(authorizeParams(shady, CALLBACK))).location!);
     expect(page.text).not.toContain('<script>alert(1)</script>');
     expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
@@ -368,21 +364,23 @@ describe('the user’s side', () => {
 
 describe('a flow belongs to the browser that started it', () => {
   it('gives the starting browser a cookie for this flow only, and keeps only its hash', async () => {
-    const start = await new PageClient(server.baseUrl).authorize(authorizeParams(account, CALLBACK));
-    const cookie = start.headers.getSetCookie().find((c) => c.startsWith('quipu_oauth_flow='))!;
-    expect(cookie).toContain(`Path=${start.location}`);
+    const start = await new PageClient(setup.server.baseUrl).authorize(authorizeParams(setup.account, CALLBACK));
+    const name = `quipu_oauth_flow_${start.location!.split('/').pop()}`;
+    const cookie = start.headers.getSetCookie().find((c) => c.startsWith(`${name}=`))!;
+    expect(cookie).toContain('Path=/;');
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Lax');
-    const secret = /^quipu_oauth_flow=([^;]+)/.exec(cookie)![1]!;
+    expect(cookie).toContain('Max-Age=1200');
+    const secret = new RegExp(`^${name}=([^;]+)`).exec(cookie)![1]!;
     expect((await flowRow(start.location!)).browser_hash).toBe(createHash('sha256').update(secret).digest('base64url'));
   });
 
   it('shows another browser neither the flow nor its user, and lets it change nothing', async () => {
-    const user = new PageClient(server.baseUrl);
-    const flow = (await user.authorize(authorizeParams(account, CALLBACK))).location!;
+    const user = new PageClient(setup.server.baseUrl);
+    const flow = (await user.authorize(authorizeParams(setup.account, CALLBACK))).location!;
     // Another browser that learnt the flow's address, with a valid CSRF token from a flow of its own.
-    const other = new PageClient(server.baseUrl);
-    const csrf = csrfOf((await other.get((await other.authorize(authorizeParams(account, CALLBACK))).location!)).text);
+    const other = new PageClient(setup.server.baseUrl);
+    const csrf = csrfOf((await other.get((await other.authorize(authorizeParams(setup.account, CALLBACK))).location!)).text);
     const login = await other.post(`${flow}/login`, { _csrf: csrf, rut: '22.222.222-2', password: '1234' });
     expect(login.status).toBe(403);
     expect(login.text).toContain('otro navegador');
@@ -402,9 +400,9 @@ describe('a flow belongs to the browser that started it', () => {
   });
 
   it('keeps the flows of two tabs of one browser apart', async () => {
-    const browser = new PageClient(server.baseUrl);
-    const first = (await browser.authorize(authorizeParams(account, CALLBACK, { state: 'first' }))).location!;
-    const second = (await browser.authorize(authorizeParams(account, CALLBACK, { state: 'second' }))).location!;
+    const browser = new PageClient(setup.server.baseUrl);
+    const first = (await browser.authorize(authorizeParams(setup.account, CALLBACK, { state: 'first' }))).location!;
+    const second = (await browser.authorize(authorizeParams(setup.account, CALLBACK, { state: 'second' }))).location!;
     await browser.signIn(first, '11.111.111-1', '1234');
     await browser.signIn(second, '11.111.111-1', '1234');
     expect(redirectParams((await browser.decide(first, 'allow')).location).state).toBe('first');
@@ -414,14 +412,14 @@ describe('a flow belongs to the browser that started it', () => {
 
 describe('timeouts on the developer clock', () => {
   it('ends a flow whose user never signed in with A003, and one never consented with E001', async () => {
-    const idle = new PageClient(server.baseUrl);
-    const idleFlow = (await idle.authorize(authorizeParams(account, CALLBACK))).location!;
-    const waiting = new PageClient(server.baseUrl);
-    const waitingFlow = (await waiting.authorize(authorizeParams(account, CALLBACK))).location!;
+    const idle = new PageClient(setup.server.baseUrl);
+    const idleFlow = (await idle.authorize(authorizeParams(setup.account, CALLBACK))).location!;
+    const waiting = new PageClient(setup.server.baseUrl);
+    const waitingFlow = (await waiting.authorize(authorizeParams(setup.account, CALLBACK))).location!;
     await waiting.signIn(waitingFlow, '11.111.111-1', '1234');
     const consentPage = await waiting.get(waitingFlow);
     const idlePage = await idle.get(idleFlow);
-    server.ctx.clock.setOffset(server.ctx.clock.offsetMs + 11 * 60_000);
+    setup.server.ctx.clock.setOffset(setup.server.ctx.clock.offsetMs + 11 * 60_000);
     const a003 = await idle.post(`${idleFlow}/login`, { _csrf: csrfOf(idlePage.text), rut: '11.111.111-1', password: '1234' });
     expect(redirectParams(a003.location)).toMatchObject({ error_code: 'A003', error_type: 'RETRY_IMMEDIATELY', state: 'st-123' });
     const e001 = await waiting.post(`${waitingFlow}/consent`, { _csrf: csrfOf(consentPage.text), decision: 'allow' });
@@ -433,49 +431,49 @@ describe('timeouts on the developer clock', () => {
 describe('credential change at the institution', () => {
   it('stops the tokens of the user’s consents, and only the calling account’s', async () => {
     const mine = (await exchange(await codeFor())).body.access_token;
-    const other = await server.account();
-    await registerRedirectUris(server, other, [CALLBACK]);
-    const otherDone = await new PageClient(server.baseUrl).runFlow(authorizeParams(other, CALLBACK));
+    const other = await setup.server.account();
+    await registerRedirectUris(setup.server, other, [CALLBACK]);
+    const otherDone = await new PageClient(setup.server.baseUrl).runFlow(authorizeParams(other, CALLBACK));
     const theirs = (await exchange(redirectParams(otherDone.location).code!, {}, other)).body.access_token;
-    const clientToken = (await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth(account))).body.access_token;
+    const clientToken = (await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth(setup.account))).body.access_token;
 
-    const res = await call(server.baseUrl, 'POST', '/sandbox/institutions/Bawdf/users/111111111/credential-change', { apiKey: account.api_key });
+    const res = await call(setup.server.baseUrl, 'POST', '/sandbox/institutions/Bawdf/users/111111111/credential-change', { apiKey: setup.account.api_key });
     expect(res.status).toBe(200);
     expect(res.body.revoked_tokens).toBeGreaterThanOrEqual(1);
     expect((await getPayment(mine)).status).toBe(401);
     expect((await getPayment(clientToken)).status).toBe(200);
-    const theirPayment = (await client(server.baseUrl, other.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x' })).body.payment_id;
-    expect((await call(server.baseUrl, 'GET', `/v3/payments/${theirPayment}`, { headers: { authorization: `Bearer ${theirs}` } })).status).toBe(200);
+    const theirPayment = (await client(setup.server.baseUrl, other.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x' })).body.payment_id;
+    expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${theirPayment}`, { headers: { authorization: `Bearer ${theirs}` } })).status).toBe(200);
     // The user repeats the flow and gets a working token.
     expect((await getPayment((await exchange(await codeFor())).body.access_token)).status).toBe(200);
   });
 
   it('withdraws the user’s unfinished flows: an unredeemed code grants nothing, a pending consent ends', async () => {
     const code = await codeFor();
-    const browser = new PageClient(server.baseUrl);
-    const pending = (await browser.authorize(authorizeParams(account, CALLBACK))).location!;
+    const browser = new PageClient(setup.server.baseUrl);
+    const pending = (await browser.authorize(authorizeParams(setup.account, CALLBACK))).location!;
     await browser.signIn(pending, '11.111.111-1', '1234');
     const consentPage = await browser.get(pending);
     expect((await credentialChange('11.111.111-1')).status).toBe(200);
 
-    const before = await countRows(server.ctx.db, 'oauth_tokens');
+    const before = await countRows(setup.server.ctx.db, 'oauth_tokens');
     const res = await exchange(code);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'invalid_grant', error_description: expect.stringContaining('withdrawn') });
-    expect(await countRows(server.ctx.db, 'oauth_tokens')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'oauth_tokens')).toBe(before);
     const consent = await browser.post(`${pending}/consent`, { _csrf: csrfOf(consentPage.text), decision: 'allow' });
     expect(consent.status).toBe(409);
     expect(await flowRow(pending)).toMatchObject({ status: 'failed', code_hash: null });
   });
 
   it('checks its input and is only for developer-mode accounts', async () => {
-    const bad = await call(server.baseUrl, 'POST', '/sandbox/institutions/Bawdf/users/11111111-2/credential-change', { apiKey: account.api_key });
+    const bad = await call(setup.server.baseUrl, 'POST', '/sandbox/institutions/Bawdf/users/11111111-2/credential-change', { apiKey: setup.account.api_key });
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].field).toBe('rut');
-    const bank = await call(server.baseUrl, 'POST', '/sandbox/institutions/Zzzzz/users/11111111-1/credential-change', { apiKey: account.api_key });
+    const bank = await call(setup.server.baseUrl, 'POST', '/sandbox/institutions/Zzzzz/users/11111111-1/credential-change', { apiKey: setup.account.api_key });
     expect(bank.body.errors[0].field).toBe('bank_id');
-    const production = await server.account({ developer: false });
-    expect((await call(server.baseUrl, 'POST', '/sandbox/institutions/Bawdf/users/11111111-1/credential-change', { apiKey: production.api_key })).status).toBe(403);
-    expect((await call(server.baseUrl, 'POST', '/sandbox/institutions/Bawdf/users/11111111-1/credential-change')).status).toBe(401);
+    const production = await setup.server.account({ developer: false });
+    expect((await call(setup.server.baseUrl, 'POST', '/sandbox/institutions/Bawdf/users/11111111-1/credential-change', { apiKey: production.api_key })).status).toBe(403);
+    expect((await call(setup.server.baseUrl, 'POST', '/sandbox/institutions/Bawdf/users/11111111-1/credential-change')).status).toBe(401);
   });
 });

@@ -7,37 +7,33 @@ import { BankRefusal, type LoginResult } from '../../src/bank/connector.js';
 import { authorizeParams, basicAuth, formPost, PageClient, redirectParams, registerRedirectUris } from '../helpers/oauth.js';
 import { countRows } from '../helpers/payments.js';
 import { ScriptedBank, type SignInBehaviour } from '../helpers/scripted-bank.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const CALLBACK = 'https://client.example/callback';
 // Banco BCI: a bank of the catalogue that has no connector of its own.
 const INSTITUTION = 'LrNcd';
 
-let server: TestServer;
-let account: TestAccount;
 let bank: ScriptedBank;
 
+// The institution's share of the flow is bounded by BANK_TIMEOUT_MS like a transfer.
+const setup = useTestServer({ BANK_TIMEOUT_MS: '300' });
 beforeAll(async () => {
-  // The institution's share of the flow is bounded by BANK_TIMEOUT_MS like a transfer.
-  server = await startTestServer({ BANK_TIMEOUT_MS: '300' });
-  account = await server.account();
-  await registerRedirectUris(server, account, [CALLBACK]);
-  bank = new ScriptedBank(INSTITUTION);
+  await registerRedirectUris(setup.server, setup.account, [CALLBACK]);
+  bank = new ScriptedBank(setup.server.ctx.banks, INSTITUTION);
 });
 afterAll(async () => {
   bank?.unregister();
-  await server?.close();
 });
 
-const params = (extra: Record<string, string> = {}) => authorizeParams(account, CALLBACK, { institution_id: INSTITUTION, custom: 'order 7', ...extra });
+const params = (extra: Record<string, string> = {}) => authorizeParams(setup.account, CALLBACK, { institution_id: INSTITUTION, custom: 'order 7', ...extra });
 const signedIn = (rut: string): LoginResult => ({ ok: true, account: { personalIdentifier: rut, accountNumber: '1', holderName: 'Cliente BCI' } });
 
 /** Counts that a failed flow must leave as they were. */
-const granted = async () => ({ tokens: await countRows(server.ctx.db, 'oauth_tokens'), consents: await countRows(server.ctx.db, 'oauth_consents') });
+const granted = async () => ({ tokens: await countRows(setup.server.ctx.db, 'oauth_tokens'), consents: await countRows(setup.server.ctx.db, 'oauth_consents') });
 
 async function signInWith(behaviour: SignInBehaviour, extra: Record<string, string> = {}) {
   bank.signIn = behaviour;
-  const browser = new PageClient(server.baseUrl);
+  const browser = new PageClient(setup.server.baseUrl);
   const start = await browser.authorize(params(extra));
   expect(start.location).toMatch(/^\/oauth2\/flows\//);
   return { browser, flow: start.location!, answer: await browser.signIn(start.location!, '11.111.111-1', 'secret') };
@@ -49,7 +45,7 @@ describe('an institution with a connector', () => {
     expect(answer.location).toBe(flow);
     const done = await browser.decide(flow, 'allow');
     const { code } = redirectParams(done.location);
-    const token = await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', code: code!, redirect_uri: CALLBACK }, basicAuth(account));
+    const token = await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', code: code!, redirect_uri: CALLBACK }, basicAuth(setup.account));
     expect(token.status).toBe(200);
   });
 });
@@ -75,7 +71,7 @@ describe('faults at the institution', () => {
     const sent = redirectParams(answer.location);
     expect(sent).toEqual({ error, error_code: code, error_type: type, error_description: expect.any(String), state: 'st-123' });
     expect(answer.headers.get('x-custom')).toBe('order 7');
-    const row = await server.ctx.db
+    const row = await setup.server.ctx.db
       .selectFrom('oauth_authorizations')
       .select(['status', 'code_hash', 'consent_id'])
       .where('authorization_id', '=', flow.split('/').pop()!)

@@ -7,26 +7,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recoverStaleTransfers } from '../../src/app/recover-stale-transfers.js';
 import type { TransferOrder } from '../../src/bank/connector.js';
-import { demoBank } from '../../src/bank/demo-bank.js';
-import { findAttempt, moveAttempt } from '../../src/store/attempts.js';
+import { changeAttempt } from '../../src/app/change-attempt.js';
+import { findAttempt } from '../../src/store/attempts.js';
 import { client } from '../helpers/http.js';
 import { runEveryJob } from '../helpers/jobs.js';
 import { csrfOf, PayerSession, startDemoBankAttempt, tabAtCoordinates as tabAtCoordinatesOf, titleOf } from '../helpers/payer-session.js';
 import { ANY_PAYER, ScriptedBank } from '../helpers/scripted-bank.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
 const BANK_TIMEOUT_MS = 300;
-let server: TestServer;
-let account: TestAccount;
 
-beforeAll(async () => {
-  server = await startTestServer({ BANK_TIMEOUT_MS: String(BANK_TIMEOUT_MS) });
-  account = await server.account();
-});
-afterAll(async () => server?.close());
+const setup = useTestServer({ BANK_TIMEOUT_MS: String(BANK_TIMEOUT_MS) });
 afterEach(() => vi.restoreAllMocks());
 
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 const PAY = { c1: '11', c2: '22', c3: '33' };
 
 async function createPayment(): Promise<string> {
@@ -40,19 +34,19 @@ const statusOf = async (id: string) => {
   return `${status}/${status_detail}`;
 };
 const attemptIdOf = (path: string) => path.split('/')[3]!;
-const stateOf = async (path: string) => (await findAttempt(server.ctx.db, attemptIdOf(path)))!.state;
+const stateOf = async (path: string) => (await findAttempt(setup.server.ctx.db, attemptIdOf(path)))!.state;
 
-const tabAtCoordinates = (id: string) => tabAtCoordinatesOf(server.baseUrl, id);
+const tabAtCoordinates = (id: string) => tabAtCoordinatesOf(setup.server.baseUrl, id);
 
 describe('a bank that does not answer in time', () => {
   it('leaves the transfer uncertain and the payer in verification, without waiting for it', async () => {
     const id = await createPayment();
     const tab = await tabAtCoordinates(id);
-    vi.spyOn(demoBank, 'transfer').mockReturnValueOnce(new Promise(() => {}));
+    vi.spyOn(setup.server.demoBank, 'transfer').mockReturnValueOnce(new Promise(() => {}));
 
     const reply = await tab.submit(PAY);
     expect(reply.status).toBe(303);
-    expect(titleOf(await new PayerSession(server.baseUrl).get(reply.location!))).toBe('Pago en verificación');
+    expect(titleOf(await new PayerSession(setup.server.baseUrl).get(reply.location!))).toBe('Pago en verificación');
     expect(await stateOf(tab.path)).toBe('uncertain');
     expect(await statusOf(id)).toBe('verifying/pending');
   });
@@ -64,10 +58,10 @@ describe('a bank that does not answer a login', () => {
     ['keeps silent', () => new Promise<never>(() => {})],
   ])('that %s: the payer is asked to try again, the attempt unchanged, and the next login works', async (_, answer) => {
     const id = await createPayment();
-    const session = new PayerSession(server.baseUrl);
+    const session = new PayerSession(setup.server.baseUrl);
     const bankPath = await startDemoBankAttempt(session, id);
     const credentials = { _csrf: csrfOf(await session.get(bankPath)), rut: '11.111.111-1', password: '1234' };
-    vi.spyOn(demoBank, 'login').mockImplementationOnce(answer);
+    vi.spyOn(setup.server.demoBank, 'login').mockImplementationOnce(answer);
 
     const refused = await session.post(`${bankPath}/login`, credentials);
     expect(refused.status).toBe(503);
@@ -83,7 +77,7 @@ describe('a bank that does not answer a login', () => {
 describe('a transfer a stopped process left authorizing', () => {
   /** What a process killed while asking the bank leaves behind: the attempt claimed, no answer applied. */
   async function leftAuthorizing(path: string) {
-    const moved = await moveAttempt(server.ctx.db, attemptIdOf(path), 'authenticated', { state: 'authorizing', updated_at: server.ctx.clock.now().getTime() });
+    const moved = await changeAttempt(setup.server.ctx, { attemptId: attemptIdOf(path) }, 'authenticated', { event: 'claimed' });
     expect(moved).toBe(true);
   }
 
@@ -91,7 +85,7 @@ describe('a transfer a stopped process left authorizing', () => {
     const id = await createPayment();
     const tab = await tabAtCoordinates(id);
     await leftAuthorizing(tab.path);
-    expect(await recoverStaleTransfers(server.ctx)).toBe(0);
+    expect(await recoverStaleTransfers(setup.server.ctx)).toBe(0);
     expect(await stateOf(tab.path)).toBe('authorizing');
     expect(await statusOf(id)).toBe('pending/pending');
   });
@@ -104,10 +98,10 @@ describe('a transfer a stopped process left authorizing', () => {
     expect((await blocked.submit(PAY)).status).toBe(409);
 
     expect((await api().post('/sandbox/clock', { advance: '2m' })).status).toBe(200);
-    await runEveryJob(server.ctx);
+    await runEveryJob(setup.server.ctx);
     expect(await stateOf(stale.path)).toBe('uncertain');
     expect(await statusOf(id)).toBe('verifying/pending');
-    expect(await recoverStaleTransfers(server.ctx)).toBe(0);
+    expect(await recoverStaleTransfers(setup.server.ctx)).toBe(0);
 
     expect((await api().post(`/sandbox/demobank/payments/${id}/fail`)).status).toBe(200);
     expect(await statusOf(id)).toBe('pending/pending');
@@ -122,21 +116,21 @@ describe('a transfer its bank left uncertain', () => {
   const BANK = 'WbPkK';
   let bank: ScriptedBank;
   beforeAll(() => {
-    bank = new ScriptedBank(BANK);
+    bank = new ScriptedBank(setup.server.ctx.banks, BANK);
     bank.signIn = ANY_PAYER;
     bank.onTransfer = async () => ({ status: 'uncertain' });
   });
   afterAll(() => bank.unregister());
 
   /** One round of the housekeeping `quipu serve` runs each minute, to its end. */
-  const housekeeping = () => runEveryJob(server.ctx);
+  const housekeeping = () => runEveryJob(setup.server.ctx);
   const creditFor = (order: TransferOrder) => ({
     bankReference: `santander-${order.orderId}`,
     account: order.destination.number,
     amount: order.amount,
     currency: order.currency,
     reference: order.reference,
-    creditedAt: server.ctx.clock.now(),
+    creditedAt: setup.server.ctx.clock.now(),
     payerBankId: BANK,
     payerName: order.payer.holderName,
     payerEmail: order.payerEmail,
@@ -148,7 +142,7 @@ describe('a transfer its bank left uncertain', () => {
 
   async function uncertainTransfer() {
     const id = await createPayment();
-    const tab = await tabAtCoordinatesOf(server.baseUrl, id, BANK);
+    const tab = await tabAtCoordinatesOf(setup.server.baseUrl, id, BANK);
     expect((await tab.submit(PAY)).status).toBe(303);
     expect(await stateOf(tab.path)).toBe('uncertain');
     return { id, tab };
@@ -160,13 +154,13 @@ describe('a transfer its bank left uncertain', () => {
     expect(await stateOf(tab.path)).toBe('uncertain');
     expect(await statusOf(id)).toBe('verifying/pending');
     const asked = bank.ordersAsked.filter((o) => o.reference === id);
-    expect(asked).toEqual([expect.objectContaining({ orderId: attemptIdOf(tab.path), amount: 5000 * 10_000, destination: server.config.collectionAccount })]);
+    expect(asked).toEqual([expect.objectContaining({ orderId: attemptIdOf(tab.path), amount: 5000 * 10_000, destination: setup.server.config.collectionAccount })]);
 
     bank.onStatus = async (order) => ({ status: 'executed', credit: creditFor(order) });
     await housekeeping();
     expect(await stateOf(tab.path)).toBe('executed');
     expect((await api().get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'done', status_detail: 'normal', bank: 'Banco Santander', bank_id: BANK, payment_method: 'simplified_transfer' });
-    const credits = await server.ctx.db.selectFrom('bank_credits').select(['status', 'source']).where('reference', '=', id).execute();
+    const credits = await setup.server.ctx.db.selectFrom('bank_credits').select(['status', 'source']).where('reference', '=', id).execute();
     expect(credits).toEqual([{ status: 'matched', source: BANK }]);
   });
 

@@ -3,27 +3,20 @@
 // bank that cannot be reached leaves the transfer uncertain for the bank to settle, never an
 // attempt stuck authorizing or a 500 page. The bank connector is the one thing swapped: it is the
 // boundary to the outside world.
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { TransferResult } from '../../src/bank/connector.js';
-import { demoBank } from '../../src/bank/demo-bank.js';
 import { findAttempt } from '../../src/store/attempts.js';
 import { isUniqueViolation } from '../../src/store/transaction.js';
 import { client } from '../helpers/http.js';
 import { PayerSession, tabAtCoordinates as tabAtCoordinatesOf, titleOf } from '../helpers/payer-session.js';
 import { ANY_PAYER, ScriptedBank } from '../helpers/scripted-bank.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let account: TestAccount;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account();
-});
-afterAll(async () => server?.close());
+const setup = useTestServer();
 afterEach(() => vi.restoreAllMocks());
 
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 const PAY = { c1: '11', c2: '22', c3: '33' };
 const LEAVE_UNCERTAIN = { c1: '12', c2: '34', c3: '56' };
 const FAIL = { c1: '99', c2: '99', c3: '99' };
@@ -38,19 +31,19 @@ const statusOf = async (id: string) => {
   const { status, status_detail } = (await api().get(`/v3/payments/${id}`)).body;
   return `${status}/${status_detail}`;
 };
-const stateOf = async (authorizePath: string) => (await findAttempt(server.ctx.db, authorizePath.split('/')[3]!))!.state;
-const creditsOf = (id: string) => server.ctx.db.selectFrom('bank_credits').select('status').where('reference', '=', id).execute();
+const stateOf = async (authorizePath: string) => (await findAttempt(setup.server.ctx.db, authorizePath.split('/')[3]!))!.state;
+const creditsOf = (id: string) => setup.server.ctx.db.selectFrom('bank_credits').select('status').where('reference', '=', id).execute();
 
-const tabAtCoordinates = (id: string) => tabAtCoordinatesOf(server.baseUrl, id);
+const tabAtCoordinates = (id: string) => tabAtCoordinatesOf(setup.server.baseUrl, id);
 
 describe('two attempts of one payment', () => {
   it('refuse the second while the first is authorizing: one transfer, the other attempt unchanged', async () => {
     const id = await createPayment({ return_url: 'https://shop.example/thanks' });
     const [first, second] = [await tabAtCoordinates(id), await tabAtCoordinates(id)];
-    const realTransfer = demoBank.transfer;
+    const realTransfer = setup.server.demoBank.transfer;
     let answer!: () => void;
     const bankAnswers = new Promise<void>((resolve) => (answer = resolve));
-    const transfer = vi.spyOn(demoBank, 'transfer').mockImplementationOnce(async (...args) => {
+    const transfer = vi.spyOn(setup.server.demoBank, 'transfer').mockImplementationOnce(async (...args) => {
       await bankAnswers;
       return realTransfer(...args);
     });
@@ -89,7 +82,7 @@ describe('two attempts of one payment', () => {
     expect(await creditsOf(id)).toEqual([]);
     // The database keeps one attempt per payment waiting for its bank whatever the code does.
     const secondId = second.path.split('/')[3]!;
-    await expect(server.ctx.db.updateTable('payment_attempts').set({ state: 'authorizing' }).where('attempt_id', '=', secondId).execute()).rejects.toSatisfy(isUniqueViolation);
+    await expect(setup.server.ctx.db.updateTable('payment_attempts').set({ state: 'authorizing' }).where('attempt_id', '=', secondId).execute()).rejects.toSatisfy(isUniqueViolation);
 
     expect((await api().post(`/sandbox/demobank/payments/${id}/fail`)).status).toBe(200);
     expect(await statusOf(id)).toBe('pending/pending');
@@ -102,13 +95,13 @@ describe('two attempts of one payment', () => {
 
 describe('deleting a payment', () => {
   it('is refused while its transfer waits for the bank, and allowed once the bank failed it', async () => {
-    const bank = new ScriptedBank('WbPkK');
+    const bank = new ScriptedBank(setup.server.ctx.banks, 'WbPkK');
     onTestFinished(() => bank.unregister());
     bank.signIn = ANY_PAYER;
     let answer!: (result: TransferResult) => void;
     bank.onTransfer = () => new Promise((resolve) => (answer = resolve));
     const id = await createPayment();
-    const tab = await tabAtCoordinatesOf(server.baseUrl, id, 'WbPkK');
+    const tab = await tabAtCoordinatesOf(setup.server.baseUrl, id, 'WbPkK');
 
     const reply = tab.submit(PAY);
     await expect.poll(() => stateOf(tab.path)).toBe('authorizing');
@@ -138,7 +131,7 @@ describe('a double submit of the coordinates', () => {
   it('reaches the bank once when it fails the transfer: the other request says it was already sent, and the payer may try again', async () => {
     const id = await createPayment();
     const tab = await tabAtCoordinates(id);
-    const transfer = vi.spyOn(demoBank, 'transfer');
+    const transfer = vi.spyOn(setup.server.demoBank, 'transfer');
     const [first, second] = await Promise.all([tab.submit(FAIL), tab.submit(FAIL)]);
     expect([first.status, second.status].sort()).toEqual([303, 409]);
     const refused = first.status === 409 ? first : second;
@@ -162,13 +155,13 @@ describe('a bank that cannot be reached', () => {
   it('leaves the transfer uncertain and says so; the bank confirms it later', async () => {
     const id = await createPayment();
     const tab = await tabAtCoordinates(id);
-    vi.spyOn(demoBank, 'transfer').mockRejectedValueOnce(new Error('socket hang up'));
-    const logged = vi.spyOn(server.ctx.log, 'error');
+    vi.spyOn(setup.server.demoBank, 'transfer').mockRejectedValueOnce(new Error('socket hang up'));
+    const logged = vi.spyOn(setup.server.ctx.log, 'error');
 
     const reply = await tab.submit(PAY);
     expect(reply.status).toBe(303);
     expect(reply.location).toBe(`/payment/result/${id}`);
-    const result = await new PayerSession(server.baseUrl).get(reply.location!);
+    const result = await new PayerSession(setup.server.baseUrl).get(reply.location!);
     expect(result.status).toBe(200);
     expect(titleOf(result)).toBe('Pago en verificación');
     expect(await stateOf(tab.path)).toBe('uncertain');
@@ -184,7 +177,7 @@ describe('a bank that cannot be reached', () => {
   it('lets the payer pay again once the bank fails the transfer it left uncertain', async () => {
     const id = await createPayment();
     const tab = await tabAtCoordinates(id);
-    vi.spyOn(demoBank, 'transfer').mockRejectedValueOnce(new Error('connect ETIMEDOUT'));
+    vi.spyOn(setup.server.demoBank, 'transfer').mockRejectedValueOnce(new Error('connect ETIMEDOUT'));
     expect((await tab.submit(PAY)).status).toBe(303);
     expect(await stateOf(tab.path)).toBe('uncertain');
 

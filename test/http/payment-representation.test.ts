@@ -1,26 +1,20 @@
 // A GET of an unchanged payment answers with the bytes serialised the first time
 // (src/http/representation-cache.ts): every answer must still be the one the payment, the account
 // and the surface call for, the moment anything of them changes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { updateMerchant } from '../../src/app/update-merchant.js';
 import { client } from '../helpers/http.js';
 import { assertProviderSchema } from '../helpers/openapi.js';
 import { payByTransfer } from '../helpers/payments.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 import { v2Client } from '../helpers/v2-clients.js';
 
-let server: TestServer;
-let account: TestAccount;
-beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account({ notifyUrl: 'https://shop.example/first' });
-});
-afterAll(async () => server?.close());
+const setup = useTestServer({}, { notifyUrl: 'https://shop.example/first' });
 
-const api = () => client(server.baseUrl, account.api_key);
+const api = () => client(setup.server.baseUrl, setup.account.api_key);
 /** The answer as bytes, to compare answers exactly. */
 const raw = async (path: string) => {
-  const res = await fetch(`${server.baseUrl}${path}`, { headers: { 'x-api-key': account.api_key } });
+  const res = await fetch(`${setup.server.baseUrl}${path}`, { headers: { 'x-api-key': setup.account.api_key } });
   return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
 };
 const create = async () => (await api().post('/v3/payments', { amount: 1500, currency: 'CLP', subject: 'Cached answer' })).body.payment_id as string;
@@ -36,7 +30,7 @@ describe('answers to a payment read again', () => {
     assertProviderSchema('payment-get-payment', body);
     expect(body).toMatchObject({ status: 'pending', bank_id: '' });
 
-    await payByTransfer(server.ctx, account.merchant, id);
+    await payByTransfer(setup.server.ctx, setup.account.merchant, id);
     const paid = await api().get(`/v3/payments/${id}`);
     expect(paid.body).toMatchObject({ status: 'done', status_detail: 'normal', bank_id: 'Bawdf' });
     assertProviderSchema('payment-get-payment', paid.body);
@@ -45,14 +39,14 @@ describe('answers to a payment read again', () => {
   it("follow the account's default notify_url when it changes", async () => {
     const id = await create();
     expect((await api().get(`/v3/payments/${id}`)).body.notify_url).toBe('https://shop.example/first');
-    await updateMerchant(server.ctx, account.receiver_id, { notifyUrl: 'https://shop.example/second' });
+    await updateMerchant(setup.server.ctx, setup.account.receiver_id, { notifyUrl: 'https://shop.example/second' });
     expect((await api().get(`/v3/payments/${id}`)).body.notify_url).toBe('https://shop.example/second');
   });
 
   it('keep the v2 shape apart from the v3 shape of the same payment', async () => {
     const id = await create();
     const v3 = await raw(`/v3/payments/${id}`);
-    const v2 = v2Client('ruby', account, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/api/2.0`, prefix: '/api/2.0' });
+    const v2 = v2Client('ruby', setup.account, { networkUrl: setup.server.baseUrl, signedBase: `${setup.server.config.publicBaseUrl}/api/2.0`, prefix: '/api/2.0' });
     const legacy = await v2.request('GET', `/payments/${id}`);
     expect(legacy.status).toBe(200);
     // v2 leaves conciliation_date out until the payment is reconciled; v3 always has it.

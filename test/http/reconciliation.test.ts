@@ -281,7 +281,7 @@ describe('credits a bank reports', () => {
   });
 
   it('are collected by housekeeping and reconciled as an operator\'s are, asked for after the last one, and counted once', async () => {
-    const bank = new ScriptedBank(BANK);
+    const bank = new ScriptedBank(server.ctx.banks, BANK);
     onTestFinished(() => bank.unregister());
     const paid = await createPayment();
     bank.booked.push(booked(paid, 'itau-1'), booked(null, 'itau-2'));

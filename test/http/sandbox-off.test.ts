@@ -8,7 +8,7 @@ import { addDashboardUser } from '../../src/app/add-dashboard-user.js';
 import { countRows } from '../helpers/payments.js';
 import { csrfOf, PayerSession } from '../helpers/payer-session.js';
 import { concretePath, registeredRoutes, type RegisteredRoute } from '../helpers/routes.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CHOSEN_PASSWORD, startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 /** What the sandbox offers: its API, DemoBank's portal and pages, the dashboard's developer page and DemoBank actions. */
 const SANDBOX_ONLY = /^\/sandbox\/|^\/demobank\/|^\/dashboard\/developer|\/demobank-/;
@@ -20,7 +20,7 @@ let routes: RegisteredRoute[];
 
 beforeAll(async () => {
   sandbox = await startTestServer();
-  production = await startTestServer({ SANDBOX: 'false' });
+  production = await startTestServer({ SANDBOX: 'false', DASHBOARD_TWO_FACTOR: 'optional' });
   account = await production.account({ developer: true, features: { refunds: true } });
   routes = registeredRoutes(sandbox.app).filter((route) => SANDBOX_ONLY.test(route.url) && route.method !== 'HEAD');
 });
@@ -31,7 +31,7 @@ afterAll(async () => {
 
 it('every route of the test bank and the developer clock is 404 with SANDBOX=false, with every credential', async () => {
   expect(routes.length).toBeGreaterThanOrEqual(25);
-  const owner = await addDashboardUser(production.ctx, account.receiver_id, { email: 'owner@production.test' });
+  const owner = await addDashboardUser(production.ctx, account.receiver_id, { password: CHOSEN_PASSWORD, email: 'owner@production.test' });
   const session = new PayerSession(production.baseUrl, { 'x-api-key': account.api_key });
   const signInPage = await session.get('/dashboard/sign-in');
   expect((await session.post('/dashboard/sign-in', { _csrf: csrfOf(signInPage), email: owner.email, password: owner.password })).status).toBe(303);

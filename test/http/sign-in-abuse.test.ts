@@ -4,37 +4,31 @@
 // of the server keeps answering, input that cannot be an account neither hashed nor stored, and a
 // field sent twice a 400, not a 500. Clients are told apart by X-Forwarded-For behind a trusted
 // proxy (TRUST_PROXY), as behind a load balancer.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { addDashboardUser, type DashboardCredentials } from '../../src/app/add-dashboard-user.js';
 import { MAX_SIGN_IN_EMAIL, SIGN_IN_THROTTLES } from '../../src/domain/sign-in-throttle.js';
 import { client } from '../helpers/http.js';
 import { countRows } from '../helpers/payments.js';
 import { csrfOf, type PageResponse, PayerSession } from '../helpers/payer-session.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CHOSEN_PASSWORD, useTestServer } from '../helpers/server.js';
 
 const SIGN_IN = '/dashboard/sign-in';
 
-let server: TestServer;
-let account: TestAccount;
 let addressCount = 0;
 
-beforeAll(async () => {
-  // Every request comes through one address, the proxy's: its connections are not capped here (connection-cap.test.ts).
-  server = await startTestServer({ TRUST_PROXY: '127.0.0.1', MAX_CONNECTIONS_PER_ADDRESS: '0' });
-  account = await server.account();
-});
-afterAll(async () => server?.close());
+// Every request comes through one address, the proxy's: its connections are not capped here (connection-cap.test.ts).
+const setup = useTestServer({ TRUST_PROXY: '127.0.0.1', MAX_CONNECTIONS_PER_ADDRESS: '0' });
 
 /** A client address no other test of the file uses. */
 const newAddress = () => `198.51.100.${++addressCount}`;
 
 async function signIn(credentials: { email: string; password: string }, address: string): Promise<PageResponse> {
-  const session = new PayerSession(server.baseUrl, { 'x-forwarded-for': address });
+  const session = new PayerSession(setup.server.baseUrl, { 'x-forwarded-for': address });
   const form = await session.get(SIGN_IN);
   return session.post(SIGN_IN, { _csrf: csrfOf(form), email: credentials.email, password: credentials.password });
 }
 
-const newUser = (email: string): Promise<DashboardCredentials> => addDashboardUser(server.ctx, account.receiver_id, { email });
+const newUser = (email: string): Promise<DashboardCredentials> => addDashboardUser(setup.server.ctx, setup.account.receiver_id, { email, password: CHOSEN_PASSWORD });
 const statuses = (answers: PageResponse[]) => answers.map((a) => a.status);
 const count = (answers: PageResponse[], status: number) => answers.filter((a) => a.status === status).length;
 
@@ -103,23 +97,23 @@ describe('guesses spread out', () => {
 
 describe('input that cannot be an account', () => {
   it('an email longer than any address (2 MB, 30 times) is refused like a wrong password, and nothing is stored', async () => {
-    const before = await countRows(server.ctx.db, 'sign_in_throttles');
+    const before = await countRows(setup.server.ctx.db, 'sign_in_throttles');
     for (let i = 0; i < 30; i++) {
       const answer = await signIn({ email: `${'a'.repeat(2 * 1024 * 1024)}${i}@shop.test`, password: 'x' }, newAddress());
       expect(answer.status).toBe(401);
       expect(answer.html.length).toBeLessThan(MAX_SIGN_IN_EMAIL * 100);
     }
-    expect(await countRows(server.ctx.db, 'sign_in_throttles')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'sign_in_throttles')).toBe(before);
   });
 
   it('a field sent twice is a 400 naming it, on sign-in and on a payment action', async () => {
-    const session = new PayerSession(server.baseUrl, { 'x-forwarded-for': newAddress() });
+    const session = new PayerSession(setup.server.baseUrl, { 'x-forwarded-for': newAddress() });
     const form = await session.get(SIGN_IN);
     const twice = await session.post(SIGN_IN, [['_csrf', csrfOf(form)], ['email', 'a@shop.test'], ['email', 'b@shop.test'], ['password', 'x']]);
     expect(twice.status).toBe(400);
     expect(twice.html).toContain('email: must be given once');
     const user = await newUser('twice@shop.test');
-    const owner = new PayerSession(server.baseUrl, { 'x-forwarded-for': newAddress() });
+    const owner = new PayerSession(setup.server.baseUrl, { 'x-forwarded-for': newAddress() });
     const signInForm = await owner.get(SIGN_IN);
     expect((await owner.post(SIGN_IN, { _csrf: csrfOf(signInForm), email: user.email, password: user.password })).status).toBe(303);
     const page = await owner.get('/dashboard/payments');
@@ -132,7 +126,7 @@ describe('input that cannot be an account', () => {
 describe('a flood of sign-ins', () => {
   it('200 at once from 200 addresses: each is refused (401) or told the server is busy (503, Retry-After), and a payment created meanwhile is answered', async () => {
     const flood = Array.from({ length: 200 }, (_, i) => signIn({ email: `flood-${i}@shop.test`, password: 'x' }, newAddress()));
-    const created = client(server.baseUrl, account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'during the flood' });
+    const created = client(setup.server.baseUrl, setup.account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'during the flood' });
     const answers = await Promise.all(flood);
     expect((await created).status).toBe(200);
     expect(count(answers, 401) + count(answers, 503)).toBe(200);

@@ -2,21 +2,17 @@
 // cache that holds what a tenant chose the size of (`custom` up to BODY_LIMIT), is bounded in
 // estimated bytes as well as entries, and a payment too large to keep is read afresh each time
 // (480 reads of 9 MB payments once ended the process out of memory). Both databases.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { READ_CACHE_LIMITS, readCacheUse } from '../../src/store/payments.js';
 import { client } from '../helpers/http.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let account: TestAccount;
 let api: ReturnType<typeof client>;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account();
-  api = client(server.baseUrl, account.api_key);
+const setup = useTestServer();
+beforeAll(() => {
+  api = client(setup.server.baseUrl, setup.account.api_key);
 });
-afterAll(async () => server?.close());
 
 async function create(custom: string): Promise<string> {
   const created = await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'large', custom });
@@ -41,7 +37,7 @@ describe('the payment read cache', () => {
     const size = 9 * 1024 * 1024;
     const ids = await Promise.all([create('a'.repeat(size)), create('b'.repeat(size)), create('c'.repeat(size))]);
     await readAll(ids, 32, size);
-    const use = readCacheUse(server.ctx.db);
+    const use = readCacheUse(setup.server.ctx.db);
     expect(use.bytes).toBeLessThan(READ_CACHE_LIMITS.entryBytes);
   });
 
@@ -50,7 +46,7 @@ describe('the payment read cache', () => {
     const ids: string[] = [];
     for (let i = 0; i < 120; i++) ids.push(await create(String(i % 10).repeat(length)));
     await readAll(ids, 2, length);
-    const use = readCacheUse(server.ctx.db);
+    const use = readCacheUse(setup.server.ctx.db);
     expect(use.bytes).toBeLessThanOrEqual(READ_CACHE_LIMITS.bytes);
     expect(use.entries).toBeGreaterThan(0);
     expect(use.entries).toBeLessThan(ids.length);

@@ -3,13 +3,14 @@
 // is good once, guesses are slowed per user, the halfway session ends after five minutes, and the
 // full session comes under a new token. An installation may require a second factor of everyone;
 // enrolment and reset end every session of the user.
+import { createHash } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDashboardUser, type DashboardCredentials } from '../../src/app/add-dashboard-user.js';
 import { enrolTwoFactor, resetTwoFactor, type TwoFactorEnrolment } from '../../src/app/two-factor-enrolment.js';
 import { SIGN_IN_THROTTLES } from '../../src/domain/sign-in-throttle.js';
 import { csrfOf, type PageResponse, PayerSession } from '../helpers/payer-session.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CHOSEN_PASSWORD, startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 const SIGN_IN = '/dashboard/sign-in';
 const CODE = '/dashboard/sign-in/code';
@@ -25,7 +26,7 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 async function enrolled(): Promise<{ user: DashboardCredentials; enrolment: TwoFactorEnrolment }> {
-  const user = await addDashboardUser(server.ctx, account.receiver_id, { email: `two-factor-${++users}@shop.test` });
+  const user = await addDashboardUser(server.ctx, account.receiver_id, { password: CHOSEN_PASSWORD, email: `two-factor-${++users}@shop.test` });
   return { user, enrolment: await enrolTwoFactor(server.ctx, user.email) };
 }
 
@@ -81,6 +82,13 @@ describe('an enrolled user', () => {
     const { user, enrolment } = await enrolled();
     expect(enrolment.recovery_codes).toHaveLength(10);
     expect(new Set(enrolment.recovery_codes).size).toBe(10);
+    // 24 base32 symbols (120 bits, past ASVS 6.5.2's 112) in groups of six, stored only as hashes
+    // salted with the user: no stored value is the code's plain SHA-256, nor another user's.
+    for (const code of enrolment.recovery_codes) expect(code).toMatch(/^[0-9a-hjkmnp-tv-z]{6}(?:-[0-9a-hjkmnp-tv-z]{6}){3}$/);
+    const stored = (await server.ctx.db.selectFrom('dashboard_recovery_codes as c').innerJoin('dashboard_users as u', 'u.user_id', 'c.user_id').select('c.code_hash').where('u.email', '=', user.email).execute()).map((r) => r.code_hash);
+    expect(stored).toHaveLength(10);
+    const plainHashes = enrolment.recovery_codes.map((code) => createHash('sha256').update(code.replace(/-/g, '')).digest('hex'));
+    expect(stored.filter((h) => plainHashes.includes(h))).toEqual([]);
     const [first] = enrolment.recovery_codes;
     expect((await giveCode((await withPassword(user)).session, ` ${first!.toUpperCase()} `)).status).toBe(303);
     expect((await giveCode((await withPassword(user)).session, first!)).status).toBe(401);
@@ -122,6 +130,25 @@ describe('an enrolled user', () => {
   });
 });
 
+describe('SANDBOX=false', () => {
+  let production: TestServer;
+  beforeAll(async () => {
+    production = await startTestServer({ SANDBOX: 'false' });
+  });
+  afterAll(async () => production?.close());
+
+  it('requires a second factor of every user without being told to', async () => {
+    const shop = await production.account({ developer: false });
+    const plain = await addDashboardUser(production.ctx, shop.receiver_id, { email: 'plain@production.test', password: CHOSEN_PASSWORD });
+    const refused = await withPassword(plain, production);
+    expect(refused.answer.status).toBe(403);
+    expect(refused.answer.html).toContain('exige un segundo factor');
+    const enrolment = await enrolTwoFactor(production.ctx, plain.email);
+    const { session } = await withPassword(plain, production);
+    expect((await giveCode(session, codeOf(enrolment))).location).toBe('/dashboard');
+  });
+});
+
 describe('DASHBOARD_TWO_FACTOR=required', () => {
   let strict: TestServer;
   beforeAll(async () => {
@@ -131,7 +158,7 @@ describe('DASHBOARD_TWO_FACTOR=required', () => {
 
   it('lets no user in without a second factor, and the enrolled ones with it', async () => {
     const shop = await strict.account();
-    const plain = await addDashboardUser(strict.ctx, shop.receiver_id, { email: 'plain@strict.test' });
+    const plain = await addDashboardUser(strict.ctx, shop.receiver_id, { password: CHOSEN_PASSWORD, email: 'plain@strict.test' });
     const refused = await withPassword(plain, strict);
     expect(refused.answer.status).toBe(403);
     expect(refused.answer.html).toContain('exige un segundo factor');

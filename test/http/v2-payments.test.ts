@@ -1,29 +1,25 @@
 // The v2 payment and receiver operations beyond the happy path: every v2 field rule answered with
 // a 400 naming the field and writing nothing, bodies that are not forms, the v2 error statuses
 // (403 refused, 404 unknown, 503 not possible in this state) and the serialisations accepted.
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, client } from '../helpers/http.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { type TestAccount, useTestServer } from '../helpers/server.js';
 import { CLIENTS, type Params, signWith, type V2Client, v2Client } from '../helpers/v2-clients.js';
 
-let server: TestServer;
-let account: TestAccount;
 let plain: TestAccount;
 let php: V2Client;
 let java: V2Client;
 
 const clientOf = (name: 'php' | 'java', acct: TestAccount) =>
-  v2Client(name, acct, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
+  v2Client(name, acct, { networkUrl: setup.server.baseUrl, signedBase: `${setup.server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
 
+const setup = useTestServer({}, { features: { confirm: true, refunds: true, integrator: true } });
 beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account({ features: { confirm: true, refunds: true, integrator: true } });
-  plain = await server.account();
-  php = clientOf('php', account);
-  java = clientOf('java', account);
+  plain = await setup.server.account();
+  php = clientOf('php', setup.account);
+  java = clientOf('java', setup.account);
 });
-afterAll(async () => server?.close());
 
 const valid = { subject: 'Order 42', currency: 'CLP', amount: '1000' };
 const receiver = {
@@ -80,18 +76,18 @@ describe('POST /2.0/payments field rules', () => {
   ];
 
   it.each(cases)('refuses %s, naming the field and writing nothing', async (_name, form, fields) => {
-    const before = await countRows(server.ctx.db, 'payments');
+    const before = await countRows(setup.server.ctx.db, 'payments');
     expectFields(await php.request('POST', '/payments', { form }), fields);
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before);
   });
 
   it('refuses a field given twice, naming it', async () => {
-    const before = await countRows(server.ctx.db, 'payments');
+    const before = await countRows(setup.server.ctx.db, 'payments');
     // Signed as sent, so it is the body that is refused, not the signature.
     const res = await sendSignedBody('subject=Order+42&currency=CLP&amount=1000&subject=Other', [...Object.entries(valid), ['subject', 'Other']]);
     expectFields(res, ['subject']);
     expect(res.body.errors[0].message).toMatch(/once/);
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before);
   });
 
   it('reads empty fields as absent, as the libraries send unset ones', async () => {
@@ -146,33 +142,33 @@ describe('POST /2.0/payments field rules', () => {
 
 /** A form body sent exactly as written and signed over the given pairs. */
 function sendSignedBody(body: string, pairs: [string, string][]) {
-  const hash = signWith(CLIENTS.php, account.secret, 'POST', `${server.config.publicBaseUrl}/2.0/payments`, pairs);
-  return call(server.baseUrl, 'POST', '/2.0/payments', { headers: { authorization: `${account.receiver_id}:${hash}`, 'content-type': 'application/x-www-form-urlencoded' }, rawBody: body });
+  const hash = signWith(CLIENTS.php, setup.account.secret, 'POST', `${setup.server.config.publicBaseUrl}/2.0/payments`, pairs);
+  return call(setup.server.baseUrl, 'POST', '/2.0/payments', { headers: { authorization: `${setup.account.receiver_id}:${hash}`, 'content-type': 'application/x-www-form-urlencoded' }, rawBody: body });
 }
 
 describe('bodies that are not forms', () => {
   it('answers JSON sent to create a payment with a 400 naming the body, and writes nothing', async () => {
-    const before = await countRows(server.ctx.db, 'payments');
-    const res = await client(server.baseUrl, account.api_key).post('/2.0/payments', { subject: 'Order', currency: 'CLP', amount: 1000 });
+    const before = await countRows(setup.server.ctx.db, 'payments');
+    const res = await client(setup.server.baseUrl, setup.account.api_key).post('/2.0/payments', { subject: 'Order', currency: 'CLP', amount: 1000 });
     expectFields(res, ['body']);
     expect(res.body.message).toMatch(/x-www-form-urlencoded/);
     expect(res.body.errors[0].message).toMatch(/not application\/json/);
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before);
   });
 
   it('answers JSON sent to create a receiver with a 400 naming the body', async () => {
-    const before = await countRows(server.ctx.db, 'merchants');
-    expectFields(await client(server.baseUrl, account.api_key).post('/api/2.0/receivers', { admin_first_name: 'A' }), ['body']);
-    expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
+    const before = await countRows(setup.server.ctx.db, 'merchants');
+    expectFields(await client(setup.server.baseUrl, setup.account.api_key).post('/api/2.0/receivers', { admin_first_name: 'A' }), ['body']);
+    expect(await countRows(setup.server.ctx.db, 'merchants')).toBe(before);
   });
 
   it('answers a create with no body at all with a 400 naming the body', async () => {
-    expectFields(await call(server.baseUrl, 'POST', '/2.0/payments', { apiKey: account.api_key }), ['body']);
+    expectFields(await call(setup.server.baseUrl, 'POST', '/2.0/payments', { apiKey: setup.account.api_key }), ['body']);
   });
 
   it('answers plain text and multipart with 415', async () => {
     for (const contentType of ['text/plain', 'multipart/form-data; boundary=x']) {
-      const res = await call(server.baseUrl, 'POST', '/2.0/payments', { apiKey: account.api_key, headers: { 'content-type': contentType }, rawBody: 'subject=x' });
+      const res = await call(setup.server.baseUrl, 'POST', '/2.0/payments', { apiKey: setup.account.api_key, headers: { 'content-type': contentType }, rawBody: 'subject=x' });
       expect(res.status, contentType).toBe(415);
       expect(res.body.status).toBe(415);
     }
@@ -197,7 +193,7 @@ describe('reading', () => {
 
   it("answers 404 to another account's real notification token, and shows nothing of its payment", async () => {
     const theirs = await clientOf('php', plain).request('POST', '/payments', { form: { ...valid, subject: 'Their secret order' } });
-    const paid = await payByTransfer(server.ctx, plain.merchant, theirs.body.payment_id);
+    const paid = await payByTransfer(setup.server.ctx, plain.merchant, theirs.body.payment_id);
     expect((await clientOf('php', plain).request('GET', '/payments', { query: { notification_token: paid.notificationToken } })).status).toBe(200);
     for (const asked of [php, java]) {
       const res = await asked.request('GET', '/payments', { query: { notification_token: paid.notificationToken } });
@@ -216,7 +212,7 @@ describe('reading', () => {
 
   it("answers 404 to another account's payment methods, but not to an integrator's receiver's", async () => {
     expect((await php.request('GET', `/merchants/${plain.receiver_id}/paymentMethods`)).status).toBe(404);
-    const child = await server.account({ parentReceiverId: account.receiver_id });
+    const child = await setup.server.account({ parentReceiverId: setup.account.receiver_id });
     expect((await php.request('GET', `/merchants/${child.receiver_id}/paymentMethods`)).status).toBe(200);
     expectFields(await php.request('GET', '/merchants/abc/paymentMethods'), ['id']);
   });
@@ -233,7 +229,7 @@ describe('operations the payment or the account does not allow', () => {
     const pending = await php.request('POST', '/payments', { form: valid });
     expectServiceError(await php.request('POST', `/payments/${pending.body.payment_id}/confirm`));
     expectServiceError(await php.request('POST', `/payments/${pending.body.payment_id}/refunds`));
-    await payByTransfer(server.ctx, account.merchant, pending.body.payment_id);
+    await payByTransfer(setup.server.ctx, setup.account.merchant, pending.body.payment_id);
     expectServiceError(await php.request('DELETE', `/payments/${pending.body.payment_id}`));
     expect((await php.request('POST', `/payments/${pending.body.payment_id}/refunds`)).status).toBe(200);
     // Refunded in full: a second refund is not possible any more.
@@ -243,7 +239,7 @@ describe('operations the payment or the account does not allow', () => {
 
   it('ignores a field sent to confirm or delete, naming it, as v3 does', async () => {
     const paid = await php.request('POST', '/payments', { form: valid });
-    await payByTransfer(server.ctx, account.merchant, paid.body.payment_id);
+    await payByTransfer(setup.server.ctx, setup.account.merchant, paid.body.payment_id);
     const confirmed = await php.request('POST', `/payments/${paid.body.payment_id}/confirm`, { form: { foo: 'bar' } });
     expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
     expect(confirmed.headers.get('quipu-ignored-fields')).toBe('foo');
@@ -252,35 +248,35 @@ describe('operations the payment or the account does not allow', () => {
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
     expect(deleted.headers.get('quipu-ignored-fields')).toBe('foo, force');
     const other = await php.request('POST', '/payments', { form: valid });
-    await payByTransfer(server.ctx, account.merchant, other.body.payment_id);
-    const json = await client(server.baseUrl, account.api_key).post(`/2.0/payments/${other.body.payment_id}/confirm`, { notify: true });
+    await payByTransfer(setup.server.ctx, setup.account.merchant, other.body.payment_id);
+    const json = await client(setup.server.baseUrl, setup.account.api_key).post(`/2.0/payments/${other.body.payment_id}/confirm`, { notify: true });
     expect(json.status, JSON.stringify(json.body)).toBe(200);
     expect(json.headers.get('quipu-ignored-fields')).toBe('notify');
   });
 
   it('answers 400 naming amount to a refund above what remains, and refunds nothing', async () => {
     const created = await php.request('POST', '/payments', { form: valid });
-    await payByTransfer(server.ctx, account.merchant, created.body.payment_id);
-    const before = await countRows(server.ctx.db, 'refunds');
+    await payByTransfer(setup.server.ctx, setup.account.merchant, created.body.payment_id);
+    const before = await countRows(setup.server.ctx.db, 'refunds');
     expectFields(await php.request('POST', `/payments/${created.body.payment_id}/refunds`, { form: { amount: '1001' } }), ['amount']);
     expectFields(await php.request('POST', `/payments/${created.body.payment_id}/refunds`, { form: { amount: 'all' } }), ['amount']);
-    expect(await countRows(server.ctx.db, 'refunds')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'refunds')).toBe(before);
   });
 
   it("reads a refund amount's text up to 1024 characters, and refuses longer text naming amount", async () => {
     const created = await php.request('POST', '/payments', { form: valid });
-    await payByTransfer(server.ctx, account.merchant, created.body.payment_id);
-    const before = await countRows(server.ctx.db, 'refunds');
+    await payByTransfer(setup.server.ctx, setup.account.merchant, created.body.payment_id);
+    const before = await countRows(setup.server.ctx.db, 'refunds');
     expectFields(await php.request('POST', `/payments/${created.body.payment_id}/refunds`, { form: { amount: `1.${'0'.repeat(1023)}` } }), ['amount']);
-    expect(await countRows(server.ctx.db, 'refunds')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'refunds')).toBe(before);
     expect((await php.request('POST', `/payments/${created.body.payment_id}/refunds`, { form: { amount: `1.${'0'.repeat(1022)}` } })).status).toBe(200);
-    expect(await countRows(server.ctx.db, 'refunds')).toBe(before + 1);
+    expect(await countRows(setup.server.ctx.db, 'refunds')).toBe(before + 1);
   });
 
   it('refunds from a JSON body as the contract describes it', async () => {
     const created = await php.request('POST', '/payments', { form: valid });
-    await payByTransfer(server.ctx, account.merchant, created.body.payment_id);
-    const api = client(server.baseUrl, account.api_key);
+    await payByTransfer(setup.server.ctx, setup.account.merchant, created.body.payment_id);
+    const api = client(setup.server.baseUrl, setup.account.api_key);
     expect((await api.post(`/2.0/payments/${created.body.payment_id}/refunds`, { amount: 250 })).status).toBe(200);
     expect((await api.post(`/2.0/payments/${created.body.payment_id}/refunds`, { amount: '250' })).status).toBe(200);
     const res = await api.post(`/2.0/payments/${created.body.payment_id}/refunds`);
@@ -291,14 +287,14 @@ describe('operations the payment or the account does not allow', () => {
   it('answers 403 to operations the account has not contracted, and changes nothing', async () => {
     const v2 = clientOf('java', plain);
     const created = await v2.request('POST', '/payments', { form: valid });
-    await payByTransfer(server.ctx, plain.merchant, created.body.payment_id);
+    await payByTransfer(setup.server.ctx, plain.merchant, created.body.payment_id);
     for (const res of [await v2.request('POST', `/payments/${created.body.payment_id}/confirm`), await v2.request('POST', `/payments/${created.body.payment_id}/refunds`)]) {
       expect(res.status).toBe(403);
       expect(Object.keys(res.body).sort()).toEqual(['message', 'status']);
     }
-    const before = await countRows(server.ctx.db, 'merchants');
+    const before = await countRows(setup.server.ctx.db, 'merchants');
     expect((await v2.request('POST', '/receivers', { form: receiver })).status).toBe(403);
-    expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'merchants')).toBe(before);
     expect((await v2.request('GET', `/payments/${created.body.payment_id}`)).body).toMatchObject({ status: 'done', status_detail: 'normal' });
   });
 });
@@ -311,15 +307,15 @@ describe('POST /2.0/receivers field rules', () => {
     ['an unknown country', { ...receiver, country_code: 'XX' }, ['country_code']],
     ['a short business_identifier', { ...receiver, business_identifier: '1234' }, ['business_identifier']],
   ] as [string, Params, string[]][])('refuses %s, naming the field and opening nothing', async (_name, form, fields) => {
-    const before = await countRows(server.ctx.db, 'merchants');
+    const before = await countRows(setup.server.ctx.db, 'merchants');
     expectFields(await java.request('POST', '/receivers', { form }), fields);
-    expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'merchants')).toBe(before);
   });
 });
 
 describe('Idempotency-Key', () => {
   it('replays a signed create sent twice with the same key, and refuses the key with another body', async () => {
-    const before = await countRows(server.ctx.db, 'payments');
+    const before = await countRows(setup.server.ctx.db, 'payments');
     const prepared = php.prepare('POST', '/payments', { form: valid });
     const withKey = { ...prepared, headers: { ...prepared.headers, 'idempotency-key': 'order-42' } };
     const first = await php.send(withKey);
@@ -331,13 +327,13 @@ describe('Idempotency-Key', () => {
     const other = php.prepare('POST', '/payments', { form: { ...valid, amount: '2000' } });
     const reused = await php.send({ ...other, headers: { ...other.headers, 'idempotency-key': 'order-42' } });
     expect(reused.status).toBe(422);
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before + 1);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before + 1);
   });
 });
 
 describe('the OpenAPI document', () => {
   it('describes the v2 operations once, under /2.0', async () => {
-    const doc = await call(server.baseUrl, 'GET', '/openapi.json');
+    const doc = await call(setup.server.baseUrl, 'GET', '/openapi.json');
     const paths = Object.keys(doc.body.paths);
     expect(paths).toEqual(expect.arrayContaining(['/2.0/payments', '/2.0/payments/{id}', '/2.0/payments/{id}/refunds', '/2.0/receivers', '/2.0/banks']));
     expect(paths.filter((p) => p.startsWith('/api/2.0'))).toEqual([]);
@@ -347,7 +343,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('declares the content types each v2 operation takes, and every error it answers in the shared Error shape', async () => {
-    const doc = (await call(server.baseUrl, 'GET', '/openapi.json')).body;
+    const doc = (await call(setup.server.baseUrl, 'GET', '/openapi.json')).body;
     const FORM = 'application/x-www-form-urlencoded';
     const JSON_TYPE = 'application/json';
     const operations = Object.entries(doc.paths as Record<string, Record<string, any>>)
@@ -405,13 +401,13 @@ describe('the OpenAPI document', () => {
 
   it('describes /api/2.0 by the same declarations: its errors come in the same shape as under /2.0', async () => {
     for (const prefix of ['/2.0', '/api/2.0']) {
-      const api = client(server.baseUrl, account.api_key);
+      const api = client(setup.server.baseUrl, setup.account.api_key);
       expect((await api.get(`${prefix}/payments/zzzzzzzzzzzz`)).body, prefix).toEqual({ status: 404, message: expect.any(String) });
-      expect((await call(server.baseUrl, 'GET', `${prefix}/banks`)).body, prefix).toEqual({ status: 401, message: expect.any(String) });
+      expect((await call(setup.server.baseUrl, 'GET', `${prefix}/banks`)).body, prefix).toEqual({ status: 401, message: expect.any(String) });
       expect((await api.post(`${prefix}/payments`, valid)).body, prefix).toEqual({ status: 400, message: expect.any(String), errors: [{ field: 'body', message: expect.any(String) }] });
-      const text = await call(server.baseUrl, 'POST', `${prefix}/payments`, { apiKey: account.api_key, headers: { 'content-type': 'text/plain' }, rawBody: 'x' });
+      const text = await call(setup.server.baseUrl, 'POST', `${prefix}/payments`, { apiKey: setup.account.api_key, headers: { 'content-type': 'text/plain' }, rawBody: 'x' });
       expect(text.body, prefix).toEqual({ status: 415, message: expect.any(String) });
-      const forged = v2Client('php', { receiver_id: account.receiver_id, secret: plain.secret }, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}${prefix}`, prefix });
+      const forged = v2Client('php', { receiver_id: setup.account.receiver_id, secret: plain.secret }, { networkUrl: setup.server.baseUrl, signedBase: `${setup.server.config.publicBaseUrl}${prefix}`, prefix });
       expect((await forged.request('GET', '/banks')).body, prefix).toEqual({ status: 403, message: expect.stringContaining('signature') });
     }
   });
@@ -420,22 +416,22 @@ describe('the OpenAPI document', () => {
 describe('form-only operations, signed', () => {
   /** A JSON body signed over its fields the way a form is signed, as a client that switched to JSON would. */
   function sendSignedJson(path: string, fields: Record<string, string>) {
-    const hash = signWith(CLIENTS.php, account.secret, 'POST', `${server.config.publicBaseUrl}${path}`, Object.entries(fields));
-    return call(server.baseUrl, 'POST', path, { headers: { authorization: `${account.receiver_id}:${hash}`, 'content-type': 'application/json' }, body: fields });
+    const hash = signWith(CLIENTS.php, setup.account.secret, 'POST', `${setup.server.config.publicBaseUrl}${path}`, Object.entries(fields));
+    return call(setup.server.baseUrl, 'POST', path, { headers: { authorization: `${setup.account.receiver_id}:${hash}`, 'content-type': 'application/json' }, body: fields });
   }
 
   it('answers a signed JSON create with the 400 naming the body, not a signature refusal', async () => {
-    const before = await countRows(server.ctx.db, 'payments');
+    const before = await countRows(setup.server.ctx.db, 'payments');
     const res = await sendSignedJson('/2.0/payments', valid);
     expectFields(res, ['body']);
     expect(res.body.errors[0].message).toMatch(/not application\/json/);
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before);
   });
 
   it('answers a signed JSON receiver with the 400 naming the body', async () => {
-    const before = await countRows(server.ctx.db, 'merchants');
+    const before = await countRows(setup.server.ctx.db, 'merchants');
     expectFields(await sendSignedJson('/api/2.0/receivers', receiver), ['body']);
-    expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'merchants')).toBe(before);
   });
 });
 
@@ -446,9 +442,9 @@ describe('unexpected failures', () => {
 
   it('are a 503 with no internals on v2, where the clients have no type for a 500', async () => {
     const internals = 'connect ECONNREFUSED db-primary:5432';
-    const failing = () => vi.spyOn(server.ctx.merchants, 'byReceiverId').mockRejectedValueOnce(new Error(internals));
+    const failing = () => vi.spyOn(setup.server.ctx.merchants, 'byReceiverId').mockRejectedValueOnce(new Error(internals));
     // One failure while the signer is looked up, one in the operation (another account's methods).
-    const requests = [() => php.request('GET', '/banks'), () => client(server.baseUrl, account.api_key).get(`/api/2.0/merchants/${plain.receiver_id}/paymentMethods`)];
+    const requests = [() => php.request('GET', '/banks'), () => client(setup.server.baseUrl, setup.account.api_key).get(`/api/2.0/merchants/${plain.receiver_id}/paymentMethods`)];
     for (const request of requests) {
       failing();
       const res = await request();
@@ -460,14 +456,14 @@ describe('unexpected failures', () => {
       expect(res.body.message).toContain(res.headers.get('x-request-id'));
     }
     failing();
-    expect((await client(server.baseUrl, account.api_key).get(`/v3/merchants/${plain.receiver_id}/paymentMethods`)).status).toBe(500);
+    expect((await client(setup.server.baseUrl, setup.account.api_key).get(`/v3/merchants/${plain.receiver_id}/paymentMethods`)).status).toBe(500);
   });
 });
 
 describe('predict', () => {
   it('is no v2 operation under either prefix', async () => {
     for (const prefix of ['/2.0', '/api/2.0']) {
-      const res = await client(server.baseUrl, account.api_key).get(`${prefix}/predict?amount=1000&currency=CLP&payer_email=p%40payer.example`);
+      const res = await client(setup.server.baseUrl, setup.account.api_key).get(`${prefix}/predict?amount=1000&currency=CLP&payer_email=p%40payer.example`);
       expect(res.status, prefix).toBe(404);
       expect(res.body).toEqual({ status: 404, message: `No operation GET ${prefix}/predict` });
     }

@@ -1,17 +1,11 @@
 // Authentication of the v3 API and the account isolation it gives.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { updateMerchant } from '../../src/app/update-merchant.js';
 import { call, client } from '../helpers/http.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let account: TestAccount;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account();
-});
-afterAll(async () => server?.close());
+const setup = useTestServer();
 
 const operations: [string, string][] = [
   ['GET', '/v3/banks'],
@@ -27,7 +21,7 @@ const operations: [string, string][] = [
 
 describe('v3 authentication', () => {
   it.each(operations)('%s %s without credentials is 401 with a bearer challenge', async (method, path) => {
-    const res = await call(server.baseUrl, method, path, { body: method === 'POST' ? {} : undefined });
+    const res = await call(setup.server.baseUrl, method, path, { body: method === 'POST' ? {} : undefined });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ status: 401, message: expect.any(String) });
     // RFC 6750 3.1: no error code when the request had no token.
@@ -35,7 +29,7 @@ describe('v3 authentication', () => {
   });
 
   it('refuses an unknown API key with 401 and the bearer challenge', async () => {
-    const res = await call(server.baseUrl, 'GET', '/v3/banks', { apiKey: '00000000-0000-4000-8000-000000000000' });
+    const res = await call(setup.server.baseUrl, 'GET', '/v3/banks', { apiKey: '00000000-0000-4000-8000-000000000000' });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="quipu"');
   });
@@ -45,40 +39,40 @@ describe('v3 authentication', () => {
     ['an empty token', 'Bearer '],
     ['a token with a broken signature', 'Bearer eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiIxIn0.AAAA'],
   ])('answers %s with invalid_token and no detail of the failed check', async (_name, authorization) => {
-    const res = await call(server.baseUrl, 'GET', '/v3/banks', { headers: { authorization } });
+    const res = await call(setup.server.baseUrl, 'GET', '/v3/banks', { headers: { authorization } });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="quipu", error="invalid_token"');
     expect(res.body).toEqual({ status: 401, message: 'Invalid or expired access token: get a new one from POST /oauth2/token' });
   });
 
   it('answers another scheme in Authorization as a request without credentials', async () => {
-    const res = await call(server.baseUrl, 'GET', '/v3/banks', { headers: { authorization: 'Basic YTpi' } });
+    const res = await call(setup.server.baseUrl, 'GET', '/v3/banks', { headers: { authorization: 'Basic YTpi' } });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="quipu"');
   });
 
   it('refuses an API key and a bearer token together with 400', async () => {
-    const res = await call(server.baseUrl, 'GET', '/v3/banks', { apiKey: account.api_key, headers: { authorization: 'Bearer abc.def.ghi' } });
+    const res = await call(setup.server.baseUrl, 'GET', '/v3/banks', { apiKey: setup.account.api_key, headers: { authorization: 'Bearer abc.def.ghi' } });
     expect(res.status).toBe(400);
     expect(res.body.errors[0].field).toBe('x-api-key');
     expect(res.headers.get('www-authenticate')).toBeNull();
   });
 
   it('stops accepting a rotated key at once, and accepts the new one', async () => {
-    const own = await server.account();
-    expect((await client(server.baseUrl, own.api_key).get('/v3/banks')).status).toBe(200);
-    const { apiKey } = await updateMerchant(server.ctx, own.receiver_id, { rotateApiKey: true });
-    expect((await client(server.baseUrl, own.api_key).get('/v3/banks')).status).toBe(401);
-    expect((await client(server.baseUrl, apiKey!).get('/v3/banks')).status).toBe(200);
+    const own = await setup.server.account();
+    expect((await client(setup.server.baseUrl, own.api_key).get('/v3/banks')).status).toBe(200);
+    const { apiKey } = await updateMerchant(setup.server.ctx, own.receiver_id, { rotateApiKey: true });
+    expect((await client(setup.server.baseUrl, own.api_key).get('/v3/banks')).status).toBe(401);
+    expect((await client(setup.server.baseUrl, apiKey!).get('/v3/banks')).status).toBe(200);
   });
 
   it('sees account changes made by another process within the poll interval', async () => {
-    const own = await server.account();
-    const api = client(server.baseUrl, own.api_key);
+    const own = await setup.server.account();
+    const api = client(setup.server.baseUrl, own.api_key);
     expect((await api.get('/v3/banks')).body.banks.some((b: { bank_id: string }) => b.bank_id === 'Bawdf')).toBe(true);
     // Another process changes the account: only the shared invalidation feed tells this one.
-    await server.ctx.db.updateTable('merchants').set({ developer: 0 }).where('receiver_id', '=', own.receiver_id).execute();
-    await server.ctx.db.insertInto('invalidations').values({ topic: 'merchant', item: String(own.receiver_id), created_at: Date.now() }).execute();
+    await setup.server.ctx.db.updateTable('merchants').set({ developer: 0 }).where('receiver_id', '=', own.receiver_id).execute();
+    await setup.server.ctx.db.insertInto('invalidations').values({ topic: 'merchant', item: String(own.receiver_id), created_at: Date.now() }).execute();
     await expect.poll(async () => (await api.get('/v3/banks')).body.banks.some((b: { bank_id: string }) => b.bank_id === 'Bawdf'), { timeout: 5000 }).toBe(false);
   });
 });

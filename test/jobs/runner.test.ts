@@ -14,17 +14,14 @@ import { wallClockMs } from '../../src/runtime/wall-clock.js';
 import { claimJob, createJobRows, listJobRows } from '../../src/store/jobs.js';
 import { client } from '../helpers/http.js';
 import { eventually } from '../helpers/notification-receiver.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let account: TestAccount;
 const runtimes: Runtime[] = [];
 let runners: JobRunner[] = [];
 
+const setup = useTestServer();
 beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account();
-  for (let i = 0; i < 2; i++) runtimes.push(await startRuntime(server.config, createLogger('silent', 2)));
+  for (let i = 0; i < 2; i++) runtimes.push(await startRuntime(setup.server.config, createLogger('silent', 2)));
 });
 afterEach(async () => {
   await Promise.all(runners.map((r) => r.stop()));
@@ -32,11 +29,10 @@ afterEach(async () => {
 });
 afterAll(async () => {
   for (const r of runtimes) await r.close();
-  await server?.close();
 });
 
 /** The contexts of three processes on the test server's database. */
-const contexts = (): AppContext[] => [server.ctx, ...runtimes.map((r) => r.ctx)];
+const contexts = (): AppContext[] => [setup.server.ctx, ...runtimes.map((r) => r.ctx)];
 
 interface TestJob extends Job {
   /** The context of each run, in order: which "process" ran it. */
@@ -69,7 +65,7 @@ function gate() {
   return { opened, open };
 }
 
-const rowOf = async (name: string) => (await listJobRows(server.ctx.db)).find((r) => r.name === name);
+const rowOf = async (name: string) => (await listJobRows(setup.server.ctx.db)).find((r) => r.name === name);
 /** The row once no run holds it and it has been finished `runs` times. */
 const finished = async (name: string, runs: number) =>
   (await eventually(() => rowOf(name), (row) => row?.runs === runs && row.lease_id === null && row.last_finished_at !== null))!;
@@ -82,14 +78,14 @@ describe('a job shared by three runners', () => {
     expect(job.ranIn).toHaveLength(1);
     expect(first.run_at).toBe(first.last_finished_at! + 60_000);
 
-    const moved = await client(server.baseUrl, account.api_key).post('/sandbox/clock', { advance: '1h' });
+    const moved = await client(setup.server.baseUrl, setup.account.api_key).post('/sandbox/clock', { advance: '1h' });
     expect(moved.status).toBe(200);
     const second = await finished('shared', 2);
     expect(job.ranIn).toHaveLength(2);
     expect(second.last_started_at).toBeGreaterThanOrEqual(first.last_finished_at! + 3_600_000);
     // Due again one interval after this run, on every runner's clock once it has seen the move.
     expect(second.run_at).toBe(second.last_finished_at! + 60_000);
-    await eventually(async () => contexts().map((ctx) => ctx.clock.offsetMs), (offsets) => offsets.every((o) => o === server.ctx.clock.offsetMs));
+    await eventually(async () => contexts().map((ctx) => ctx.clock.offsetMs), (offsets) => offsets.every((o) => o === setup.server.ctx.clock.offsetMs));
     for (const ctx of contexts()) expect(second.run_at).toBeGreaterThan(ctx.clock.now().getTime());
   });
 
@@ -104,7 +100,7 @@ describe('a job shared by three runners', () => {
     // Long past the end of the first lease, the run still holds the job.
     await eventually(
       () => rowOf('long'),
-      (row) => row!.locked_until! > taken!.locked_until! + 2 * LEASE_MS && wallClockMs(server.ctx.clock) > taken!.locked_until! + LEASE_MS,
+      (row) => row!.locked_until! > taken!.locked_until! + 2 * LEASE_MS && wallClockMs(setup.server.ctx.clock) > taken!.locked_until! + LEASE_MS,
     );
     expect(job.ranIn).toEqual([mine]);
     expect((await rowOf('long'))!.lease_id).toBe(taken!.lease_id);
@@ -117,10 +113,10 @@ describe('a job shared by three runners', () => {
 
   it('is taken over once the lease of a process that died mid-run ends', async () => {
     const job = testJob('orphan');
-    const now = server.ctx.clock.now().getTime();
-    await createJobRows(server.ctx.db, ['orphan'], now);
-    const wallNow = wallClockMs(server.ctx.clock);
-    const dead = await claimJob(server.ctx.db, { name: 'orphan', now, wallNow, leaseId: 'dead-process', leaseUntil: wallNow + 300, runner: 'gone:1' });
+    const now = setup.server.ctx.clock.now().getTime();
+    await createJobRows(setup.server.ctx.db, ['orphan'], now);
+    const wallNow = wallClockMs(setup.server.ctx.clock);
+    const dead = await claimJob(setup.server.ctx.db, { name: 'orphan', now, wallNow, leaseId: 'dead-process', leaseUntil: wallNow + 300, runner: 'gone:1' });
     expect(dead).toBeDefined();
     for (const ctx of contexts()) startRunner(ctx, [job]);
 
@@ -135,7 +131,7 @@ describe('a runner', () => {
   it('stops only once the runs in progress have finished and been recorded', async () => {
     const release = gate();
     const job = testJob('stopping', () => release.opened);
-    const runner = startRunner(server.ctx, [job]);
+    const runner = startRunner(setup.server.ctx, [job]);
     await eventually(() => rowOf('stopping'), (row) => row?.lease_id != null);
 
     let stopped = false;
@@ -152,7 +148,7 @@ describe('a runner', () => {
 
   it('records and logs a failed run, and the job is due again after its interval', async () => {
     const lines: string[] = [];
-    const logged = { ...server.ctx, log: pino({ level: 'warn' }, { write: (line: string) => lines.push(line) }) };
+    const logged = { ...setup.server.ctx, log: pino({ level: 'warn' }, { write: (line: string) => lines.push(line) }) };
     const job = testJob('failing', async () => {
       throw new Error('the bank is down');
     });

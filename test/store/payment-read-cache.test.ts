@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { ExpressionBuilder } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPayment } from '../../src/app/create-payment.js';
 import { deletePayment } from '../../src/app/delete-payment.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -13,18 +13,12 @@ import type { DB } from '../../src/store/schema.js';
 import { inTransaction } from '../../src/store/transaction.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { payByTransfer } from '../helpers/payments.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let account: TestAccount;
-beforeAll(async () => {
-  server = await startTestServer();
-  account = await server.account();
-});
-afterAll(async () => server?.close());
+const setup = useTestServer();
 
-const newPayment = async () => (await createPayment(server.ctx, account.merchant, 'v3', { amount: 1000, currency: 'CLP', subject: 'Read cache' }, [])).paymentId;
-const read = (paymentId: string, receiverId = account.receiver_id) => findPaymentToRead(server.ctx.db, receiverId, paymentId);
+const newPayment = async () => (await createPayment(setup.server.ctx, setup.account.merchant, 'v3', { amount: 1000, currency: 'CLP', subject: 'Read cache' }, [])).paymentId;
+const read = (paymentId: string, receiverId = setup.account.receiver_id) => findPaymentToRead(setup.server.ctx.db, receiverId, paymentId);
 // A change as every writer makes it: one version on (updatePayment, HeldPayments).
 const changed = (subject: string) => (eb: ExpressionBuilder<DB, 'payments'>) => ({ subject, version: eb('version', '+', 1) });
 
@@ -40,18 +34,18 @@ describe('findPaymentToRead', () => {
   it("sees this process's commits", async () => {
     const id = await newPayment();
     expect((await read(id))?.status).toBe('pending');
-    await payByTransfer(server.ctx, account.merchant, id);
+    await payByTransfer(setup.server.ctx, setup.account.merchant, id);
     expect(await read(id)).toMatchObject({ status: 'done', bankId: 'Bawdf' });
     const deleted = await newPayment();
     expect(await read(deleted)).toBeDefined();
-    await deletePayment(server.ctx, account.merchant, deleted);
+    await deletePayment(setup.server.ctx, setup.account.merchant, deleted);
     expect(await read(deleted)).toBeUndefined();
   });
 
   it('sees commits of another connection, as another process makes them', async () => {
     const id = await newPayment();
     expect((await read(id))?.subject).toBe('Read cache');
-    const other = openDatabase(server.database.url);
+    const other = openDatabase(setup.server.database.url);
     try {
       await other.db.updateTable('payments').set(changed('Changed elsewhere')).where('payment_id', '=', id).execute();
       expect((await read(id))?.subject).toBe('Changed elsewhere');
@@ -65,7 +59,7 @@ describe('findPaymentToRead', () => {
   it.runIf(testDatabaseKind() === 'sqlite')('sees the commit of another process, also once the WAL has started over', async () => {
     const id = await newPayment();
     expect((await read(id))?.subject).toBe('Read cache');
-    const file = server.database.url.slice('sqlite:'.length);
+    const file = setup.server.database.url.slice('sqlite:'.length);
     // A process of its own, as the CLI or a worker is: it empties and truncates the WAL first, so
     // its commit is written where earlier ones were.
     const script = `const db = new (require('better-sqlite3'))(process.argv[1]); db.pragma('busy_timeout = 5000'); db.pragma('wal_checkpoint(TRUNCATE)'); db.prepare('update payments set subject = ?, version = version + 1 where payment_id = ?').run('From another process', process.argv[2]); db.close();`;
@@ -76,7 +70,7 @@ describe('findPaymentToRead', () => {
   it.runIf(testDatabaseKind() === 'sqlite')('compares with the mark taken at the end of the turn, after every read of the turn was asked', async () => {
     const id = await newPayment();
     expect((await read(id))?.subject).toBe('Read cache');
-    const other = openDatabase(server.database.url);
+    const other = openDatabase(setup.server.database.url);
     try {
       const reads = [read(id), read(id)];
       // Committed elsewhere after both reads were asked, before the turn ends.
@@ -92,7 +86,7 @@ describe('findPaymentToRead', () => {
     const id = await newPayment();
     expect((await read(id))?.subject).toBe('Read cache');
     let reading: Promise<unknown> | undefined;
-    await inTransaction(server.ctx.db, async (trx) => {
+    await inTransaction(setup.server.ctx.db, async (trx) => {
       await trx.updateTable('payments').set(changed('Committed')).where('payment_id', '=', id).execute();
       reading = read(id);
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -106,7 +100,7 @@ describe('findPaymentToRead', () => {
     const first = await read(id);
     await newPayment();
     expect(await read(id)).toBe(first);
-    const other = openDatabase(server.database.url);
+    const other = openDatabase(setup.server.database.url);
     try {
       await other.db.updateTable('payments').set(changed('A new version')).where('payment_id', '=', id).execute();
       const next = await read(id);
@@ -121,7 +115,7 @@ describe('findPaymentToRead', () => {
   it("does not answer with another account's payment it holds", async () => {
     const id = await newPayment();
     expect(await read(id)).toBeDefined();
-    const other = await server.account();
+    const other = await setup.server.account();
     expect(await read(id, other.receiver_id)).toBeUndefined();
   });
 });

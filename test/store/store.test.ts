@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { changePayment } from '../../src/app/change-payment.js';
 import { createPayment } from '../../src/app/create-payment.js';
 import { MERCHANT_TOPIC } from '../../src/app/merchant-directory.js';
-import { IllegalTransition } from '../../src/domain/payment-status.js';
+import { IllegalTransition } from '../../src/domain/state-machine.js';
 import { pruneIdempotencyKeys } from '../../src/store/idempotency.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { insertPayment } from '../../src/store/payments.js';

@@ -1,19 +1,85 @@
-// The dashboard's pure rules: password hashes that carry their parameters, session lifetimes and
-// sign-in limits, and per-day totals folded in Santiago's days.
+// The dashboard's pure rules: password hashes that carry their parameters (and the cost settings),
+// the password rules, session lifetimes and sign-in limits, and per-day totals folded in Santiago's days.
 import { describe, expect, it } from 'vitest';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, sessionAlive } from '../../src/domain/dashboard-session.js';
 import { afterFailure, afterSuccess, delayAfter, SIGN_IN_MEMORY_MS, SIGN_IN_THROTTLES, type ThrottleState, waitBeforeAttempt } from '../../src/domain/sign-in-throttle.js';
-import { hashPassword, verifyPassword } from '../../src/domain/password-hash.js';
+import { dictionary } from '@zxcvbn-ts/language-common';
+import { loadConfig } from '../../src/config.js';
+import { hashPassword, PASSWORD_HASH_COST, scryptMemory, verifyPassword, weakerThan } from '../../src/domain/password-hash.js';
+import { contextWords, passwordProblem } from '../../src/domain/password-policy.js';
+import { CHOSEN_PASSWORD } from '../helpers/server.js';
 import { dayOf, foldTotals, HOUR_MS, periodStart } from '../../src/domain/payment-totals.js';
 
 describe('password hashes', () => {
   it('verify the password they were made from, and nothing else', async () => {
     const stored = await hashPassword('correct horse', new Uint8Array(16).fill(7));
-    expect(stored).toMatch(/^\$scrypt\$ln=15,r=8,p=1\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/);
+    expect(stored).toMatch(/^\$scrypt\$ln=17,r=8,p=1\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/);
     expect(await verifyPassword('correct horse', stored)).toBe(true);
     expect(await verifyPassword('correct horsE', stored)).toBe(false);
-    expect(await verifyPassword('correct horse', stored.replace('ln=15', 'ln=14'))).toBe(false);
+    expect(await verifyPassword('correct horse', stored.replace('ln=17', 'ln=16'))).toBe(false);
     expect(await verifyPassword('x', 'not a hash')).toBe(false);
+  });
+
+  it('made at a lower cost still verify, and are known as weaker than the current cost', async () => {
+    const old = await hashPassword('correct horse', new Uint8Array(16).fill(7), 15);
+    expect(old).toContain('$scrypt$ln=15,');
+    expect(await verifyPassword('correct horse', old)).toBe(true);
+    expect(weakerThan(old, PASSWORD_HASH_COST)).toBe(true);
+    expect(weakerThan(old, 15)).toBe(false);
+    // 128 MiB at the current cost: inside what derive() allows scrypt.
+    expect(scryptMemory({ ln: PASSWORD_HASH_COST, r: 8, p: 1 })).toBe(128 * 1024 * 1024);
+  });
+});
+
+describe('the password rules', () => {
+  const context = { email: 'ana.rojas@teteras-andinas.cl', accountName: 'Teteras Andinas' };
+
+  it('refuse the most common passwords, however they are cased or disguised', () => {
+    expect(dictionary['passwords-common'].length).toBeGreaterThanOrEqual(3000);
+    for (const common of ['password', '12345678', 'Sunshine', 'P@ssw0rd', 'iloveyou', 'qwertyuiop']) expect(passwordProblem(common, context), common).toBe('common');
+    // What the list leaves out because zxcvbn finds it by pattern: repeats and runs.
+    for (const pattern of ['aaaaaaaa', '00000000', 'abcabcabc', '19871987', 'abcdefgh', '87654321', 'ZYXWVUTSR']) expect(passwordProblem(pattern, context), pattern).toBe('common');
+    // The 3,000th most common password of the list is refused too.
+    expect(passwordProblem(dictionary['passwords-common'].filter((p) => p.length >= 8)[2999]!, context)).toBe('common');
+  });
+
+  it("refuse Quipu's words and the user's email and account name, inside a longer password too", () => {
+    expect(contextWords(context)).toEqual(expect.arrayContaining(['quipu', 'khipu', 'anarojas', 'rojas', 'teteras', 'andinas']));
+    for (const word of ['MiQuipu2024!', 'khipu-secreto-77', 'Rojas#Vela1987', 'TeterasDelSur99', 'anD1nas-m0unta1n', 'anarojas-9182']) expect(passwordProblem(word, context), word).toBe('context');
+    // Words shorter than four letters are not refused: `ana` is in too many good passwords.
+    expect(passwordProblem('banana-split-vortex', context)).toBeUndefined();
+  });
+
+  it('take a long, uncommon password of no context word, and refuse short and overlong ones', () => {
+    expect(passwordProblem('Larch-Quartz-Otter-8841', context)).toBeUndefined();
+    expect(passwordProblem('x7#kQ2', context)).toBe('too-short');
+    expect(passwordProblem('x'.repeat(1025), context)).toBe('too-long');
+  });
+});
+
+describe('settings of the dashboard sign-in', () => {
+  const production = { SANDBOX: 'false', QUIPU_ENCRYPTION_KEY: 'k'.repeat(64) };
+
+  it('require a second factor with SANDBOX=false unless told otherwise; developer mode leaves it optional', () => {
+    expect(loadConfig({}).dashboardTwoFactor).toBe('optional');
+    expect(loadConfig(production).dashboardTwoFactor).toBe('required');
+    expect(loadConfig({ ...production, DASHBOARD_TWO_FACTOR: 'optional' }).dashboardTwoFactor).toBe('optional');
+  });
+
+  it('hash at 2^17 by default; a lower PASSWORD_HASH_COST is for tests and refused with SANDBOX=false', () => {
+    expect(loadConfig({}).passwordHashCost).toBe(17);
+    expect(loadConfig(production).passwordHashCost).toBe(17);
+    expect(loadConfig({ PASSWORD_HASH_COST: '12' }).passwordHashCost).toBe(12);
+    expect(loadConfig({ ...production, PASSWORD_HASH_COST: '18' }).passwordHashCost).toBe(18);
+    expect(() => loadConfig({ ...production, PASSWORD_HASH_COST: '12' })).toThrow('PASSWORD_HASH_COST below 17 is for test suites only and refused with SANDBOX=false');
+    expect(() => loadConfig({ PASSWORD_HASH_COST: '21' })).toThrow('PASSWORD_HASH_COST must be between 10 and 20');
+  });
+
+  it('hold DEMO_PASSWORD to the password rules with SANDBOX=false only: the developer-mode demo keeps any of 8 characters', () => {
+    expect(loadConfig({ DEMO_PASSWORD: 'demo-password-for-ci' }).demoCredentials.password).toBe('demo-password-for-ci');
+    expect(() => loadConfig({ ...production, DEMO_PASSWORD: 'password123' })).toThrow('DEMO_PASSWORD is one of the most common passwords (the password rules apply with SANDBOX=false)');
+    expect(() => loadConfig({ ...production, DEMO_PASSWORD: 'demo-password-for-ci' })).toThrow("DEMO_PASSWORD must not contain Quipu's name");
+    expect(loadConfig({ ...production, DEMO_PASSWORD: CHOSEN_PASSWORD }).demoCredentials.password).toBe(CHOSEN_PASSWORD);
   });
 });
 

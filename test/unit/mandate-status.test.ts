@@ -5,13 +5,13 @@ import {
   applyMandateEvent,
   canApplyMandateEvent,
   chargeRefusal,
-  IllegalMandateTransition,
   MANDATE_STATES,
   MANDATE_TRANSITIONS,
   type MandateEvent,
   signingNotificationStatus,
   wireStatus,
 } from '../../src/domain/mandate-status.js';
+import { IllegalTransition } from '../../src/domain/state-machine.js';
 
 const EVENTS = Object.keys(MANDATE_TRANSITIONS) as MandateEvent[];
 
@@ -24,7 +24,7 @@ describe('the mandate transition table', () => {
     for (const state of MANDATE_STATES) {
       for (const event of EVENTS) {
         if (canApplyMandateEvent(state, event)) continue;
-        expect(() => applyMandateEvent(state, event)).toThrow(IllegalMandateTransition);
+        expect(() => applyMandateEvent(state, event)).toThrow(IllegalTransition);
       }
     }
     for (const terminal of ['bank-rejected', 'revoked-by-payer'] as const) expect(EVENTS.some((e) => canApplyMandateEvent(terminal, e))).toBe(false);

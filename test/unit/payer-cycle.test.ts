@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { demoBank, demoBankOutcome } from '../../src/bank/demo-bank.js';
+import { demoBankAcceptsAnswers, demoBankLogin, demoBankOutcome } from '../../src/bank/demo-bank.js';
 import { parseCredits } from '../../src/domain/bank-credit.js';
 import { findBank } from '../../src/domain/banks.js';
 import { matchCredit } from '../../src/domain/credit-matching.js';
@@ -172,12 +172,12 @@ describe('credit records and statements', () => {
 
 describe('DemoBank', () => {
   it('logs in any valid RUT with password 1234', async () => {
-    expect(await demoBank.login({ identifier: '44.444.444-4', password: '1234' })).toEqual({
+    expect(demoBankLogin({ identifier: '44.444.444-4', password: '1234' })).toEqual({
       ok: true,
       account: { personalIdentifier: '44.444.444-4', accountNumber: '000000000000444444444', holderName: 'Cliente DemoBank 44.444.444-4' },
     });
-    expect(await demoBank.login({ identifier: '44.444.444-5', password: '1234' })).toEqual({ ok: false, error: 'invalid-identifier' });
-    expect(await demoBank.login({ identifier: '44.444.444-4', password: '12345' })).toEqual({ ok: false, error: 'wrong-credentials' });
+    expect(demoBankLogin({ identifier: '44.444.444-5', password: '1234' })).toEqual({ ok: false, error: 'invalid-identifier' });
+    expect(demoBankLogin({ identifier: '44.444.444-4', password: '12345' })).toEqual({ ok: false, error: 'wrong-credentials' });
   });
 
   it('transfers on 11 22 33, fails on 99 99 99, and leaves anything else uncertain', () => {
@@ -187,9 +187,9 @@ describe('DemoBank', () => {
   });
 
   it('asks again for answers that are not two digits each', () => {
-    expect(demoBank.acceptsAnswers(['11', '22', '33'])).toBe(true);
-    expect(demoBank.acceptsAnswers(['11', '22'])).toBe(false);
-    expect(demoBank.acceptsAnswers(['1', '22', '33'])).toBe(false);
-    expect(demoBank.acceptsAnswers(['aa', '22', '33'])).toBe(false);
+    expect(demoBankAcceptsAnswers(['11', '22', '33'])).toBe(true);
+    expect(demoBankAcceptsAnswers(['11', '22'])).toBe(false);
+    expect(demoBankAcceptsAnswers(['1', '22', '33'])).toBe(false);
+    expect(demoBankAcceptsAnswers(['aa', '22', '33'])).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 // The merchant dashboard (`/`, pages under /dashboard): server-rendered pages in a scope of their
 // own with the payer pages' defences (helmet, CSRF bound to a cookie scoped to the dashboard, a
-// no-script CSP), a session checked before every page but sign-in's, and a page saying what
-// happened for every fault. Out of the OpenAPI document.
+// no-script CSP), a session checked before every page but sign-in's (and, while the user's password
+// is a generated one, only its replacement let through), and a page saying what happened for every
+// fault. Out of the OpenAPI document.
 import fs from 'node:fs';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { audit } from '../../app/audit.js';
@@ -21,8 +22,10 @@ import { homeRoutes } from './home.js';
 import { frameOf, rememberSession, sendPage, sessionIf, STYLESHEET_PATH } from './layout.js';
 import { operationRoutes } from './operations.js';
 import { paymentRoutes } from './payments.js';
-import { CSRF_COOKIE, DASHBOARD_PATH, secureCookies, sessionToken } from './session-cookie.js';
-import { settingsRoutes } from './settings.js';
+import { secureCookies } from '../cookies.js';
+import { CSRF_COOKIE, DASHBOARD_PATH, sessionToken } from './session-cookie.js';
+import { PASSWORD_PATH, SETTINGS_PATH, settingsRoutes } from './settings.js';
+import { sessionRoutes } from './sessions.js';
 import { SECOND_FACTOR_PATH, SIGN_IN_PATH, signInRoutes } from './sign-in.js';
 import { subscriptionRoutes } from './subscriptions.js';
 
@@ -38,6 +41,9 @@ declare module 'fastify' {
 /** Routes any visitor may reach (the second factor's page checks its halfway session itself); every other page needs a session. */
 const PUBLIC_PATHS = new Set(['/', SIGN_IN_PATH, SECOND_FACTOR_PATH, STYLESHEET_PATH]);
 
+/** All a user whose password is a generated one may reach: the page that replaces it, and signing out. */
+const PASSWORD_CHANGE_ROUTES = new Set([`GET ${SETTINGS_PATH}`, `POST ${PASSWORD_PATH}`, `POST ${DASHBOARD_PATH}/sign-out`, `POST ${DASHBOARD_PATH}/sign-out-everywhere`]);
+
 async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (PUBLIC_PATHS.has(request.routeOptions.url ?? '')) return;
   const token = sessionToken(request);
@@ -45,6 +51,7 @@ async function requireSession(request: FastifyRequest, reply: FastifyReply): Pro
   // A form posted without a live session (after signing out, or once it ended) changes nothing.
   if (!session) return reply.redirect(SIGN_IN_PATH, 303);
   rememberSession(request, session);
+  if (session.passwordChangeDue && !PASSWORD_CHANGE_ROUTES.has(`${request.method} ${request.routeOptions.url}`)) return reply.redirect(SETTINGS_PATH, 303);
   const action = request.routeOptions.config.dashboardAction;
   if (action !== undefined && !mayAct(session.role, action)) {
     const frame = frameOf(request, reply, DASHBOARD_PATH);
@@ -90,7 +97,7 @@ function faultPages(app: FastifyInstance): void {
 }
 
 export async function dashboard(app: FastifyInstance, { config }: { config: Config }): Promise<void> {
-  await pageSecurity(app, { cookieKey: CSRF_COOKIE, cookiePath: DASHBOARD_PATH, sameSite: 'lax', secureCookies: secureCookies(config) });
+  await pageSecurity(app, { cookieKey: CSRF_COOKIE, sameSite: 'lax', secureCookies: secureCookies(config) });
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
     requireActionOn(route);
@@ -107,6 +114,7 @@ export async function dashboard(app: FastifyInstance, { config }: { config: Conf
   subscriptionRoutes(app);
   operationRoutes(app);
   settingsRoutes(app);
+  sessionRoutes(app);
   auditRoutes(app);
   if (config.sandbox) developerRoutes(app);
   app.get(`${DASHBOARD_PATH}/*`, async () => {

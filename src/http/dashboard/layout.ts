@@ -66,7 +66,8 @@ const SECTIONS: Record<Section, string> = {
 function navigation(frame: DashboardFrame): Html {
   const { session, w } = frame;
   if (!session) return html``;
-  const shown = (Object.keys(SECTIONS) as Section[]).filter((s) => (s !== 'developer' || session.merchant.developer) && (s !== 'audit' || may(frame, 'audit.read')));
+  // A generated password due for replacement opens no section.
+  const shown = session.passwordChangeDue ? [] : (Object.keys(SECTIONS) as Section[]).filter((s) => (s !== 'developer' || session.merchant.developer) && (s !== 'audit' || may(frame, 'audit.read')));
   return html`<nav>${shown.map((s) => html`<a href="${SECTIONS[s]}"${frame.selfPath === SECTIONS[s] ? html` aria-current="page"` : ''}>${w.nav[s]}</a>`)}</nav>
 <div class="who"><span class="signed-in">${w.signedInAs(session.email, session.merchant.name)}</span> <span class="role" id="role">${w.roles[session.role]}</span>
 <form method="post" action="${DASHBOARD_PATH}/sign-out" class="sign-out">${csrfField(frame.csrf)}<button class="secondary" id="sign-out">${w.signOut}</button></form>

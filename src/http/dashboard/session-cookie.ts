@@ -1,23 +1,32 @@
 // The dashboard's session cookie: a random token (the sessions table holds its hash), HttpOnly,
-// SameSite=Lax, Secure when PUBLIC_BASE_URL is https (the address browsers use, TLS ended in front
-// of Quipu or not), and sent to the dashboard's paths only. It has no Max-Age: the server ends the
-// session (idle and absolute limits), and closing the browser forgets it.
+// SameSite=Lax, and named, secured and scoped by the rule of every cookie (../cookies.ts: `__Host-`
+// and Secure when PUBLIC_BASE_URL is https, the address browsers use, TLS ended in front of Quipu
+// or not). It has no Max-Age: the server ends the session (idle and absolute limits), and closing
+// the browser forgets it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../config.js';
+import { cookieName, cookieOptions, secureCookies } from '../cookies.js';
 
 export const DASHBOARD_PATH = '/dashboard';
 const COOKIE = 'quipu_session';
 /** The secret the dashboard's form tokens are bound to. */
 export const CSRF_COOKIE = 'quipu_dashboard_csrf';
 
-export const secureCookies = (config: Config) => config.publicBaseUrl.startsWith('https:');
+const secure = (request: FastifyRequest) => secureCookies(request.ctx.config);
 
 export function setSessionCookie(reply: FastifyReply, token: string): void {
-  void reply.setCookie(COOKIE, token, { path: DASHBOARD_PATH, httpOnly: true, sameSite: 'lax', secure: secureCookies(reply.request.ctx.config) });
+  const on = secure(reply.request);
+  void reply.setCookie(cookieName(COOKIE, on), token, { ...cookieOptions(on), sameSite: 'lax' });
 }
 
 export function clearSessionCookie(reply: FastifyReply): void {
-  void reply.clearCookie(COOKIE, { path: DASHBOARD_PATH });
+  const on = secure(reply.request);
+  void reply.clearCookie(cookieName(COOKIE, on), cookieOptions(on));
 }
 
-export const sessionToken = (request: FastifyRequest): string | undefined => request.cookies[COOKIE] || undefined;
+/** Forgets the CSRF secret too (a new session gets new form tokens). */
+export function clearCsrfCookie(reply: FastifyReply): void {
+  const on = secure(reply.request);
+  void reply.clearCookie(cookieName(CSRF_COOKIE, on), cookieOptions(on));
+}
+
+export const sessionToken = (request: FastifyRequest): string | undefined => request.cookies[cookieName(COOKIE, secure(request))] || undefined;

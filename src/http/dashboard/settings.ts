@@ -13,8 +13,11 @@ import { type Html, html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
 import { type DashboardFrame, frameOf, may, sendPage, sessionOf } from './layout.js';
 import { DASHBOARD_PATH, setSessionCookie } from './session-cookie.js';
+import { SESSIONS_PATH } from './sessions.js';
+import { originOf } from './sign-in.js';
 
-const SETTINGS_PATH = `${DASHBOARD_PATH}/settings`;
+export const SETTINGS_PATH = `${DASHBOARD_PATH}/settings`;
+export const PASSWORD_PATH = `${SETTINGS_PATH}/password`;
 
 type Form = Record<string, string | undefined>;
 
@@ -49,11 +52,12 @@ function rotateForm(frame: DashboardFrame, action: string, id: string, label: st
 <button class="secondary" id="${id}">${label}</button></form>`;
 }
 
-/** Every role changes its own password. */
+/** Every role changes its own password, and sees and ends its sessions. */
 function passwordForm(frame: DashboardFrame): Html {
   const s = frame.w.settings;
   return html`<h2>${s.password}</h2>
-<form method="post" action="${SETTINGS_PATH}/password" class="settings">${csrfField(frame.csrf)}
+<p><a href="${SESSIONS_PATH}" id="sessions-link">${frame.w.sessionsLink}</a></p>
+<form method="post" action="${PASSWORD_PATH}" class="settings">${csrfField(frame.csrf)}
 <label for="current_password">${s.currentPassword}</label><input type="password" id="current_password" name="current" required autocomplete="current-password">
 <label for="new_password">${s.newPassword}</label><input type="password" id="new_password" name="next" required minlength="8" autocomplete="new-password">
 <button class="secondary" id="change-password">${s.changePassword}</button></form>`;
@@ -86,7 +90,12 @@ ${fields}
 
 async function showSettings(request: FastifyRequest, reply: FastifyReply, status: number, view: SettingsView) {
   const frame = frameOf(request, reply, SETTINGS_PATH);
-  const { merchant } = sessionOf(request);
+  const { merchant, passwordChangeDue } = sessionOf(request);
+  // A generated password is replaced before anything else is shown.
+  if (passwordChangeDue) {
+    const due = html`<p class="notice" role="status" id="password-due">${frame.w.settings.passwordDue}</p>`;
+    return sendPage(reply, frame, status, frame.w.nav.settings, html`${view.notice ?? due}${passwordForm(frame)}`);
+  }
   // A rotation changed the account: read it again rather than the session's copy.
   const current = (await request.ctx.merchants.byReceiverId(merchant.receiverId)) ?? merchant;
   const redirectUris = await accountRedirectUris(request.ctx, current);
@@ -118,15 +127,16 @@ export function settingsRoutes(app: FastifyInstance): void {
     });
   }
 
-  app.post<{ Body: Form }>(`${SETTINGS_PATH}/password`, { preHandler: app.csrfProtection, config: { dashboardAction: 'password.change' } }, async (request, reply) => {
-    const outcome = await changeDashboardPassword(request.ctx, sessionOf(request), { current: request.body?.current ?? '', next: request.body?.next ?? '', address: request.ip });
+  app.post<{ Body: Form }>(PASSWORD_PATH, { preHandler: app.csrfProtection, config: { dashboardAction: 'password.change' } }, async (request, reply) => {
+    const outcome = await changeDashboardPassword(request.ctx, sessionOf(request), { current: request.body?.current ?? '', next: request.body?.next ?? '', ...originOf(request) });
     if ('token' in outcome) {
       setSessionCookie(reply, outcome.token);
       return reply.redirect(`${SETTINGS_PATH}?done=password`, 303);
     }
     if ('retryAfterMs' in outcome) void reply.header('retry-after', String(Math.ceil(outcome.retryAfterMs / 1000)));
-    const status = { 'wrong-password': 401, 'weak-password': 400, 'too-many-attempts': 429, busy: 503 }[outcome.refused];
-    return showSettings(request, reply, status, { notice: html`<p class="error" role="alert" id="notice">${frameOf(request, reply, '').w.settings.passwordRefused[outcome.refused]}</p>` });
+    const status = { 'wrong-password': 401, 'same-password': 400, 'weak-password': 400, 'too-many-attempts': 429, busy: 503 }[outcome.refused];
+    const words = outcome.refused === 'weak-password' ? outcome.problem : outcome.refused;
+    return showSettings(request, reply, status, { notice: html`<p class="error" role="alert" id="notice">${frameOf(request, reply, '').w.settings.passwordRefused[words]}</p>` });
   });
 
   app.post<{ Body: Form }>(SETTINGS_PATH, { preHandler: app.csrfProtection, config: { dashboardAction: 'settings.update' } }, async (request, reply) => {

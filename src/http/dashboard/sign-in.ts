@@ -5,13 +5,13 @@
 // neither the cookie nor a form of the old session is worth anything afterwards.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { signOut, signOutEverywhere } from '../../app/dashboard-sessions.js';
-import { signIn } from '../../app/dashboard-sign-in.js';
+import { type SignInOrigin, signIn } from '../../app/dashboard-sign-in.js';
 import { completeSecondFactor, pendingSession } from '../../app/second-factor.js';
 import { MAX_SIGN_IN_EMAIL } from '../../domain/sign-in-throttle.js';
 import { type Html, html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
 import { frameOf, sendPage, sessionOf } from './layout.js';
-import { clearSessionCookie, CSRF_COOKIE, DASHBOARD_PATH, sessionToken, setSessionCookie } from './session-cookie.js';
+import { clearCsrfCookie, clearSessionCookie, DASHBOARD_PATH, sessionToken, setSessionCookie } from './session-cookie.js';
 import type { DashboardWords } from './words.js';
 
 export const SIGN_IN_PATH = `${DASHBOARD_PATH}/sign-in`;
@@ -25,6 +25,7 @@ const REFUSALS = {
   'too-many-attempts': { status: 429, words: 'tooManyAttempts' },
   busy: { status: 503, words: 'signInBusy' },
   'two-factor-required': { status: 403, words: 'twoFactorRequired' },
+  'password-expired': { status: 403, words: 'passwordExpired' },
   'wrong-code': { status: 401, words: 'wrongCode' },
 } as const;
 
@@ -58,9 +59,12 @@ const retryAfter = (reply: FastifyReply, outcome: object) => {
   if ('retryAfterMs' in outcome) void reply.header('retry-after', String(Math.ceil((outcome.retryAfterMs as number) / 1000)));
 };
 
+/** Where a session is opened from, kept with it for its user's sessions page. */
+export const originOf = (request: FastifyRequest): SignInOrigin => ({ address: request.ip, userAgent: request.headers['user-agent'] });
+
 function signedOut(reply: FastifyReply): FastifyReply {
   clearSessionCookie(reply);
-  void reply.clearCookie(CSRF_COOKIE, { path: DASHBOARD_PATH });
+  clearCsrfCookie(reply);
   return reply.redirect(SIGN_IN_PATH, 303);
 }
 
@@ -69,7 +73,7 @@ export function signInRoutes(app: FastifyInstance): void {
 
   app.post<{ Body: Form }>(SIGN_IN_PATH, { preHandler: app.csrfProtection }, async (request, reply) => {
     const email = request.body?.email ?? '';
-    const outcome = await signIn(request.ctx, { email, password: request.body?.password ?? '', address: request.ip });
+    const outcome = await signIn(request.ctx, { email, password: request.body?.password ?? '', ...originOf(request) });
     if ('token' in outcome) {
       setSessionCookie(reply, outcome.token);
       return reply.redirect(outcome.secondFactorDue ? SECOND_FACTOR_PATH : DASHBOARD_PATH, 303);
@@ -88,7 +92,7 @@ export function signInRoutes(app: FastifyInstance): void {
 
   app.post<{ Body: Form }>(SECOND_FACTOR_PATH, { preHandler: app.csrfProtection }, async (request, reply) => {
     const token = sessionToken(request);
-    const outcome = token ? await completeSecondFactor(request.ctx, token, request.body?.code ?? '', request.ip) : ({ refused: 'expired' } as const);
+    const outcome = token ? await completeSecondFactor(request.ctx, token, request.body?.code ?? '', originOf(request)) : ({ refused: 'expired' } as const);
     if ('token' in outcome) {
       setSessionCookie(reply, outcome.token);
       return reply.redirect(DASHBOARD_PATH, 303);

@@ -5,7 +5,6 @@
 // renders a page saying so and changes nothing.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getSigning, getSubscriptionToSign, mandateBanks, signInForMandate, signMandate, type SigningSessionView, type SigningView, startMandateSigning } from '../../app/mandate-signing.js';
-import { connectorFor } from '../../bank/registry.js';
 import { findBank } from '../../domain/banks.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { UUID_PATTERN } from '../../domain/ids.js';
@@ -66,7 +65,7 @@ export function mandateRoutes(app: FastifyInstance): void {
     const frame = pageFrame(request, reply, mandatePath(id));
     const view = await getSubscriptionToSign(request.ctx, id);
     if (!isSignable(view.subscription.state)) return sendMandateStatus(reply, frame, status === 200 ? 200 : 409, view);
-    const page = choosePage({ ...view, m: frame.m, csrf: reply.generateCsrf() }, mandateBanks(view.subscription), { bankId: values.bank_id }, errors);
+    const page = choosePage({ ...view, m: frame.m, csrf: reply.generateCsrf() }, mandateBanks(request.ctx, view.subscription), { bankId: values.bank_id }, errors);
     return sendMandatePage(reply, frame, status, frame.m.mandate.title, page, view);
   };
   app.get<{ Params: Params }>(`${MANDATE_PAGES_PATH}/:id`, async (request, reply) => choose(request, reply, 200, {}, {}));
@@ -122,7 +121,7 @@ export function mandateRoutes(app: FastifyInstance): void {
       const submitted = view.signing.state !== 'started' && view.signing.state !== 'authenticated';
       return sendSigningOutcome(reply, frame, status, view, now, submitted ? notice : undefined);
     }
-    const page = signPage(signingPageView(view, frame, reply.generateCsrf()), connectorFor(view.signing.bankId)!.challenge, errors);
+    const page = signPage(signingPageView(view, frame, reply.generateCsrf()), request.ctx.banks.connectorFor(view.signing.bankId)!.challenge, errors);
     return sendMandatePage(reply, frame, status, frame.m.mandate.signTitle, page, view, [view.subscription.returnUrl, view.subscription.cancelUrl]);
   };
   app.get<{ Params: Params }>(`${MANDATE_PAGES_PATH}/signing/:id/sign`, async (request, reply) => sign(request, reply, 200, {}));

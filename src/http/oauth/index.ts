@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app/context.js';
 import { KeyRing } from '../../app/token-keys.js';
+import { secureCookies } from '../cookies.js';
 import { discoveryRoutes } from './discovery.js';
 import { authorizationPages } from './pages.js';
 import { oauthSandboxRoutes } from './sandbox.js';
@@ -13,6 +14,6 @@ export async function oauthApi(app: FastifyInstance, { ctx }: { ctx: AppContext 
   const keys = new KeyRing(ctx.db, ctx.secrets, ctx.clock, ctx.feed);
   await app.register(tokenRoutes, { keys });
   await app.register(discoveryRoutes, { keys });
-  await app.register(authorizationPages, { secureCookies: ctx.config.publicBaseUrl.startsWith('https:') });
+  await app.register(authorizationPages, { secure: secureCookies(ctx.config) });
   if (ctx.config.sandbox) await app.register(oauthSandboxRoutes);
 }

@@ -9,6 +9,8 @@ import { startAuthorization } from '../../app/start-authorization.js';
 import { DomainError, type FieldError, notFound } from '../../domain/errors.js';
 import type { Query } from '../../domain/oauth-request.js';
 import { customHeaderValue, redirectWith } from '../../domain/oauth-redirect.js';
+import { FLOW_STEP_TIMEOUT_MS } from '../../domain/oauth-tokens.js';
+import { cookieName, cookieOptions, secureCookies } from '../cookies.js';
 import { contentSecurityPolicy, cspSourceOf, pageSecurity } from '../page-security.js';
 import { logDoubts } from '../warnings.js';
 import { consentPage, formPostPage, loginPage, messagePage } from './views.js';
@@ -16,11 +18,13 @@ import { consentPage, formPostPage, loginPage, messagePage } from './views.js';
 const FLOW_ID = /^[A-Za-z0-9_-]{24}$/;
 const FORM = 'application/x-www-form-urlencoded';
 /**
- * The flow's secret, given to the browser that started it. Scoped to the flow's own path, so flows
- * in several tabs keep their own; SameSite=Lax, so the first page, reached through the redirect
- * that answers the client's cross-site navigation, gets it too.
+ * The flow's secret, given to the browser that started it. Named after the flow (every cookie has
+ * Path=/, ../cookies.ts), so flows in several tabs keep their own; SameSite=Lax, so the first page,
+ * reached through the redirect that answers the client's cross-site navigation, gets it too. It
+ * lasts as long as the flow's two steps (sign-in, consent) may, so finished flows leave none behind.
  */
-const FLOW_COOKIE = 'quipu_oauth_flow';
+const flowCookie = (id: string, secure: boolean) => cookieName(`quipu_oauth_flow_${id}`, secure);
+const FLOW_COOKIE_SECONDS = (2 * FLOW_STEP_TIMEOUT_MS) / 1000;
 
 type FlowRequest = FastifyRequest<{ Params: { id: string }; Body: Record<string, unknown> | undefined }>;
 
@@ -82,7 +86,8 @@ function field(request: FlowRequest, name: string): string {
 }
 
 function browserSecret(request: FastifyRequest): BrowserSecret {
-  return request.cookies[FLOW_COOKIE];
+  const id = (request.params as { id?: string } | undefined)?.id;
+  return id === undefined ? undefined : request.cookies[flowCookie(id, secureCookies(request.ctx.config))];
 }
 
 /** OpenID Connect Core 3.1.2.1: the authorization request comes as a query (GET) or as a form (POST). */
@@ -92,8 +97,8 @@ function authorizationParameters(request: FastifyRequest): Query {
   return (request.body ?? {}) as Query;
 }
 
-export async function authorizationPages(app: FastifyInstance, { secureCookies }: { secureCookies: boolean }): Promise<void> {
-  await pageSecurity(app, { cookieKey: 'quipu_oauth_csrf', cookiePath: '/oauth2', sameSite: 'strict', secureCookies });
+export async function authorizationPages(app: FastifyInstance, { secure }: { secure: boolean }): Promise<void> {
+  await pageSecurity(app, { cookieKey: 'quipu_oauth_csrf', sameSite: 'strict', secureCookies: secure });
 
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof DomainError && error.kind === 'not_found') {
@@ -129,7 +134,7 @@ export async function authorizationPages(app: FastifyInstance, { secureCookies }
       }
       if (start.outcome === 'redirect') return deliver(request, reply, start.delivery);
       const flow = `/oauth2/flows/${start.authorizationId}`;
-      reply.setCookie(FLOW_COOKIE, start.browserSecret, { path: flow, httpOnly: true, sameSite: 'lax', secure: secureCookies });
+      reply.setCookie(flowCookie(start.authorizationId, secure), start.browserSecret, { ...cookieOptions(secure), sameSite: 'lax', maxAge: FLOW_COOKIE_SECONDS });
       return reply.header('cache-control', 'no-store').redirect(flow, 303);
     },
   });

@@ -6,7 +6,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { openOperation } from '../../app/operation-queries.js';
 import { operationBanks, originBank, runnableOperation, runOperation, signInForOperation, type RunnableOperation } from '../../app/run-operation.js';
-import { connectorFor } from '../../bank/registry.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { UUID_PATTERN } from '../../domain/ids.js';
 import { type Operation, operationBlock, operationResult } from '../../domain/operation.js';
@@ -66,9 +65,9 @@ export function operationRoutes(app: FastifyInstance): void {
     if (found.operation.state === 'authenticated') return reply.redirect(`${operationPath(found.operation)}/authorize`, 303);
     const view = viewOf(found, frame);
     const fixed = originBank(found.content, found.merchant);
-    if (fixed && !connectorFor(fixed.bankId)) return sendPage(reply, frame, 403, frame.m.noConnectorTitle, noticeContent(frame.m.operation.noConnector(fixed.name)));
-    const bank = fixed ?? operationBanks(found.merchant).find((b) => b.bankId === request.query.bank);
-    if (!bank) return sendPage(reply, frame, status, frame.m.operation.title, chooseBankPage(view, operationBanks(found.merchant), errors));
+    if (fixed && !request.ctx.banks.connectorFor(fixed.bankId)) return sendPage(reply, frame, 403, frame.m.noConnectorTitle, noticeContent(frame.m.operation.noConnector(fixed.name)));
+    const bank = fixed ?? operationBanks(request.ctx, found.merchant).find((b) => b.bankId === request.query.bank);
+    if (!bank) return sendPage(reply, frame, status, frame.m.operation.title, chooseBankPage(view, operationBanks(request.ctx, found.merchant), errors));
     return sendPage(reply, frame, status, frame.m.bankLogin(bank.name), operationLoginPage(view, bank, reply.generateCsrf(), { rut: values.rut }, errors));
   };
   app.get<{ Params: { ref: string }; Querystring: Query }>(`${OPERATION_PAGES_PATH}/:ref`, async (request, reply) => start(request, reply, request.params.ref, 200, {}, {}));
@@ -101,7 +100,7 @@ export function operationRoutes(app: FastifyInstance): void {
       if (status === 200) return reply.redirect(`${OPERATION_PAGES_PATH}/${id}`, 303);
       return sendOutcome(reply, frame, status, found.operation, request.ctx.clock.now(), notice);
     }
-    const page: Html = operationAuthorizePage(viewOf(found, frame), connectorFor(found.operation.bankId!)!.challenge, reply.generateCsrf(), errors);
+    const page: Html = operationAuthorizePage(viewOf(found, frame), request.ctx.banks.connectorFor(found.operation.bankId!)!.challenge, reply.generateCsrf(), errors);
     return sendPage(reply, frame, status, frame.m.authorizeTitle, page);
   };
   app.get<{ Params: Params }>(`${OPERATION_PAGES_PATH}/:id/authorize`, async (request, reply) => authorize(request, reply, 200, {}));

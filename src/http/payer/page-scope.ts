@@ -6,6 +6,7 @@ import type { Config } from '../../config.js';
 import { html } from '../../render/html.js';
 import type { Messages } from '../../render/words.js';
 import { frameOf, sendPage } from './routes.js';
+import { secureCookies } from '../cookies.js';
 import { pageFaultOf } from '../page-security.js';
 import { payerSecurity } from './security.js';
 
@@ -18,7 +19,7 @@ export interface FaultWords {
 
 export async function payerPageScope(app: FastifyInstance, options: { config: Config; path: string; words: (m: Messages) => FaultWords }): Promise<void> {
   const { config, path } = options;
-  await payerSecurity(app, { secureCookies: config.publicBaseUrl.startsWith('https:'), formTtlSeconds: config.payerFormTtlSeconds, path });
+  await payerSecurity(app, { secureCookies: secureCookies(config), formTtlSeconds: config.payerFormTtlSeconds });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const frame = frameOf(request, reply, request.url.split('?')[0]!, path);
     const { m } = frame;

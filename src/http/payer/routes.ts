@@ -8,7 +8,6 @@ import { loginToBank } from '../../app/bank-login.js';
 import { declinePayment, type Declination } from '../../app/decline-payment.js';
 import { getPayerAttempt, getPayerPayment, type PayerAttempt, type PayerPayment } from '../../app/payer-payment.js';
 import { startAttempt } from '../../app/start-attempt.js';
-import { connectorFor } from '../../bank/registry.js';
 import { findBank } from '../../domain/banks.js';
 import { payerCollectionAccount } from '../../domain/collection-account.js';
 import { DomainError, notFound } from '../../domain/errors.js';
@@ -206,7 +205,7 @@ export function payerRoutes(app: FastifyInstance): void {
       const submitted = view.attempt.state !== 'started' && view.attempt.state !== 'authenticated';
       return sendAttemptOutcome(reply, frame, status, view, now, submitted ? notice : undefined);
     }
-    const connector = connectorFor(view.attempt.bankId)!;
+    const connector = request.ctx.banks.connectorFor(view.attempt.bankId)!;
     const page = authorizePage({ ...view, ...bankOf(view), m: frame.m, csrf: reply.generateCsrf() }, connector.challenge, errors);
     return sendPage(reply, frame, status, frame.m.authorizeTitle, page, [view.payment.returnUrl]);
   };

@@ -20,9 +20,8 @@ export function allowImages(reply: FastifyReply, urls: readonly (string | null)[
   imageSources.set(reply, sourcesOf(urls));
 }
 
-/** `path`: where the pages live, the only path their CSRF cookie is sent to. */
-export async function payerSecurity(scope: FastifyInstance, options: { secureCookies: boolean; formTtlSeconds: number; path: string }): Promise<void> {
-  await pageSecurity(scope, { cookieKey: 'quipu_csrf', cookiePath: options.path, sameSite: 'lax', secureCookies: options.secureCookies, formTtlSeconds: options.formTtlSeconds });
+export async function payerSecurity(scope: FastifyInstance, options: { secureCookies: boolean; formTtlSeconds: number }): Promise<void> {
+  await pageSecurity(scope, { cookieKey: 'quipu_csrf', sameSite: 'lax', secureCookies: options.secureCookies, formTtlSeconds: options.formTtlSeconds });
   scope.addHook('onSend', async (_request, reply, payload) => {
     reply.header('content-security-policy', contentSecurityPolicy(formTargets.get(reply) ?? [], imageSources.get(reply) ?? []));
     return payload;
