@@ -11,7 +11,14 @@ import { spawn } from 'node:child_process';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PG_CLIENTS = 10;
 const PG_ADMIN = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const PAYMENT = JSON.stringify({ amount: 1000, currency: 'CLP', subject: 'Bench order', transaction_id: 'INV-1', return_url: 'https://shop.example/return', notify_url: 'https://shop.example/notify' });
+const PAYMENT = JSON.stringify({
+  amount: 1000,
+  currency: 'CLP',
+  subject: 'Bench order',
+  transaction_id: 'INV-1',
+  return_url: 'https://shop.example/return',
+  notify_url: 'https://shop.example/notify',
+});
 const JSON_BODY = { 'content-type': 'application/json' };
 
 interface Running {
@@ -34,7 +41,10 @@ export interface Quipu extends Running {
 
 async function startBaseline(): Promise<Baseline> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./baseline-server.ts', import.meta.url).pathname], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./baseline-server.ts', import.meta.url).pathname], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve) => child.stdout!.on('data', (d) => String(d).includes('listening') && resolve()));
   const url = `http://127.0.0.1:${port}`;
   return {
@@ -45,7 +55,12 @@ async function startBaseline(): Promise<Baseline> {
 }
 
 /** `quipu serve` (started by node with `entry`, see startServerProcess) on a fresh database, with an account and one payment to read. */
-export async function startQuipu(kind: 'sqlite' | 'postgres', settings: Record<string, string> = {}, accountFlags: string[] = [], entry?: string[]): Promise<Quipu> {
+export async function startQuipu(
+  kind: 'sqlite' | 'postgres',
+  settings: Record<string, string> = {},
+  accountFlags: string[] = [],
+  entry?: string[],
+): Promise<Quipu> {
   const db = await createTestDatabase(kind, PG_ADMIN);
   // MALLOC_ARENA_MAX=2, as docs/configuration.md recommends for serve and worker on Linux.
   const env = { DATABASE_URL: db.url, DATA_DIR: db.dataDir, LOG_LEVEL: 'warn', MALLOC_ARENA_MAX: '2', ...settings };
@@ -55,7 +70,9 @@ export async function startQuipu(kind: 'sqlite' | 'postgres', settings: Record<s
   const account = JSON.parse((await quipu(['merchants', 'create', '--name', 'Bench', '--json', ...accountFlags], env)).stdout);
   const url = `http://127.0.0.1:${port}`;
   const key = { 'x-api-key': account.api_key };
-  const created = (await fetch(`${url}/v3/payments`, { method: 'POST', headers: { ...JSON_BODY, ...key }, body: PAYMENT }).then((r) => r.json())) as { payment_id: string };
+  const created = (await fetch(`${url}/v3/payments`, { method: 'POST', headers: { ...JSON_BODY, ...key }, body: PAYMENT }).then((r) => r.json())) as {
+    payment_id: string;
+  };
   const pid = server.child.pid!;
   return {
     url,
@@ -102,7 +119,13 @@ function row(name: string, rounds: Rounds, target?: Target | { yardstick: Rounds
 /** Before reads were grouped, PostgreSQL GETs ran at 7% of the bare GET of the same run; the target is three times that. */
 const PG_GET_LEAST = 3 * 0.07;
 
-const pgInserts = (url: string) => async (): Promise<LoadResult> => ({ rps: await pgInsertRate(url, PG_CLIENTS, SECONDS), p50: Number.NaN, p99: Number.NaN, errors: 0, non2xx: 0 });
+const pgInserts = (url: string) => async (): Promise<LoadResult> => ({
+  rps: await pgInsertRate(url, PG_CLIENTS, SECONDS),
+  p50: Number.NaN,
+  p99: Number.NaN,
+  errors: 0,
+  non2xx: 0,
+});
 
 export async function benchApi(): Promise<string> {
   const servers: Running[] = [];
@@ -155,7 +178,11 @@ export async function benchApi(): Promise<string> {
       row(`baseline: bare \`pg\` single-row inserts, ${PG_CLIENTS} clients (rows/s)`, pg.inserts),
       row('PostgreSQL: POST /v3/payments', pg.create, { yardstick: pg.inserts, least: 0.5, label: '≥ 50% of bare pg inserts' }),
       row('baseline: bare Fastify GET (PostgreSQL phase)', pg.baseGet),
-      row('PostgreSQL: GET /v3/payments/{id}', pg.get, { yardstick: pg.baseGet, least: PG_GET_LEAST, label: `≥ ${fmt.pct(PG_GET_LEAST)} of bare GET (3× the 7% before reads were grouped)` }),
+      row('PostgreSQL: GET /v3/payments/{id}', pg.get, {
+        yardstick: pg.baseGet,
+        least: PG_GET_LEAST,
+        label: `≥ ${fmt.pct(PG_GET_LEAST)} of bare GET (3× the 7% before reads were grouped)`,
+      }),
       row('PostgreSQL: GET /v3/payments/{id}, against PostgreSQL creates', pg.get, { yardstick: pg.create, least: 1, label: 'faster than a create (> 100%)' }),
       '',
       "Each scenario is compared with the yardstick of its own kind: a read with the bare GET, a create with the bare POST that validates the same JSON body against a schema, a create on PostgreSQL with payment-sized rows inserted straight through `pg` (in the bench process, with as many clients as the server's pool). A GET on SQLite can outrun the bare GET: its answers leave together at the end of each turn of the event loop, after one look at whether any process has committed (`turnMark`, docs/architecture.md), where the bare handler answers each request as it reads it.",

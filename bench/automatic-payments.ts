@@ -50,7 +50,8 @@ function createRows(c: Creates): string[] {
 const twice = (r: PipelineRun) => `${r.ordersSubmittedTwice} · ${r.ordersReceivedTwice + r.paymentsDebitedTwice}`;
 
 function pipelineRow(r: PipelineRun): string {
-  const clean = r.delivered === r.n && r.lost === 0 && r.duplicated === 0 && r.done === r.n && r.bankDebits === r.n && r.debitRequests === r.n && twice(r) === '0 · 0';
+  const clean =
+    r.delivered === r.n && r.lost === 0 && r.duplicated === 0 && r.done === r.n && r.bankDebits === r.n && r.debitRequests === r.n && twice(r) === '0 · 0';
   const cells = [
     r.database,
     `**${fmt.rps(r.rate)}**`,

@@ -8,7 +8,11 @@ app.post(
   '/echo',
   {
     schema: {
-      body: { type: 'object', required: ['amount', 'currency', 'subject'], properties: { amount: { type: 'number' }, currency: { type: 'string', maxLength: 255 }, subject: { type: 'string', maxLength: 255 } } },
+      body: {
+        type: 'object',
+        required: ['amount', 'currency', 'subject'],
+        properties: { amount: { type: 'number' }, currency: { type: 'string', maxLength: 255 }, subject: { type: 'string', maxLength: 255 } },
+      },
     },
   },
   async (request) => ({ received: (request.body as { subject: string }).subject }),

@@ -68,7 +68,10 @@ function watchDebitRequests(db: Kysely<any>): { stop(): Promise<Map<string, numb
   let highest = 0;
   let stopped = false;
   const read = async () => {
-    const { rows } = await sql<{ request_id: unknown; order_id: string }>`select request_id, order_id from demobank_requests where operation = 'debit' and request_id > ${highest - JOURNAL_OVERLAP}`.execute(db);
+    const { rows } = await sql<{
+      request_id: unknown;
+      order_id: string;
+    }>`select request_id, order_id from demobank_requests where operation = 'debit' and request_id > ${highest - JOURNAL_OVERLAP}`.execute(db);
     for (const row of rows) {
       const id = Number(row.request_id);
       if (seen.has(id)) continue;
@@ -116,13 +119,21 @@ export async function chargePipeline(kind: 'sqlite' | 'postgres', adminUrl: stri
     const charges = await load({ ...server.charge, connections: CONNECTIONS, amount: n });
     const created = await count(db, sql`select count(*) as n from debits`);
     if (created !== n) throw new Error(`${n - created} of ${n} charge intents were refused (${charges.non2xx} non-2xx, ${charges.errors} errors)`);
-    await until(SUBMISSION_LIMIT_MS, 'every debit submitted', async () => (await count(db, sql`select count(*) as n from debits where state in ('due', 'submitting')`)) === 0);
+    await until(
+      SUBMISSION_LIMIT_MS,
+      'every debit submitted',
+      async () => (await count(db, sql`select count(*) as n from debits where state in ('due', 'submitting')`)) === 0,
+    );
     const submitted = Date.now();
 
     // Every debit settles on the next bank business day after its submission: move past it.
     const { now } = (await fetch(`${server.url}/sandbox/clock`, { headers: server.headers }).then((r) => r.json())) as { now: string };
     const settleAt = new Date(nextBusinessDay(new Date(now)).getTime() + 60_000);
-    const moved = await fetch(`${server.url}/sandbox/clock`, { method: 'POST', headers: { ...server.headers, 'content-type': 'application/json' }, body: JSON.stringify({ to: settleAt.toISOString() }) });
+    const moved = await fetch(`${server.url}/sandbox/clock`, {
+      method: 'POST',
+      headers: { ...server.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ to: settleAt.toISOString() }),
+    });
     if (moved.status !== 200) throw new Error(`moving the developer clock answered ${moved.status}: ${await moved.text()}`);
     const movedAt = performance.now();
     const delivered = await untilDelivered(
@@ -136,7 +147,9 @@ export async function chargePipeline(kind: 'sqlite' | 'postgres', adminUrl: stri
     const settleSeconds = (performance.now() - movedAt) / 1000;
     const stats = await receiver.stats();
     const perOrder = await journal.stop();
-    const bank = (await sql<{ rows: unknown; payments: unknown }>`select count(*) as rows, count(distinct payment_id) as payments from demobank_debits`.execute(db)).rows[0]!;
+    const bank = (
+      await sql<{ rows: unknown; payments: unknown }>`select count(*) as rows, count(distinct payment_id) as payments from demobank_debits`.execute(db)
+    ).rows[0]!;
     return {
       database: kind === 'sqlite' ? 'SQLite' : 'PostgreSQL',
       n,

@@ -47,7 +47,12 @@ async function post(url: string, headers: Record<string, string>, body: unknown)
 }
 
 /** Callbacks (the signing's, the charges' notifications and errors) go to `notifyUrl`. */
-export async function startChargeServer(kind: 'sqlite' | 'postgres', adminUrl: string, notifyUrl: string, settings: Record<string, string> = {}): Promise<ChargeServer> {
+export async function startChargeServer(
+  kind: 'sqlite' | 'postgres',
+  adminUrl: string,
+  notifyUrl: string,
+  settings: Record<string, string> = {},
+): Promise<ChargeServer> {
   const database = await createTestDatabase(kind, adminUrl);
   const env = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'warn', ...settings };
   const port = await freePort();

@@ -6,7 +6,13 @@ import { performance } from 'node:perf_hooks';
 export const RUN_LIMIT_MS = 120_000;
 
 /** Waits until `received()` and then `recorded()` reach `n` (or the run's time, `limitMs`, is up); returns the last `recorded()`. */
-export async function untilDelivered(n: number, startedAt: number, received: () => Promise<number>, recorded: () => Promise<number>, limitMs = RUN_LIMIT_MS): Promise<number> {
+export async function untilDelivered(
+  n: number,
+  startedAt: number,
+  received: () => Promise<number>,
+  recorded: () => Promise<number>,
+  limitMs = RUN_LIMIT_MS,
+): Promise<number> {
   const within = () => performance.now() - startedAt < limitMs;
   while ((await received()) < n && within()) await new Promise((r) => setTimeout(r, 20));
   let delivered = await recorded();

@@ -36,8 +36,12 @@ export interface Receiver {
 }
 
 export async function startReceiverProcess(): Promise<Receiver> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./delivery-receiver.ts', import.meta.url).pathname], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve) => child.stdout!.on('data', (d) => /listening (\d+)/.test(String(d)) && resolve(/listening (\d+)/.exec(String(d))![1]!)));
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./delivery-receiver.ts', import.meta.url).pathname], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<string>((resolve) =>
+    child.stdout!.on('data', (d) => /listening (\d+)/.test(String(d)) && resolve(/listening (\d+)/.exec(String(d))![1]!)),
+  );
   const base = `http://127.0.0.1:${port}`;
   return {
     url: `${base}/notify`,
@@ -48,7 +52,8 @@ export async function startReceiverProcess(): Promise<Receiver> {
 }
 
 const SECRET = 'f'.repeat(40);
-const sampleBody = (i: number) => `{"payment_id":"${String(i).padStart(12, '0')}","receiver_id":123456,"subject":"Bench order","amount":"1000.0000","discount":"0.0000","currency":"CLP"}`;
+const sampleBody = (i: number) =>
+  `{"payment_id":"${String(i).padStart(12, '0')}","receiver_id":123456,"subject":"Bench order","amount":"1000.0000","discount":"0.0000","currency":"CLP"}`;
 const signed = (body: string) => ({ 'content-type': 'application/json', 'x-khipu-signature': notificationSignature(SECRET, Date.now(), body) });
 
 /** PER_RECEIVER loops sending `count` requests in all; the rate in requests/s. */
@@ -185,13 +190,24 @@ async function deliveryRun(kind: 'sqlite' | 'postgres', receiver: Receiver, admi
     worker = deliveryWorker(ctx);
     worker.start();
     const deliveredRows = async () =>
-      Number((await ctx.db.selectFrom('notifications').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'delivered').executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await ctx.db
+            .selectFrom('notifications')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('status', '=', 'delivered')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const delivered = await untilDelivered(N, started, async () => (await receiver.stats()).distinct, deliveredRows);
     const seconds = (performance.now() - started) / 1000;
     await worker.stop();
     worker = undefined;
     const stats = await receiver.stats();
-    const attempts = await ctx.db.selectFrom('notification_attempts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const attempts = await ctx.db
+      .selectFrom('notification_attempts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return {
       database: kind === 'sqlite' ? 'SQLite' : 'PostgreSQL',
       rate: delivered / seconds,

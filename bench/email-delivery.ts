@@ -58,7 +58,14 @@ async function directRate(sink: Sink, count: number, sample: ReturnType<typeof d
   const loop = async () => {
     while (next < count) {
       const n = next++;
-      await mailer.sendMail({ from: sample.from, to: sample.to, subject: sample.subject, text: sample.text, html: sample.html, messageId: `<direct-${n}@bench.example>` });
+      await mailer.sendMail({
+        from: sample.from,
+        to: sample.to,
+        subject: sample.subject,
+        text: sample.text,
+        html: sample.html,
+        messageId: `<direct-${n}@bench.example>`,
+      });
     }
   };
   const started = performance.now();
@@ -103,13 +110,29 @@ async function emailRun(kind: 'sqlite' | 'postgres', sink: Sink, adminUrl: strin
     worker = deliveryWorker(ctx);
     worker.start();
     const deliveredRows = async () =>
-      Number((await ctx.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', 'in', EMAIL_KINDS).where('status', '=', 'delivered').executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await ctx.db
+            .selectFrom('messages')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('kind', 'in', EMAIL_KINDS)
+            .where('status', '=', 'delivered')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const delivered = await untilDelivered(N, started, async () => (await sink.stats()).distinct, deliveredRows);
     const seconds = (performance.now() - started) / 1000;
     await worker.stop();
     worker = undefined;
     const stats = await sink.stats();
-    return { database: kind === 'sqlite' ? 'SQLite' : 'PostgreSQL', rate: delivered / seconds, direct, delivered, lost: N - stats.distinct, duplicated: stats.duplicates };
+    return {
+      database: kind === 'sqlite' ? 'SQLite' : 'PostgreSQL',
+      rate: delivered / seconds,
+      direct,
+      delivered,
+      lost: N - stats.distinct,
+      duplicated: stats.duplicates,
+    };
   } finally {
     await worker?.stop();
     await runtime.close();

@@ -53,7 +53,16 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   try {
     const { stdout } = await run(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
     const r = JSON.parse(stdout);
-    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, maxRssMb: sampler ? maxRss : undefined, startedAt: Date.parse(r.start), finishedAt: Date.parse(r.finish) };
+    return {
+      rps: r.requests.average,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      errors: r.errors + r.timeouts,
+      non2xx: r.non2xx,
+      maxRssMb: sampler ? maxRss : undefined,
+      startedAt: Date.parse(r.start),
+      finishedAt: Date.parse(r.finish),
+    };
   } finally {
     if (sampler) clearInterval(sampler);
   }

@@ -33,12 +33,27 @@ async function paidPayments(server: Quipu): Promise<string[]> {
   const headers = { 'content-type': 'application/json', 'x-api-key': server.apiKey };
   const ids: string[] = [];
   for (let i = 0; i < PAID; i++) {
-    const created = await fetch(`${server.url}/v3/payments`, { method: 'POST', headers, body: JSON.stringify({ amount: 1_000_000, currency: 'CLP', subject: `Paid ${i}` }) });
+    const created = await fetch(`${server.url}/v3/payments`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ amount: 1_000_000, currency: 'CLP', subject: `Paid ${i}` }),
+    });
     ids.push(((await created.json()) as { payment_id: string }).payment_id);
   }
-  const credits = ids.map((id, i) => ({ bank_reference: `memory-${i}`, account: DEMO_COLLECTION_ACCOUNT.number, amount: 1_000_000, currency: 'CLP', reference: id, credited_at: new Date().toISOString() }));
+  const credits = ids.map((id, i) => ({
+    bank_reference: `memory-${i}`,
+    account: DEMO_COLLECTION_ACCOUNT.number,
+    amount: 1_000_000,
+    currency: 'CLP',
+    reference: id,
+    credited_at: new Date().toISOString(),
+  }));
   for (let i = 0; i < credits.length; i += 500) {
-    const fed = await fetch(`${server.url}/operator/v1/credits`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${OPERATOR_TOKEN}` }, body: JSON.stringify({ credits: credits.slice(i, i + 500) }) });
+    const fed = await fetch(`${server.url}/operator/v1/credits`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${OPERATOR_TOKEN}` },
+      body: JSON.stringify({ credits: credits.slice(i, i + 500) }),
+    });
     const outcome = (await fed.json()) as { matched: number };
     if (outcome.matched !== Math.min(500, credits.length - i)) throw new Error(`credits did not pay the payments: ${JSON.stringify(outcome)}`);
   }
@@ -67,7 +82,16 @@ export async function memoryRun(kind: 'sqlite' | 'postgres', mallocArenaMax = '2
       clearInterval(sampler);
     }
     await new Promise((resolve) => setTimeout(resolve, SETTLE_SECONDS * 1000));
-    return { database: kind === 'sqlite' ? 'SQLite' : 'PostgreSQL', arenas: mallocArenaMax, rps: result.rps, total: result.total, errors: result.errors + result.non2xx, beforeMb, peakMb, afterMb: rssMb(server.pid) ?? 0 };
+    return {
+      database: kind === 'sqlite' ? 'SQLite' : 'PostgreSQL',
+      arenas: mallocArenaMax,
+      rps: result.rps,
+      total: result.total,
+      errors: result.errors + result.non2xx,
+      beforeMb,
+      peakMb,
+      afterMb: rssMb(server.pid) ?? 0,
+    };
   } finally {
     await server.stop();
   }
@@ -86,7 +110,10 @@ export async function benchMemory(): Promise<string> {
     '',
     `| database | MALLOC_ARENA_MAX | req/s | requests | errors | RSS before | peak RSS | RSS ${SETTLE_SECONDS} s after | target (peak < ${LIMIT_MB} MB) |`,
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
-    ...[unbounded, ...runs].map((r) => `| ${r.database} | ${r === unbounded ? `${r.arenas} (glibc's default: 8 per core), for comparison` : r.arenas} | ${fmt.rps(r.rps)} | ${r.total.toLocaleString('en-US')} | ${r.errors} | ${mb(r.beforeMb)} | ${mb(r.peakMb)} | ${mb(r.afterMb)} | ${r === unbounded ? '' : r.peakMb < LIMIT_MB && r.errors === 0 ? 'met' : '**missed**'} |`),
+    ...[unbounded, ...runs].map(
+      (r) =>
+        `| ${r.database} | ${r === unbounded ? `${r.arenas} (glibc's default: 8 per core), for comparison` : r.arenas} | ${fmt.rps(r.rps)} | ${r.total.toLocaleString('en-US')} | ${r.errors} | ${mb(r.beforeMb)} | ${mb(r.peakMb)} | ${mb(r.afterMb)} | ${r === unbounded ? '' : r.peakMb < LIMIT_MB && r.errors === 0 ? 'met' : '**missed**'} |`,
+    ),
     '',
   ].join('\n');
 }

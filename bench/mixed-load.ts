@@ -14,7 +14,14 @@ export interface MixedLoad {
   mix: { creates: number; reads: number; refunds: number };
 }
 
-export const PAYMENT_BODY = JSON.stringify({ amount: 1000, currency: 'CLP', subject: 'Mixed load', transaction_id: 'INV-1', return_url: 'https://shop.example/return', notify_url: 'https://shop.example/notify' });
+export const PAYMENT_BODY = JSON.stringify({
+  amount: 1000,
+  currency: 'CLP',
+  subject: 'Mixed load',
+  transaction_id: 'INV-1',
+  return_url: 'https://shop.example/return',
+  notify_url: 'https://shop.example/notify',
+});
 
 /** The mix spread over a sequence, so no connection sends a run of one kind. */
 function sequence(mix: MixedLoad['mix'], kinds: Record<'creates' | 'reads' | 'refunds', Request>): Request[] {
@@ -40,5 +47,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     refunds: { method: 'POST', headers: json, body: '{"amount":1}', setupRequest: (request) => ({ ...request, path: `/v3/payments/${pick()}/refunds` }) },
   });
   const result = await autocannon({ url: options.url, connections: options.connections, duration: options.seconds, requests });
-  process.stdout.write(JSON.stringify({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx, total: result.requests.total }));
+  process.stdout.write(
+    JSON.stringify({
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      errors: result.errors + result.timeouts,
+      non2xx: result.non2xx,
+      total: result.requests.total,
+    }),
+  );
 }

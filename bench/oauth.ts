@@ -33,10 +33,15 @@ export async function benchOAuth(): Promise<string> {
     const tokenRequest = {
       url: `${url}/oauth2/token`,
       method: 'POST' as const,
-      headers: { authorization: `Basic ${Buffer.from(`${account.receiver_id}:${account.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${account.receiver_id}:${account.secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'grant_type=client_credentials',
     };
-    const token = await fetch(tokenRequest.url, { method: 'POST', headers: tokenRequest.headers, body: tokenRequest.body }).then((r) => r.json() as Promise<{ access_token: string }>);
+    const token = await fetch(tokenRequest.url, { method: 'POST', headers: tokenRequest.headers, body: tokenRequest.body }).then(
+      (r) => r.json() as Promise<{ access_token: string }>,
+    );
     const paymentUrl = `${url}/v3/payments/${created.payment_id}`;
     const bearerHeaders = { authorization: `Bearer ${token.access_token}` };
     const pid = server.child.pid!;
@@ -57,7 +62,11 @@ export async function benchOAuth(): Promise<string> {
       '| --- | ---: | ---: | ---: | ---: | --- |',
       row('POST /oauth2/token (client_credentials)', issuance, 'one signed JWT and one stored jti per request'),
       row('GET /v3/payments/{id} with x-api-key', mean(gets.key)),
-      row('GET /v3/payments/{id} with Bearer', mean(gets.bearer), `${fmt.pct(ratio)} of the API-key rate; target ≥ ${fmt.pct(TARGET)} ${ratio >= TARGET ? 'met' : '**missed**'}`),
+      row(
+        'GET /v3/payments/{id} with Bearer',
+        mean(gets.bearer),
+        `${fmt.pct(ratio)} of the API-key rate; target ≥ ${fmt.pct(TARGET)} ${ratio >= TARGET ? 'met' : '**missed**'}`,
+      ),
       '',
     ].join('\n');
   } finally {

@@ -83,7 +83,7 @@ async function writePayments(url: string, source: PaymentRow, receiverId: number
     let at = now;
     for (let i = 0; i < count; i++) {
       // About 315 s apart on average over a year; one in twenty in the same millisecond as the one before.
-      if (random() >= 0.05) at -= Math.floor(random() * 2 * (365 * DAY) / count);
+      if (random() >= 0.05) at -= Math.floor((random() * 2 * (365 * DAY)) / count);
       const [status, detail] = stateOf(random());
       const paid = status === 'done';
       const order = 1_000_000 + seed * 10_000_000 + i;
@@ -111,7 +111,11 @@ async function writePayments(url: string, source: PaymentRow, receiverId: number
       if (rows.length === 10_000 || i === count - 1) {
         const batch = rows;
         await db.transaction().execute(async (trx) => {
-          for (let c = 0; c < batch.length; c += CHUNK) await trx.insertInto('payments').values(batch.slice(c, c + CHUNK)).execute();
+          for (let c = 0; c < batch.length; c += CHUNK)
+            await trx
+              .insertInto('payments')
+              .values(batch.slice(c, c + CHUNK))
+              .execute();
         });
         rows = [];
       }
@@ -124,7 +128,15 @@ async function writePayments(url: string, source: PaymentRow, receiverId: number
   }
 }
 
-const KINDS = ['no filter', 'status or status_detail', 'a week (dates)', 'q: a word in a tenth of the subjects', 'q: one order number in a subject', 'q: a payment_id', 'next page (cursor)'] as const;
+const KINDS = [
+  'no filter',
+  'status or status_detail',
+  'a week (dates)',
+  'q: a word in a tenth of the subjects',
+  'q: one order number in a subject',
+  'q: a payment_id',
+  'next page (cursor)',
+] as const;
 type Kind = (typeof KINDS)[number];
 
 interface Listing {
@@ -134,7 +146,14 @@ interface Listing {
   finds?: string;
 }
 
-const STATUS_QUERIES = ['status=done', 'status=pending', 'status=verifying', 'status_detail=reversed', 'status_detail=marked-as-abuse', 'status=done&status_detail=marked-paid-by-receiver'];
+const STATUS_QUERIES = [
+  'status=done',
+  'status=pending',
+  'status=verifying',
+  'status_detail=reversed',
+  'status_detail=marked-as-abuse',
+  'status=done&status_detail=marked-paid-by-receiver',
+];
 const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 interface Client {
@@ -236,7 +255,13 @@ async function measure(kind: 'sqlite' | 'postgres', adminUrl: string): Promise<M
     const created = await fetch(`${url}/v3/payments`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': account.api_key },
-      body: JSON.stringify({ amount: 1000, currency: 'CLP', subject: 'Bench', return_url: 'https://shop.example/return', notify_url: 'https://shop.example/notify' }),
+      body: JSON.stringify({
+        amount: 1000,
+        currency: 'CLP',
+        subject: 'Bench',
+        return_url: 'https://shop.example/return',
+        notify_url: 'https://shop.example/notify',
+      }),
     }).then((r) => r.json() as Promise<{ payment_id: string }>);
     const opened = openDatabase(database.url);
     const source = await opened.db.selectFrom('payments').selectAll().where('payment_id', '=', created.payment_id).executeTakeFirstOrThrow();
@@ -265,7 +290,9 @@ export async function benchPaymentList(): Promise<string> {
   const pgAdmin = process.env.BENCH_DATABASE_URL;
   const measured: Measured[] = [await measure('sqlite', '')];
   if (pgAdmin) measured.push(await measure('postgres', pgAdmin));
-  const summary = measured.map((m) => `${m.database}: written in ${m.written.seconds.toFixed(1)} s; ${fmt.rps(m.timed.requests / SECONDS)} listings/s, ${m.timed.errors} errors`).join('; ');
+  const summary = measured
+    .map((m) => `${m.database}: written in ${m.written.seconds.toFixed(1)} s; ${fmt.rps(m.timed.requests / SECONDS)} listings/s, ${m.timed.errors} errors`)
+    .join('; ');
   return [
     '## Payments list',
     '',

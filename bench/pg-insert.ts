@@ -4,14 +4,24 @@ import pg from 'pg';
 
 export async function pgInsertRate(url: string, concurrency: number, seconds: number): Promise<number> {
   const pool = new pg.Pool({ connectionString: url, max: concurrency });
-  await pool.query('create table if not exists bench_rows (id text primary key, receiver_id bigint, subject text, amount bigint, currency text, body text, created_at bigint)');
+  await pool.query(
+    'create table if not exists bench_rows (id text primary key, receiver_id bigint, subject text, amount bigint, currency text, body text, created_at bigint)',
+  );
   const body = 'x'.repeat(400);
   const deadline = Date.now() + seconds * 1000;
   let done = 0;
   let next = 0;
   const worker = async () => {
     while (Date.now() < deadline) {
-      await pool.query('insert into bench_rows values ($1, $2, $3, $4, $5, $6, $7)', [`r${process.pid}-${next++}`, 123456, 'Order', 10_000_000, 'CLP', body, Date.now()]);
+      await pool.query('insert into bench_rows values ($1, $2, $3, $4, $5, $6, $7)', [
+        `r${process.pid}-${next++}`,
+        123456,
+        'Order',
+        10_000_000,
+        'CLP',
+        body,
+        Date.now(),
+      ]);
       done++;
     }
   };

@@ -86,7 +86,8 @@ export async function benchStartup(): Promise<string> {
   const sources = await memoryRun('sqlite', '2', FROM_SOURCES);
   const saved = sources.peakMb - compiled.peakMb;
   const mb = (n: number) => `${Math.round(n)} MB`;
-  const memoryRow = (name: string, r: Run, goal: string) => `| ${name} | ${fmt.rps(r.rps)} | ${r.total.toLocaleString('en-US')} | ${r.errors} | ${mb(r.beforeMb)} | ${mb(r.peakMb)} | ${goal} |`;
+  const memoryRow = (name: string, r: Run, goal: string) =>
+    `| ${name} | ${fmt.rps(r.rps)} | ${r.total.toLocaleString('en-US')} | ${r.errors} | ${mb(r.beforeMb)} | ${mb(r.peakMb)} | ${goal} |`;
   return [
     '## Start-up and the compiled build',
     '',
@@ -105,7 +106,11 @@ export async function benchStartup(): Promise<string> {
     '',
     '| server | req/s | requests | errors | RSS before | peak RSS | target |',
     '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
-    memoryRow('compiled (dist/)', compiled, `peak ≥ ${RSS_SAVED_MB} MB below the sources': ${mb(saved)} below, ${saved >= RSS_SAVED_MB && compiled.errors === 0 ? 'met' : '**missed**'}`),
+    memoryRow(
+      'compiled (dist/)',
+      compiled,
+      `peak ≥ ${RSS_SAVED_MB} MB below the sources': ${mb(saved)} below, ${saved >= RSS_SAVED_MB && compiled.errors === 0 ? 'met' : '**missed**'}`,
+    ),
     memoryRow('from the sources through tsx', sources, ''),
     '',
   ].join('\n');

@@ -22,7 +22,13 @@ const { compilerOptions } = JSON.parse(fs.readFileSync(path.join(root, 'tsconfig
 async function compile(file) {
   const source = fs.readFileSync(path.join(src, file));
   if (!file.endsWith('.ts')) return { out: file, contents: source };
-  const { code } = await transform(source.toString('utf8'), { loader: 'ts', format: 'esm', target: 'node20', sourcefile: path.join('src', file), tsconfigRaw: { compilerOptions } });
+  const { code } = await transform(source.toString('utf8'), {
+    loader: 'ts',
+    format: 'esm',
+    target: 'node20',
+    sourcefile: path.join('src', file),
+    tsconfigRaw: { compilerOptions },
+  });
   return { out: file.replace(/\.ts$/, '.js'), contents: Buffer.from(code) };
 }
 

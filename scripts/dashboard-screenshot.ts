@@ -19,7 +19,11 @@ try {
   for (let day = 0; day < 21; day++) {
     for (let n = 0; n < 1 + ((day * 7) % 5); n++) {
       const amount = 5000 + ((day * 13 + n * 29) % 40) * 1000;
-      const payment = await createPayment(server.ctx, account.merchant, 'v3', { amount, currency: 'CLP', subject: `${SUBJECTS[(day + n) % SUBJECTS.length]} #${day * 10 + n}` });
+      const payment = await createPayment(server.ctx, account.merchant, 'v3', {
+        amount,
+        currency: 'CLP',
+        subject: `${SUBJECTS[(day + n) % SUBJECTS.length]} #${day * 10 + n}`,
+      });
       if ((day + n) % 4 !== 3) await payWithDemoBank(server.ctx, payment.paymentId, 'pay');
     }
     await moveClock(server.ctx, { advance: '1d' });

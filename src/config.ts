@@ -172,7 +172,10 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     encryptionKey: env.QUIPU_ENCRYPTION_KEY || undefined,
-    previousEncryptionKeys: (env.QUIPU_ENCRYPTION_KEY_PREVIOUS ?? '').split(',').map((key) => key.trim()).filter((key) => key !== ''),
+    previousEncryptionKeys: (env.QUIPU_ENCRYPTION_KEY_PREVIOUS ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter((key) => key !== ''),
     bodyLimit: integer(env, 'BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     trustProxy: trustProxy(env.TRUST_PROXY),
     headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000),
@@ -225,7 +228,8 @@ export function publicBaseUrlSetting(env: Env = process.env): 'PUBLIC_BASE_URL' 
 /** A cheaper hash makes a stolen database's passwords cheaper to guess: only a test suite's sandbox may ask for one. */
 function passwordHashCost(env: Env, sandbox: boolean): number {
   const cost = integer(env, 'PASSWORD_HASH_COST', PASSWORD_HASH_COST, MIN_HASH_COST, MAX_HASH_COST);
-  if (!sandbox && cost < PASSWORD_HASH_COST) throw new ConfigError(`PASSWORD_HASH_COST below ${PASSWORD_HASH_COST} is for test suites only and refused with SANDBOX=false, got ${cost}`);
+  if (!sandbox && cost < PASSWORD_HASH_COST)
+    throw new ConfigError(`PASSWORD_HASH_COST below ${PASSWORD_HASH_COST} is for test suites only and refused with SANDBOX=false, got ${cost}`);
   return cost;
 }
 
@@ -234,7 +238,10 @@ export const MIN_OPERATOR_TOKEN_LENGTH = 32;
 
 function operatorToken(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
-  if (raw.length < MIN_OPERATOR_TOKEN_LENGTH) throw new ConfigError(`OPERATOR_TOKEN must be at least ${MIN_OPERATOR_TOKEN_LENGTH} characters (it has ${raw.length}): generate one with \`openssl rand -hex 32\``);
+  if (raw.length < MIN_OPERATOR_TOKEN_LENGTH)
+    throw new ConfigError(
+      `OPERATOR_TOKEN must be at least ${MIN_OPERATOR_TOKEN_LENGTH} characters (it has ${raw.length}): generate one with \`openssl rand -hex 32\``,
+    );
   return raw;
 }
 
@@ -247,7 +254,8 @@ function trustProxy(raw: string | undefined): string | number | false {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (/^\d+$/.test(raw)) return Number(raw);
   const entries = raw.split(',').map((entry) => entry.trim());
-  if (entries.some((entry) => !/^[0-9a-fA-F.:]+(?:\/\d{1,3})?$/.test(entry))) throw new ConfigError(`TRUST_PROXY must be a number of hops or proxy addresses and CIDRs separated by commas, got "${raw}"`);
+  if (entries.some((entry) => !/^[0-9a-fA-F.:]+(?:\/\d{1,3})?$/.test(entry)))
+    throw new ConfigError(`TRUST_PROXY must be a number of hops or proxy addresses and CIDRs separated by commas, got "${raw}"`);
   return entries.join(',');
 }
 
@@ -256,7 +264,8 @@ function mail(env: Env, publicBaseUrl: string) {
   if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/i.test(smtpUrl)) throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
   const smtpFrom = env.SMTP_FROM || `Quipu <no-reply@${new URL(publicBaseUrl).hostname}>`;
   // It becomes the From header of every email: one line, one address.
-  if (!/^(?:[^<>@\r\n]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/.test(smtpFrom)) throw new ConfigError(`SMTP_FROM must be "Name <address>" or an address, got "${smtpFrom}"`);
+  if (!/^(?:[^<>@\r\n]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/.test(smtpFrom))
+    throw new ConfigError(`SMTP_FROM must be "Name <address>" or an address, got "${smtpFrom}"`);
   return { smtpUrl, smtpFrom };
 }
 
@@ -270,9 +279,12 @@ export const DEMO_ACCOUNT_NAME = 'Quipu demo store';
  */
 function demoCredentials(env: Env, sandbox: boolean): DemoCredentials {
   const { DEMO_API_KEY: apiKey, DEMO_SECRET: secret, DEMO_RECEIVER_ID: receiverId, DEMO_PASSWORD: password } = env;
-  if (apiKey && !UUID_PATTERN.test(apiKey)) throw new ConfigError('DEMO_API_KEY must be an API key: a UUID in lower case, such as 51f210fe-2fa4-4205-b21b-f1d72d92ebb1');
-  if (secret && !RECEIVER_SECRET_PATTERN.test(secret)) throw new ConfigError(`DEMO_SECRET must be a receiver secret: 40 hexadecimal digits in lower case (it has ${secret.length} characters)`);
-  if (receiverId && !RECEIVER_ID_PATTERN.test(receiverId)) throw new ConfigError(`DEMO_RECEIVER_ID must be a receiver id: six digits, not starting with 0, got "${receiverId}"`);
+  if (apiKey && !UUID_PATTERN.test(apiKey))
+    throw new ConfigError('DEMO_API_KEY must be an API key: a UUID in lower case, such as 51f210fe-2fa4-4205-b21b-f1d72d92ebb1');
+  if (secret && !RECEIVER_SECRET_PATTERN.test(secret))
+    throw new ConfigError(`DEMO_SECRET must be a receiver secret: 40 hexadecimal digits in lower case (it has ${secret.length} characters)`);
+  if (receiverId && !RECEIVER_ID_PATTERN.test(receiverId))
+    throw new ConfigError(`DEMO_RECEIVER_ID must be a receiver id: six digits, not starting with 0, got "${receiverId}"`);
   if (password && password.length < MIN_PASSWORD_LENGTH) throw new ConfigError(`DEMO_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const problem = password && !sandbox ? passwordProblem(password, { email: DEMO_USER, accountName: DEMO_ACCOUNT_NAME }) : undefined;
   if (problem) throw new ConfigError(`DEMO_PASSWORD ${PASSWORD_PROBLEMS[problem]} (the password rules apply with SANDBOX=false)`);
@@ -294,7 +306,13 @@ function delivery(env: Env) {
   return {
     runWorker: flag(env, 'RUN_WORKER', true),
     deliveryConcurrency,
-    deliveryConcurrencyPerDestination: integer(env, 'DELIVERY_CONCURRENCY_PER_DESTINATION', defaultConcurrencyPerDestination(deliveryConcurrency), 1, deliveryConcurrency),
+    deliveryConcurrencyPerDestination: integer(
+      env,
+      'DELIVERY_CONCURRENCY_PER_DESTINATION',
+      defaultConcurrencyPerDestination(deliveryConcurrency),
+      1,
+      deliveryConcurrency,
+    ),
     deliveryTimeoutMs,
     deliveryLeaseMs,
     deliveryPollMs: integer(env, 'DELIVERY_POLL_MS', 250, 10, 60_000),
@@ -317,7 +335,13 @@ export function productionProblems(config: Config): string[] {
   ];
 }
 
-const COLLECTION_SETTINGS = ['COLLECTION_BANK_ID', 'COLLECTION_ACCOUNT_TYPE', 'COLLECTION_ACCOUNT_NUMBER', 'COLLECTION_HOLDER_NAME', 'COLLECTION_HOLDER_RUT'] as const;
+const COLLECTION_SETTINGS = [
+  'COLLECTION_BANK_ID',
+  'COLLECTION_ACCOUNT_TYPE',
+  'COLLECTION_ACCOUNT_NUMBER',
+  'COLLECTION_HOLDER_NAME',
+  'COLLECTION_HOLDER_RUT',
+] as const;
 
 /** All five settings or none: DemoBank's bank with a real account number would send payers' money nowhere. */
 function collectionAccount(env: Env): CollectionAccount {

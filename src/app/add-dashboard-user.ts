@@ -60,15 +60,35 @@ export async function passwordAndHash(ctx: AppContext, input: { given?: string; 
  * Writes the user in `db` (the caller's transaction); the account must exist. Returns the email as
  * stored. An account's first people (its creation, the demo account) are its owners.
  */
-export async function insertDashboardUser(ctx: AppContext, db: Kysely<DB>, receiverId: number, email: string, password: NewPassword, role: DashboardRole = 'owner'): Promise<string> {
+export async function insertDashboardUser(
+  ctx: AppContext,
+  db: Kysely<DB>,
+  receiverId: number,
+  email: string,
+  password: NewPassword,
+  role: DashboardRole = 'owner',
+): Promise<string> {
   const normal = checkedEmail(email);
   const now = ctx.clock.now().getTime();
-  const row = { user_id: newUuid(ctx.random), receiver_id: receiverId, email: normal, password_hash: password.hash, password_expires_at: password.expiresAt, role, created_at: now, updated_at: now };
+  const row = {
+    user_id: newUuid(ctx.random),
+    receiver_id: receiverId,
+    email: normal,
+    password_hash: password.hash,
+    password_expires_at: password.expiresAt,
+    role,
+    created_at: now,
+    updated_at: now,
+  };
   if (!(await insertUser(db, row))) throw fieldError('email', 'is already a dashboard user');
   return normal;
 }
 
-export async function addDashboardUser(ctx: AppContext, receiverId: number, input: { email: string; password?: string; role?: DashboardRole }): Promise<DashboardCredentials> {
+export async function addDashboardUser(
+  ctx: AppContext,
+  receiverId: number,
+  input: { email: string; password?: string; role?: DashboardRole },
+): Promise<DashboardCredentials> {
   const email = checkedEmail(input.email);
   const merchant = await findMerchantRow(ctx.db, receiverId);
   if (!merchant) throw notFound('Merchant');

@@ -47,7 +47,8 @@ export async function applyDebitResult(ctx: AppContext, debit: Debit, from: Debi
 /** The bank has the debit: the payment is verifying until its credit is reconciled. */
 async function authorize(ctx: AppContext, debit: Debit): Promise<void> {
   const payment = await findPaymentById(ctx.db, debit.paymentId, { lock: true });
-  if (payment && canApply(payment, 'transfer-authorized')) await changePayment(ctx, payment.receiverId, payment.paymentId, () => ({ event: 'transfer-authorized' }));
+  if (payment && canApply(payment, 'transfer-authorized'))
+    await changePayment(ctx, payment.receiverId, payment.paymentId, () => ({ event: 'transfer-authorized' }));
 }
 
 /**

@@ -1,10 +1,10 @@
 // THE way a bank is asked anything: a question (who a payer is, what became of an order, which
 // credits or mandate changes it booked) is waited for at most BANK_TIMEOUT_MS. Asking it to move
 // money (a payer's transfer, or the debit of a charge intent) goes further: the intent is
-// committed first, by the caller, and the bank hears of it only once that commit is on disk: on SQLite a long-running process commits without flushing and flushes the
-// WAL off the event loop (store/wal-sync.ts), and a power loss between a bank's transfer and that
-// flush would erase the only record that the bank was asked. The answer is then waited for at most
-// BANK_TIMEOUT_MS; an answer arriving later is not waited for.
+// committed first, by the caller, and the bank hears of it only once that commit is on disk: on
+// SQLite a long-running process commits without flushing and flushes the WAL off the event loop
+// (store/wal-sync.ts), and a power loss between a bank's transfer and that flush would erase the
+// only record that the bank was asked. An answer arriving after BANK_TIMEOUT_MS is not waited for.
 import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
 import type { BankCall, DebitResult, TransferResult } from '../bank/connector.js';
 import { durable } from '../store/database.js';
@@ -35,14 +35,21 @@ export interface MoneyOrder {
  * good: it is uncertain, and the bank's later answer (housekeeping asks it) or its credit on the
  * collection account decides it.
  */
-export async function askBankToMoveMoney<R extends TransferResult | DebitResult>(ctx: AppContext, order: MoneyOrder, send: (call: BankCall) => Promise<R>): Promise<R | typeof NO_ANSWER> {
+export async function askBankToMoveMoney<R extends TransferResult | DebitResult>(
+  ctx: AppContext,
+  order: MoneyOrder,
+  send: (call: BankCall) => Promise<R>,
+): Promise<R | typeof NO_ANSWER> {
   // Inside a transaction the intent would not even be committed, and there is no flush to wait for.
   if (ctx.db.isTransaction) throw new Error('a bank is asked to move money only after the commit that records the intent');
   await durable(ctx.db);
   try {
     const answer = await askBank(ctx, send);
     if (answer !== NO_ANSWER_IN_TIME) return answer;
-    ctx.log.error({ ...order, timeoutMs: ctx.config.bankTimeoutMs }, 'the bank did not answer in time; the order is uncertain until the bank confirms or fails it');
+    ctx.log.error(
+      { ...order, timeoutMs: ctx.config.bankTimeoutMs },
+      'the bank did not answer in time; the order is uncertain until the bank confirms or fails it',
+    );
   } catch (error) {
     ctx.log.error({ err: error, ...order }, 'the bank did not answer; the order is uncertain until the bank confirms or fails it');
   }

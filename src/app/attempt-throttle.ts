@@ -11,8 +11,14 @@ import { inTransaction } from '../store/transaction.js';
 /** Counts the attempt, or answers how long it must wait first (nothing counted then). */
 export async function reserveAttempt(db: Kysely<DB>, subjects: readonly ThrottleSubject[], now: number): Promise<number> {
   return inTransaction(db, async (trx) => {
-    const states = await lockThrottles(trx, subjects.map((s) => s.key));
-    const wait = waitBeforeAttempt(subjects.map((s) => states.get(s.key)), now);
+    const states = await lockThrottles(
+      trx,
+      subjects.map((s) => s.key),
+    );
+    const wait = waitBeforeAttempt(
+      subjects.map((s) => states.get(s.key)),
+      now,
+    );
     if (wait > 0) return wait;
     for (const subject of subjects) await writeThrottle(trx, subject.key, afterFailure(subject.kind, states.get(subject.key), now));
     return 0;
@@ -26,7 +32,10 @@ export async function reserveAttempt(db: Kysely<DB>, subjects: readonly Throttle
  */
 export async function takeBackAttempt(db: Kysely<DB>, subjects: readonly ThrottleSubject[], cleared: (subject: ThrottleSubject) => boolean): Promise<void> {
   await inTransaction(db, async (trx) => {
-    const states = await lockThrottles(trx, subjects.map((s) => s.key));
+    const states = await lockThrottles(
+      trx,
+      subjects.map((s) => s.key),
+    );
     for (const subject of subjects) {
       const state = states.get(subject.key);
       if (cleared(subject)) await deleteThrottle(trx, subject.key);

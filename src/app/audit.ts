@@ -33,7 +33,8 @@ export async function verifyAudit(ctx: AuditContext): Promise<{ records: number;
 export const auditTrail = (ctx: AuditContext, receiverId?: number) => auditRecords(ctx.db, receiverId);
 
 /** An account's records, newest first, a page below `before` (a record's number). */
-export const accountAuditPage = (ctx: AuditContext, receiverId: number, limit: number, before?: number) => latestAuditRecords(ctx.db, receiverId, limit, before);
+export const accountAuditPage = (ctx: AuditContext, receiverId: number, limit: number, before?: number) =>
+  latestAuditRecords(ctx.db, receiverId, limit, before);
 
 export async function pruneAuditLog(ctx: AuditContext): Promise<void> {
   await pruneAudit(ctx.db, wallClockMs(ctx.clock) - AUDIT_RETENTION_MS);

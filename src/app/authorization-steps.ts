@@ -38,7 +38,8 @@ export interface Delivery {
   custom: string | null;
 }
 
-export type FlowAnswer = { kind: 'page'; page: FlowPage } | { kind: 'deliver'; delivery: Delivery } | { kind: 'finished'; redirectUri: string } | { kind: 'other-browser' };
+export type FlowAnswer =
+  { kind: 'page'; page: FlowPage } | { kind: 'deliver'; delivery: Delivery } | { kind: 'finished'; redirectUri: string } | { kind: 'other-browser' };
 
 /** The flow's secret as the browser presents it (undefined when it sent none). */
 export type BrowserSecret = string | undefined;
@@ -154,7 +155,10 @@ export async function decideConsent(ctx: AppContext, authorizationId: string, br
   });
   if (!issued) return finished(row);
   const params: Record<string, string> = { code, ...(row.state !== null ? { state: row.state } : {}) };
-  return { kind: 'deliver', delivery: { mode: row.response_mode === 'form_post' ? 'form_post' : 'query', redirectUri: row.redirect_uri, params, custom: row.custom } };
+  return {
+    kind: 'deliver',
+    delivery: { mode: row.response_mode === 'form_post' ? 'form_post' : 'query', redirectUri: row.redirect_uri, params, custom: row.custom },
+  };
 }
 
 /** Ends a flow that hit an unexpected failure with E999, if it is still open and `browser` started it. */

@@ -22,7 +22,11 @@ export type PasswordChangeOutcome =
   | { refused: 'weak-password'; problem: PasswordProblem }
   | { refused: 'too-many-attempts' | 'busy'; retryAfterMs: number };
 
-export async function changeDashboardPassword(ctx: AppContext, session: DashboardSession, input: { current: string; next: string } & SignInOrigin): Promise<PasswordChangeOutcome> {
+export async function changeDashboardPassword(
+  ctx: AppContext,
+  session: DashboardSession,
+  input: { current: string; next: string } & SignInOrigin,
+): Promise<PasswordChangeOutcome> {
   const problem = passwordProblem(input.next, { email: session.email, accountName: session.merchant.name });
   if (problem) return { refused: 'weak-password', problem };
   if (input.current.length > MAX_SIGN_IN_PASSWORD) return { refused: 'wrong-password' };

@@ -10,7 +10,13 @@ import { inTransaction } from '../store/transaction.js';
 import type { AppContext } from './context.js';
 
 /** The operation after the move, or undefined when it had already left `from`. */
-export async function changeOperation(ctx: AppContext, merchant: Pick<Merchant, 'notifyUrl'>, operation: Operation, from: OperationState, change: OperationChange): Promise<Operation | undefined> {
+export async function changeOperation(
+  ctx: AppContext,
+  merchant: Pick<Merchant, 'notifyUrl'>,
+  operation: Operation,
+  from: OperationState,
+  change: OperationChange,
+): Promise<Operation | undefined> {
   const now = ctx.clock.now();
   const move = operationMove(operation, from, change, now);
   return inTransaction(ctx.db, async (trx) => {

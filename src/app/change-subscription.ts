@@ -25,7 +25,12 @@ export interface MandateChangeRequest {
  * (a bank's news applied twice, a payer who revoked meanwhile) is skipped and the subscription
  * returned as it is, instead of refused.
  */
-export async function changeSubscription(ctx: AppContext, subscriptionId: string, change: MandateChangeRequest, options: { ifAllowed?: boolean } = {}): Promise<Subscription> {
+export async function changeSubscription(
+  ctx: AppContext,
+  subscriptionId: string,
+  change: MandateChangeRequest,
+  options: { ifAllowed?: boolean } = {},
+): Promise<Subscription> {
   return inTransaction(ctx.db, async (trx) => {
     const subscription = await findSubscriptionById(trx, subscriptionId, { lock: true });
     if (!subscription) throw notFound('Subscription');
@@ -35,7 +40,16 @@ export async function changeSubscription(ctx: AppContext, subscriptionId: string
     if (!(await updateSubscription(trx, subscriptionId, subscription.version, { ...change.fields, state: to, updated_at: now.getTime() }))) {
       throw new Error(`subscription ${subscriptionId} changed during its own transaction`);
     }
-    await insertMandateChange(trx, { changeId: newUuid(ctx.random), subscriptionId, event: change.event, from: subscription.state, to, origin: change.origin, reason: change.reason, changedAt: now });
+    await insertMandateChange(trx, {
+      changeId: newUuid(ctx.random),
+      subscriptionId,
+      event: change.event,
+      from: subscription.state,
+      to,
+      origin: change.origin,
+      reason: change.reason,
+      changedAt: now,
+    });
     const changed = (await findSubscriptionById(trx, subscriptionId))!;
     await notify(ctx, trx, changed, change.event);
     return changed;

@@ -92,12 +92,18 @@ export async function collectDebits(ctx: AppContext): Promise<{ submitted: numbe
     }
   };
   const stale = await staleSubmissions(ctx.db, staleSubmissionCutoff(now, ctx.config.bankTimeoutMs), BATCH);
-  await inParallel(stale, safely((debit) => askAboutDebit(ctx, debit, 'submitting')));
+  await inParallel(
+    stale,
+    safely((debit) => askAboutDebit(ctx, debit, 'submitting')),
+  );
   asked += stale.length;
   for (const state of ['submitted', 'uncertain'] as const) {
     for (;;) {
       const due = await debitsDue(ctx.db, state, now, BATCH);
-      await inParallel(due, safely((debit) => askAboutDebit(ctx, debit, state)));
+      await inParallel(
+        due,
+        safely((debit) => askAboutDebit(ctx, debit, state)),
+      );
       asked += due.length;
       // A debit that could not be handled is still due: asking for the next batch would find it again.
       if (due.length < BATCH || failures > 0) break;

@@ -27,7 +27,12 @@ async function apply(ctx: AppContext, bankId: string, news: MandateNews): Promis
   // The bank has a signature Quipu never recorded (its process stopped while the bank signed): the
   // news records it first.
   if (subscription.state === 'created' && (news.status === 'active' || news.status === 'pending')) {
-    await changeSubscription(ctx, news.mandateId, { event: 'signed', origin: 'payer', reason: `Signed at the bank (${news.reason})`, fields: { bank_id: bankId } });
+    await changeSubscription(ctx, news.mandateId, {
+      event: 'signed',
+      origin: 'payer',
+      reason: `Signed at the bank (${news.reason})`,
+      fields: { bank_id: bankId },
+    });
   }
   const change = NEWS_EVENT[news.status];
   if (change) await changeSubscription(ctx, news.mandateId, { ...change, reason: news.reason }, { ifAllowed: true });

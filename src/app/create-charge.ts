@@ -18,7 +18,12 @@ import { newPaymentRow, withFreshIds } from './create-payment.js';
 /** A charge reads as open this long: its debit settles within days, and a failed one expires it at once. */
 const CHARGE_OPEN_MS = 30 * 24 * 3_600_000;
 
-export async function createCharge(ctx: AppContext, merchant: Merchant, raw: Readonly<Record<string, RawValue>>, found: readonly FieldError[] = []): Promise<Payment> {
+export async function createCharge(
+  ctx: AppContext,
+  merchant: Merchant,
+  raw: Readonly<Record<string, RawValue>>,
+  found: readonly FieldError[] = [],
+): Promise<Payment> {
   const subscriptionId = typeof raw.subscription_id === 'string' ? raw.subscription_id : undefined;
   const subscription = subscriptionId === undefined ? undefined : await findSubscription(ctx.db, merchant.receiverId, subscriptionId);
   const charge = parseChargeRequest(raw, subscription, mayNotifyPrivateAddresses(merchant.developer, ctx.config.sandbox), found);

@@ -38,7 +38,11 @@ export interface MerchantCredentials {
   developer: boolean;
 }
 
-export async function createMerchant(ctx: AppContext, input: NewMerchant, db: Kysely<DB> = ctx.db): Promise<{ merchant: Merchant; credentials: MerchantCredentials }> {
+export async function createMerchant(
+  ctx: AppContext,
+  input: NewMerchant,
+  db: Kysely<DB> = ctx.db,
+): Promise<{ merchant: Merchant; credentials: MerchantCredentials }> {
   checkAccountUrls(ctx, { notify_url: input.notifyUrl, rendition_url: input.renditionUrl }, input.developer);
   const secret = input.fixed?.secret ?? newReceiverSecret(ctx.random);
   const apiKey = input.fixed?.apiKey ?? newUuid(ctx.random);
@@ -98,7 +102,11 @@ export async function createMerchantWithUser(
   input: NewMerchant,
   user: { email?: string; password?: string; developerDemo?: boolean } = {},
 ): Promise<{ merchant: Merchant; credentials: MerchantCredentials & DashboardCredentials }> {
-  const password = await passwordAndHash(ctx, { given: user.password, context: { email: user.email ?? '', accountName: input.name }, developerDemo: user.developerDemo });
+  const password = await passwordAndHash(ctx, {
+    given: user.password,
+    context: { email: user.email ?? '', accountName: input.name },
+    developerDemo: user.developerDemo,
+  });
   return inTransaction(ctx.db, async (trx) => {
     const { merchant, credentials } = await createMerchant(ctx, input, trx);
     const email = await insertDashboardUser(ctx, trx, merchant.receiverId, user.email ?? `owner-${merchant.receiverId}@quipu.local`, password);

@@ -32,7 +32,12 @@ export async function createPayment(
   doubts: FieldError[] = [],
 ): Promise<Payment> {
   const now = ctx.clock.now();
-  const context = { merchant, privateNotifyAllowed: mayNotifyPrivateAddresses(merchant.developer, ctx.config.sandbox), now, defaultTtlHours: ctx.config.paymentDefaultTtlHours };
+  const context = {
+    merchant,
+    privateNotifyAllowed: mayNotifyPrivateAddresses(merchant.developer, ctx.config.sandbox),
+    now,
+    defaultTtlHours: ctx.config.paymentDefaultTtlHours,
+  };
   const req = parsePaymentRequest(surface, raw, context, found, doubts);
   return withFreshIds(async () => {
     const row = newPaymentRow(ctx, merchant, req, now);
@@ -64,7 +69,8 @@ async function withinEmailLimits(db: Kysely<DB>, merchant: Merchant, url: string
   ]);
   const breached = emailLimitBreached({ account: account.all, recipient: recipient.toUrl });
   if (breached) {
-    const which = breached === 'account' ? `${perAccount.count} collection emails an hour for an account` : `${perRecipient.count} collection emails a day to one address`;
+    const which =
+      breached === 'account' ? `${perAccount.count} collection emails an hour for an account` : `${perRecipient.count} collection emails a day to one address`;
     throw new DomainError('rate_limited', `payer_email: at most ${which}; try again later or send the payment_url yourself`);
   }
 }

@@ -12,7 +12,13 @@ import type { SubscriptionsTable } from '../store/schema.js';
 import type { AppContext } from './context.js';
 
 /** Values accepted that are likely mistakes are added to `doubts`, for developers to hear of. */
-export async function createSubscription(ctx: AppContext, merchant: Merchant, raw: Readonly<Record<string, RawValue>>, found: readonly FieldError[] = [], doubts: FieldError[] = []): Promise<Subscription> {
+export async function createSubscription(
+  ctx: AppContext,
+  merchant: Merchant,
+  raw: Readonly<Record<string, RawValue>>,
+  found: readonly FieldError[] = [],
+  doubts: FieldError[] = [],
+): Promise<Subscription> {
   const req = parseSubscriptionRequest(raw, mayNotifyPrivateAddresses(merchant.developer, ctx.config.sandbox), found, doubts);
   const at = ctx.clock.now().getTime();
   const row: SubscriptionsTable = {

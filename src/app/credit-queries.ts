@@ -17,5 +17,8 @@ export async function getCredits(ctx: AppContext, request: CreditListingRequest)
   const rows = await listCredits(ctx.db, { ...query, limit: query.limit + 1 });
   const credits = rows.slice(0, query.limit);
   const last = credits.at(-1);
-  return { credits, nextCursor: rows.length > query.limit && last ? encodeCreditCursor({ recordedAt: last.recordedAt.getTime(), creditId: last.creditId }) : null };
+  return {
+    credits,
+    nextCursor: rows.length > query.limit && last ? encodeCreditCursor({ recordedAt: last.recordedAt.getTime(), creditId: last.creditId }) : null,
+  };
 }

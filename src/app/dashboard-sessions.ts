@@ -40,7 +40,9 @@ export async function currentSession(ctx: AppContext, token: string): Promise<Da
   }
   if (now - session.lastSeenAt >= SESSION_TOUCH_MS) await touchSession(ctx.db, tokenHash, now);
   const merchant = await ctx.merchants.byReceiverId(session.receiverId);
-  return merchant && { userId: session.userId, email: session.email, role: session.role, merchant, tokenHash, passwordChangeDue: session.passwordExpiresAt !== null };
+  return (
+    merchant && { userId: session.userId, email: session.email, role: session.role, merchant, tokenHash, passwordChangeDue: session.passwordExpiresAt !== null }
+  );
 }
 
 export async function signOut(ctx: AppContext, token: string): Promise<void> {
@@ -81,13 +83,18 @@ export async function ownSessions(ctx: AppContext, session: DashboardSession): P
   return live;
 }
 
-export type EndSessionsOutcome = { ended: number } | { refused: 'wrong-password' | 'unknown-session' } | { refused: 'too-many-attempts' | 'busy'; retryAfterMs: number };
+export type EndSessionsOutcome =
+  { ended: number } | { refused: 'wrong-password' | 'unknown-session' } | { refused: 'too-many-attempts' | 'busy'; retryAfterMs: number };
 
 /**
  * Ends one of the user's other sessions (`which` its id) or all of them but this one (`others`),
  * once the password is given again; it counts against the sign-in throttle as a sign-in does.
  */
-export async function endOwnSessions(ctx: AppContext, session: DashboardSession, input: { which: string; password: string; address: string }): Promise<EndSessionsOutcome> {
+export async function endOwnSessions(
+  ctx: AppContext,
+  session: DashboardSession,
+  input: { which: string; password: string; address: string },
+): Promise<EndSessionsOutcome> {
   if (input.password.length > MAX_SIGN_IN_PASSWORD) return { refused: 'wrong-password' };
   const now = wallClockMs(ctx.clock);
   const subjects = signInSubjects(session.email, input.address);

@@ -40,7 +40,12 @@ export type GuardedAnswer<T> = { answer: T } | { refused: 'too-many-attempts' | 
  * attempt is counted against `subjects` first (past their limit it waits), then the work runs
  * through the hashing gate (full, it is answered "busy" and the attempt taken back).
  */
-export async function guardedPasswordWork<T>(ctx: AppContext, subjects: readonly ThrottleSubject[], now: number, work: () => Promise<T>): Promise<GuardedAnswer<T>> {
+export async function guardedPasswordWork<T>(
+  ctx: AppContext,
+  subjects: readonly ThrottleSubject[],
+  now: number,
+  work: () => Promise<T>,
+): Promise<GuardedAnswer<T>> {
   const waitMs = await reserveAttempt(ctx.db, subjects, now);
   if (waitMs > 0) return { refused: 'too-many-attempts', retryAfterMs: waitMs };
   const done = await passwordWork.run(async () => ({ answer: await work() }));
@@ -81,7 +86,16 @@ export async function signIn(ctx: AppContext, input: { email: string; password: 
   const { matches, upgraded } = checked.answer;
   // Each password checked is audited; attempts answered before (too long, waiting, busy) are not,
   // so a flood of them writes nothing.
-  const record = (outcome: AuditOutcome) => audit(ctx, { actorKind: 'user', actor: email, receiverId: user ? Number(user.receiver_id) : null, action: 'sign-in', target: null, outcome, address: input.address });
+  const record = (outcome: AuditOutcome) =>
+    audit(ctx, {
+      actorKind: 'user',
+      actor: email,
+      receiverId: user ? Number(user.receiver_id) : null,
+      action: 'sign-in',
+      target: null,
+      outcome,
+      address: input.address,
+    });
   // A disabled user is answered as a wrong password is, and their failure stays counted.
   if (!user || !matches || user.disabled_at !== null) {
     await record('refused');

@@ -16,7 +16,11 @@ async function userOf(ctx: AppContext, email: string) {
   return user;
 }
 
-export async function setDashboardUserDisabled(ctx: AppContext, email: string, disabled: boolean): Promise<{ email: string; disabled: boolean; sessions_ended: number }> {
+export async function setDashboardUserDisabled(
+  ctx: AppContext,
+  email: string,
+  disabled: boolean,
+): Promise<{ email: string; disabled: boolean; sessions_ended: number }> {
   const user = await userOf(ctx, email);
   const now = wallClockMs(ctx.clock);
   const ended = await inTransaction(ctx.db, async (trx) => {

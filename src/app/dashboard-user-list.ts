@@ -6,7 +6,15 @@ import { findMerchantRow } from '../store/merchants.js';
 import { usersOf } from '../store/users.js';
 import type { AppContext } from './context.js';
 
-export async function listDashboardUsers(ctx: AppContext, receiverId: number): Promise<{ email: string; role: DashboardRole; two_factor: boolean; disabled: boolean }[]> {
+export async function listDashboardUsers(
+  ctx: AppContext,
+  receiverId: number,
+): Promise<{ email: string; role: DashboardRole; two_factor: boolean; disabled: boolean }[]> {
   if (!(await findMerchantRow(ctx.db, receiverId))) throw notFound('Merchant');
-  return (await usersOf(ctx.db, receiverId)).map((user) => ({ email: user.email, role: user.role, two_factor: user.totp_secret_enc !== null, disabled: user.disabled_at !== null }));
+  return (await usersOf(ctx.db, receiverId)).map((user) => ({
+    email: user.email,
+    role: user.role,
+    two_factor: user.totp_secret_enc !== null,
+    disabled: user.disabled_at !== null,
+  }));
 }

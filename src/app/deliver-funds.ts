@@ -37,7 +37,8 @@ async function deliverFundsOf(ctx: AppContext, receiverId: number, now: Date): P
       });
       const paymentIds = delivery.payments.map((p) => p.paymentId);
       // The rows are locked (or the database is), so only a bug lets another delivery take one first.
-      if ((await includeInDelivery(trx, deliveryId, paymentIds)) !== paymentIds.length) throw new Error(`a payment of delivery ${deliveryId} is already in another delivery`);
+      if ((await includeInDelivery(trx, deliveryId, paymentIds)) !== paymentIds.length)
+        throw new Error(`a payment of delivery ${deliveryId} is already in another delivery`);
       if (renditionUrl) await ctx.outbox.write(trx, accountabilityReportMessage({ ...delivery, deliveryId, receiverId }, renditionUrl));
     }
     return deliveries.length;

@@ -19,13 +19,17 @@ export async function ensureDemoAccount(ctx: AppContext): Promise<(MerchantCrede
     await lockSetting(trx, DEMO_ACCOUNT_LOCK, '');
     if ((await countMerchants(trx)) > 0) return undefined;
     const { password, ...fixed } = ctx.config.demoCredentials;
-    const { credentials } = await createMerchantWithUser({ ...ctx, db: trx }, {
-      name: DEMO_ACCOUNT_NAME,
-      developer: true,
-      features: { confirm: true, refunds: true, integrator: true, contractUrl: true },
-      users: [DEMO_USER],
-      fixed,
-    }, { email: DEMO_USER, password, developerDemo: ctx.config.sandbox });
+    const { credentials } = await createMerchantWithUser(
+      { ...ctx, db: trx },
+      {
+        name: DEMO_ACCOUNT_NAME,
+        developer: true,
+        features: { confirm: true, refunds: true, integrator: true, contractUrl: true },
+        users: [DEMO_USER],
+        fixed,
+      },
+      { email: DEMO_USER, password, developerDemo: ctx.config.sandbox },
+    );
     return credentials;
   });
 }

@@ -60,7 +60,11 @@ export class DescriptorKeyRing {
 
   /** The key new descriptors are sealed with; the first one is created on first use. */
   async sealingKey(): Promise<DescriptorKey> {
-    return this.#ring.getOrCreate((keys) => keys.sealing, () => this.#createFirstKey(), 'descriptor key');
+    return this.#ring.getOrCreate(
+      (keys) => keys.sealing,
+      () => this.#createFirstKey(),
+      'descriptor key',
+    );
   }
 
   async #createFirstKey(): Promise<void> {

@@ -55,7 +55,11 @@ export async function moveClock(ctx: AppContext, move: ClockMove): Promise<Date>
       if (target < wall + current) throw fieldError('to', `must not be before the current time ${new Date(wall + current).toISOString()}`);
       next = target - wall;
     }
-    if (next > MAX_CLOCK_AHEAD_MS) throw fieldError(advanceMs !== undefined ? 'advance' : 'to', `must keep the clock within 10 years of real time (until ${new Date(wall + MAX_CLOCK_AHEAD_MS).toISOString()})`);
+    if (next > MAX_CLOCK_AHEAD_MS)
+      throw fieldError(
+        advanceMs !== undefined ? 'advance' : 'to',
+        `must keep the clock within 10 years of real time (until ${new Date(wall + MAX_CLOCK_AHEAD_MS).toISOString()})`,
+      );
     await writeSetting(trx, CLOCK_OFFSET_SETTING, String(next));
     return { offset: next, epoch: stored.epoch };
   });

@@ -17,7 +17,13 @@ export interface IssuedDescriptor {
 const NONCE_BYTES = 12;
 
 /** Values accepted that are likely mistakes are added to `doubts`, for developers to hear of. */
-export async function issueDescriptor(ctx: AppContext, merchant: Merchant, raw: Readonly<Record<string, unknown>>, found: readonly FieldError[] = [], doubts: FieldError[] = []): Promise<IssuedDescriptor> {
+export async function issueDescriptor(
+  ctx: AppContext,
+  merchant: Merchant,
+  raw: Readonly<Record<string, unknown>>,
+  found: readonly FieldError[] = [],
+  doubts: FieldError[] = [],
+): Promise<IssuedDescriptor> {
   const request = parseDescriptorRequest(raw, found, doubts);
   const key = await ctx.descriptorKeys.sealingKey();
   const now = ctx.clock.now();

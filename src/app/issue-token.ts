@@ -7,7 +7,15 @@ import type { Merchant } from '../domain/merchant.js';
 import { TokenEndpointError } from '../domain/oauth-errors.js';
 import { checkPkce, isPkceMethod } from '../domain/oauth-pkce.js';
 import { FLOW_SCOPE } from '../domain/oauth-request.js';
-import { ACCESS_TOKEN_TYPE, accessTokenClaims, clientCredentialsScope, flowSecretHash, idTokenClaims, TOKEN_LIFETIME_SECONDS, tokenExpiry } from '../domain/oauth-tokens.js';
+import {
+  ACCESS_TOKEN_TYPE,
+  accessTokenClaims,
+  clientCredentialsScope,
+  flowSecretHash,
+  idTokenClaims,
+  TOKEN_LIFETIME_SECONDS,
+  tokenExpiry,
+} from '../domain/oauth-tokens.js';
 import { consumeCode, findAuthorizationByCode, findConsentSubject } from '../store/oauth-authorizations.js';
 import { insertToken, revokeTokens } from '../store/oauth-tokens.js';
 import type { OAuthAuthorizationRow } from '../store/schema.js';
@@ -31,11 +39,21 @@ export interface IssuedTokens {
 }
 
 /** A requested scope Quipu does not grant is added to `doubts`; the response's `scope` says what was granted. */
-export async function issueClientCredentialsToken(ctx: AppContext, keys: KeyRing, client: Merchant, requestedScope: string | undefined, doubts: FieldError[] = []): Promise<IssuedTokens> {
+export async function issueClientCredentialsToken(
+  ctx: AppContext,
+  keys: KeyRing,
+  client: Merchant,
+  requestedScope: string | undefined,
+  doubts: FieldError[] = [],
+): Promise<IssuedTokens> {
   const scope = clientCredentialsScope(requestedScope, doubts);
   const now = ctx.clock.now();
   const jti = newUuid(ctx.random);
-  const accessToken = await signJwt(await keys.signingKey(), accessTokenClaims({ issuer: ctx.config.publicBaseUrl, receiverId: client.receiverId, jti, now, scope, custom: null }), ACCESS_TOKEN_TYPE);
+  const accessToken = await signJwt(
+    await keys.signingKey(),
+    accessTokenClaims({ issuer: ctx.config.publicBaseUrl, receiverId: client.receiverId, jti, now, scope, custom: null }),
+    ACCESS_TOKEN_TYPE,
+  );
   await insertToken(ctx.db, {
     jti,
     receiver_id: client.receiverId,
@@ -103,7 +121,11 @@ export async function redeemAuthorizationCode(ctx: AppContext, keys: KeyRing, cl
     if (subject === undefined) throw new Error(`authorization ${row.authorization_id} has no consent`);
     const jti = newUuid(ctx.random);
     const issuer = ctx.config.publicBaseUrl;
-    const accessToken = await signJwt(signingKey, accessTokenClaims({ issuer, receiverId: client.receiverId, jti, now, scope: FLOW_SCOPE, custom: row.custom }), ACCESS_TOKEN_TYPE);
+    const accessToken = await signJwt(
+      signingKey,
+      accessTokenClaims({ issuer, receiverId: client.receiverId, jti, now, scope: FLOW_SCOPE, custom: row.custom }),
+      ACCESS_TOKEN_TYPE,
+    );
     const idToken = await signJwt(
       signingKey,
       idTokenClaims({ issuer, clientId: client.receiverId, subject, now, authTime: new Date(row.authenticated_at!), nonce: row.nonce, custom: row.custom }),
@@ -121,7 +143,10 @@ export async function redeemAuthorizationCode(ctx: AppContext, keys: KeyRing, cl
     });
     return {
       ok: true,
-      tokens: { body: { access_token: accessToken, token_type: 'bearer', expires_in: TOKEN_LIFETIME_SECONDS, scope: FLOW_SCOPE, id_token: idToken }, custom: row.custom },
+      tokens: {
+        body: { access_token: accessToken, token_type: 'bearer', expires_in: TOKEN_LIFETIME_SECONDS, scope: FLOW_SCOPE, id_token: idToken },
+        custom: row.custom,
+      },
     };
   });
   if (!outcome.ok) throw new TokenEndpointError('invalid_grant', outcome.description);

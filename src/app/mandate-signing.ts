@@ -80,13 +80,18 @@ export async function signInForMandate(ctx: AppContext, signingId: string, crede
   if (signing.state !== 'started') throw stateError('The payer already signed in to the bank in this session');
   const login = await signInAtInstitution(ctx, ctx.banks.connectorFor(signing.bankId)!, credentials);
   if (!login.ok) throw loginFailure(login.failure);
-  if (!(await changeSigning(ctx, signingId, 'started', { event: 'signed-in', payer: login.account }))) throw stateError('The payer already signed in to the bank in this session');
+  if (!(await changeSigning(ctx, signingId, 'started', { event: 'signed-in', payer: login.account })))
+    throw stateError('The payer already signed in to the bank in this session');
 }
 
 export type SigningOutcome = 'enabled' | 'signed' | 'rejected';
 
 /** The payer answers the bank's challenge; `signed`: the bank has yet to activate the mandate. */
-export async function signMandate(ctx: AppContext, signingId: string, answers: readonly string[]): Promise<{ outcome: SigningOutcome; subscription: Subscription }> {
+export async function signMandate(
+  ctx: AppContext,
+  signingId: string,
+  answers: readonly string[],
+): Promise<{ outcome: SigningOutcome; subscription: Subscription }> {
   const { signing, subscription, merchant } = await getSigning(ctx, signingId);
   checkOpen(signing, subscription, ctx.clock.now());
   if (signing.state !== 'authenticated') throw stateError('This mandate was already submitted to the bank');
@@ -118,7 +123,11 @@ export async function signMandate(ctx: AppContext, signingId: string, answers: r
   return applySignature(ctx, signing, answer);
 }
 
-async function applySignature(ctx: AppContext, signing: MandateSigning, answer: MandateResult): Promise<{ outcome: SigningOutcome; subscription: Subscription }> {
+async function applySignature(
+  ctx: AppContext,
+  signing: MandateSigning,
+  answer: MandateResult,
+): Promise<{ outcome: SigningOutcome; subscription: Subscription }> {
   if (answer.status === 'wrong-answers') {
     await changeSigning(ctx, signing.signingId, 'signing', { event: 'released' });
     // Well-formed but wrong: the payer's pages ask again saying so, unlike coordinates of the wrong form.
@@ -132,9 +141,24 @@ async function applySignature(ctx: AppContext, signing: MandateSigning, answer: 
   }
   await changeSigning(ctx, signing.signingId, 'signing', { event: 'signed' });
   const payer = { bank_id: signing.bankId, payer_identifier: signing.personalIdentifier, payer_account: signing.accountNumber, payer_name: signing.payerName };
-  let subscription = await changeSubscription(ctx, id, { event: 'signed', origin: 'payer', reason: `Signed by ${signing.personalIdentifier} at ${findBank(signing.bankId, true)?.name ?? signing.bankId}`, fields: payer }, { ifAllowed: true });
+  let subscription = await changeSubscription(
+    ctx,
+    id,
+    {
+      event: 'signed',
+      origin: 'payer',
+      reason: `Signed by ${signing.personalIdentifier} at ${findBank(signing.bankId, true)?.name ?? signing.bankId}`,
+      fields: payer,
+    },
+    { ifAllowed: true },
+  );
   if (answer.status === 'active') {
-    subscription = await changeSubscription(ctx, id, { event: 'enabled-by-bank', origin: 'bank', reason: 'The bank activated the mandate' }, { ifAllowed: true });
+    subscription = await changeSubscription(
+      ctx,
+      id,
+      { event: 'enabled-by-bank', origin: 'bank', reason: 'The bank activated the mandate' },
+      { ifAllowed: true },
+    );
   }
   return { outcome: subscription.state === 'enabled' ? 'enabled' : 'signed', subscription };
 }

@@ -25,8 +25,14 @@ export function toMerchant(row: MerchantRow, secrets: SecretBox): Merchant {
     name: row.name,
     developer: row.developer === 1,
     secret: secrets.open(row.secret_enc),
-    previousSecret: row.previous_secret_enc !== null && row.previous_secret_until !== null ? { value: secrets.open(row.previous_secret_enc), until: Number(row.previous_secret_until) } : null,
-    previousApiKey: row.previous_api_key_hash !== null && row.previous_api_key_until !== null ? { value: row.previous_api_key_hash, until: Number(row.previous_api_key_until) } : null,
+    previousSecret:
+      row.previous_secret_enc !== null && row.previous_secret_until !== null
+        ? { value: secrets.open(row.previous_secret_enc), until: Number(row.previous_secret_until) }
+        : null,
+    previousApiKey:
+      row.previous_api_key_hash !== null && row.previous_api_key_until !== null
+        ? { value: row.previous_api_key_hash, until: Number(row.previous_api_key_until) }
+        : null,
     notifyUrl: row.notify_url,
     notifyApiVersion: row.notify_api_version,
     renditionUrl: row.rendition_url,

@@ -32,7 +32,12 @@ export async function pageOfMessages(ctx: AppContext, request: PageRequest & Omi
 const MESSAGES_ABOUT_LIMIT = 100;
 
 /** Every message sent about one payment or operation of the account, newest first, each with its attempts. */
-export async function messagesAbout(ctx: AppContext, receiverId: number, subjectId: string, kinds?: readonly string[]): Promise<{ message: MessageRow; attempts: MessageAttemptRow[] }[]> {
+export async function messagesAbout(
+  ctx: AppContext,
+  receiverId: number,
+  subjectId: string,
+  kinds?: readonly string[],
+): Promise<{ message: MessageRow; attempts: MessageAttemptRow[] }[]> {
   const rows = await listMessageRows(ctx.db, { receiverId, subjectId, kinds, limit: MESSAGES_ABOUT_LIMIT });
   const messages = [];
   for (const message of rows) messages.push({ message, attempts: await listAttemptRows(ctx.db, message.message_id) });

@@ -28,7 +28,12 @@ async function descriptorOf(ctx: AppContext, merchant: Merchant, operationId: st
   }
 }
 
-export async function getOperationHistory(ctx: AppContext, merchant: Merchant, operationId: string, options: { developer: boolean }): Promise<OperationHistory> {
+export async function getOperationHistory(
+  ctx: AppContext,
+  merchant: Merchant,
+  operationId: string,
+  options: { developer: boolean },
+): Promise<OperationHistory> {
   const result = await getOperationResult(ctx, merchant, operationId);
   const messages = await messagesAbout(ctx, merchant.receiverId, operationId, ['operation.result']);
   return { result, messages, descriptor: options.developer ? await descriptorOf(ctx, merchant, operationId) : undefined };

@@ -19,7 +19,11 @@ export interface ListedOperation {
 }
 
 /** `nextCursor`, the next page's `cursor`, is absent on the last page; a bad cursor is a 400 naming it. */
-export async function listOperationsPage(ctx: AppContext, merchant: Merchant, request: PageRequest): Promise<{ operations: ListedOperation[]; nextCursor?: string }> {
+export async function listOperationsPage(
+  ctx: AppContext,
+  merchant: Merchant,
+  request: PageRequest,
+): Promise<{ operations: ListedOperation[]; nextCursor?: string }> {
   const errors = new FieldErrors();
   const after = pageStart(errors, request);
   errors.throwIfAny();
@@ -28,7 +32,8 @@ export async function listOperationsPage(ctx: AppContext, merchant: Merchant, re
   const page = rows.slice(0, request.limit);
   const now = ctx.clock.now();
   const operations: ListedOperation[] = [];
-  for (const operation of page) operations.push({ operation, content: await openDescription(ctx, operation.description), result: operationResult(operation, now) });
+  for (const operation of page)
+    operations.push({ operation, content: await openDescription(ctx, operation.description), result: operationResult(operation, now) });
   const last = page.at(-1);
   if (rows.length <= request.limit || !last) return { operations };
   return { operations, nextCursor: encodePageCursor({ at: last.createdAt.getTime(), id: last.operationId }) };

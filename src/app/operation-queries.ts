@@ -36,7 +36,8 @@ export async function openOperation(ctx: AppContext, ref: string): Promise<Opene
   const operation = await findOperation(ctx.db, fromRef?.operationId ?? ref);
   if (!operation || (fromRef && fromRef.receiverId !== operation.receiverId)) throw notFound('Operation');
   const content = fromRef ?? (await openDescription(ctx, operation.description));
-  if (!content && !isExpired(operation, ctx.clock.now())) throw new Error(`the descriptor of operation ${operation.operationId} does not open with the key ring`);
+  if (!content && !isExpired(operation, ctx.clock.now()))
+    throw new Error(`the descriptor of operation ${operation.operationId} does not open with the key ring`);
   return { operation, content, merchant: await merchantOf(ctx, operation.receiverId) };
 }
 

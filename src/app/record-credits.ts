@@ -46,10 +46,25 @@ export async function recordCredits(ctx: AppContext, credits: readonly BankCredi
     const outbox = ctx.outbox.collecting();
     const inTrx = { ...withDb(ctx, trx), outbox };
     const recordedAt = ctx.clock.now();
-    const recorded = credits.map((credit) => ({ ...credit, creditId: newUuid(ctx.random), status: 'unmatched' as const, reason: null, paymentId: null, receiverId: null, source, recordedAt }));
+    const recorded = credits.map((credit) => ({
+      ...credit,
+      creditId: newUuid(ctx.random),
+      status: 'unmatched' as const,
+      reason: null,
+      paymentId: null,
+      receiverId: null,
+      source,
+      recordedAt,
+    }));
     const claimed = await insertCreditsOnce(trx, recorded);
     const mine = recorded.filter((credit) => claimed.has(credit.creditId));
-    const payments = new HeldPayments(inTrx, await lockPaymentRows(trx, mine.flatMap((credit) => (credit.reference === null ? [] : [credit.reference]))));
+    const payments = new HeldPayments(
+      inTrx,
+      await lockPaymentRows(
+        trx,
+        mine.flatMap((credit) => (credit.reference === null ? [] : [credit.reference])),
+      ),
+    );
     const merchants = new Map<number, Promise<Merchant>>();
     const merchant = (receiverId: number) => merchants.get(receiverId) ?? merchants.set(receiverId, merchantOf(inTrx, receiverId)).get(receiverId)!;
     const settlements: Settlement[] = [];
@@ -66,7 +81,11 @@ export async function recordCredits(ctx: AppContext, credits: readonly BankCredi
         outcomes.push({ bankReference: credit.bankReference, status: 'unmatched', reason: match.reason });
         continue;
       }
-      const paid = payments.change(payment!.receiverId, payment!.paymentId, reconciliation(ctx, await merchant(payment!.receiverId), matchedCredit(credit, payment!)));
+      const paid = payments.change(
+        payment!.receiverId,
+        payment!.paymentId,
+        reconciliation(ctx, await merchant(payment!.receiverId), matchedCredit(credit, payment!)),
+      );
       settlements.push({ creditId: credit.creditId, matched: true });
       outcomes.push({ bankReference: credit.bankReference, status: 'matched', paymentId: paid.paymentId });
     }

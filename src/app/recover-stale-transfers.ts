@@ -21,7 +21,10 @@ export async function recoverStaleTransfers(ctx: AppContext): Promise<number> {
     try {
       await applyTransferResult(ctx, attempt, 'authorizing', NO_ANSWER);
       recovered += 1;
-      ctx.log.warn({ attemptId: attempt.attemptId, paymentId: attempt.paymentId, bankId: attempt.bankId }, 'a transfer left authorizing by a stopped process is now uncertain, for its bank to confirm or fail');
+      ctx.log.warn(
+        { attemptId: attempt.attemptId, paymentId: attempt.paymentId, bankId: attempt.bankId },
+        'a transfer left authorizing by a stopped process is now uncertain, for its bank to confirm or fail',
+      );
     } catch (error) {
       // The answer arrived, or another process recovered it, in the meantime.
       if (!(error instanceof DomainError && error.kind === 'state')) throw error;

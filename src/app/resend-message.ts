@@ -9,11 +9,16 @@ import { inTransaction } from '../store/transaction.js';
 import type { AppContext } from './context.js';
 
 /** Only the account's own (`receiverId`) and only of `kinds`, when given; `noun` names it in the 404. */
-export async function resendMessage(ctx: AppContext, messageId: string, options: { receiverId?: number; kinds?: readonly string[]; noun: string }): Promise<MessageRow> {
+export async function resendMessage(
+  ctx: AppContext,
+  messageId: string,
+  options: { receiverId?: number; kinds?: readonly string[]; noun: string },
+): Promise<MessageRow> {
   return inTransaction(ctx.db, async (trx) => {
     const message = await findMessageRow(trx, messageId, options.receiverId, options.kinds);
     if (!message) throw notFound(options.noun);
-    if (message.status === 'cancelled') throw stateError(`This ${options.noun.toLowerCase()} was withdrawn unsent, because what it was about has changed; it cannot be sent again`);
+    if (message.status === 'cancelled')
+      throw stateError(`This ${options.noun.toLowerCase()} was withdrawn unsent, because what it was about has changed; it cannot be sent again`);
     if (!(await restartDelivery(trx, messageId, ctx.clock.now().getTime(), wallClockMs(ctx.clock)))) {
       throw new DomainError('conflict', `A delivery attempt of this ${options.noun.toLowerCase()} is in progress; try again shortly`);
     }

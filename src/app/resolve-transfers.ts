@@ -20,7 +20,10 @@ export async function resolveTransfer(ctx: AppContext, attempt: PaymentAttempt):
   if (!connector || !payment) return false;
   const answer = await askBank(ctx, (call) => connector.transferStatus(transferOrder(attempt, payment, ctx.config.collectionAccount), call));
   if (answer === NO_ANSWER_IN_TIME) {
-    ctx.log.warn({ attemptId: attempt.attemptId, bankId: attempt.bankId, timeoutMs: ctx.config.bankTimeoutMs }, 'the bank did not say in time what became of an uncertain transfer');
+    ctx.log.warn(
+      { attemptId: attempt.attemptId, bankId: attempt.bankId, timeoutMs: ctx.config.bankTimeoutMs },
+      'the bank did not say in time what became of an uncertain transfer',
+    );
     return false;
   }
   if (answer.status === 'uncertain') return false;

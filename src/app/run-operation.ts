@@ -66,7 +66,12 @@ export async function signInForOperation(ctx: AppContext, operationId: string, b
 
 function targetOf(content: DescriptorContent, terms: TransferTerms): TargetAccount {
   const p = content.params;
-  return { number: terms.accountNumber, holderName: p.target_account_name ?? null, holderIdentifier: p.target_account_personal_identifier ?? null, bankName: p.target_account_bank ?? null };
+  return {
+    number: terms.accountNumber,
+    holderName: p.target_account_name ?? null,
+    holderIdentifier: p.target_account_personal_identifier ?? null,
+    bankName: p.target_account_bank ?? null,
+  };
 }
 
 /** The move the bank's answer makes of the running operation. */

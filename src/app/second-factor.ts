@@ -45,7 +45,15 @@ export async function completeSecondFactor(ctx: AppContext, token: string, code:
   const waitMs = await reserveAttempt(ctx.db, subjects, now);
   if (waitMs > 0) return { refused: 'too-many-attempts', retryAfterMs: waitMs };
   const accepted = await codeAccepted(ctx, session.userId, code.trim(), now);
-  await audit(ctx, { actorKind: 'user', actor: session.email, receiverId: session.receiverId, action: 'sign-in.second-factor', target: null, outcome: accepted ? 'ok' : 'refused', address: origin.address });
+  await audit(ctx, {
+    actorKind: 'user',
+    actor: session.email,
+    receiverId: session.receiverId,
+    action: 'sign-in.second-factor',
+    target: null,
+    outcome: accepted ? 'ok' : 'refused',
+    address: origin.address,
+  });
   if (!accepted) return { refused: 'wrong-code' };
 
   const fresh = newSessionToken(ctx.random);

@@ -25,7 +25,8 @@ export async function startAttempt(ctx: AppContext, paymentId: string, request: 
   if (!allowsMethod(payment, merchant, 'SIMPLIFIED_TRANSFER')) throw stateError('This payment cannot be paid by simplified transfer');
   const errors = new FieldErrors();
   const bank = request.bankId ? findBank(request.bankId, merchant.developer) : undefined;
-  if (!bank || (payment.bankId !== null && bank.bankId !== payment.bankId) || bankRefusal(bank, payment)) errors.add('bank_id', 'is not a bank that can pay this payment');
+  if (!bank || (payment.bankId !== null && bank.bankId !== payment.bankId) || bankRefusal(bank, payment))
+    errors.add('bank_id', 'is not a bank that can pay this payment');
   if (!request.payerEmail || !isEmail(request.payerEmail) || request.payerEmail.length > 255) errors.add('payer_email', 'must be an email address');
   errors.throwIfAny();
   if (!ctx.banks.connectorFor(bank!.bankId)) throw new DomainError('forbidden', `Quipu has no connection to ${bank!.name} yet`);

@@ -22,7 +22,11 @@ export async function startAuthorization(ctx: AppContext, query: Query, doubts: 
   const raw = query.client_id;
   const clientId = parseClientId(typeof raw === 'string' ? raw : undefined);
   const merchant = clientId === undefined ? undefined : await ctx.merchants.byReceiverId(clientId);
-  const client = merchant && { receiverId: merchant.receiverId, developer: merchant.developer, redirectUris: await redirectUrisOf(ctx.db, merchant.receiverId) };
+  const client = merchant && {
+    receiverId: merchant.receiverId,
+    developer: merchant.developer,
+    redirectUris: await redirectUrisOf(ctx.db, merchant.receiverId),
+  };
   const check = checkAuthorizationRequest(query, client, (bankId) => ctx.banks.connectorFor(bankId) !== undefined, doubts);
   if (check.outcome === 'refused') return check;
   if (check.outcome === 'redirect-error') return { outcome: 'redirect', delivery: errorDelivery(check.redirectUri, check.error, check) };

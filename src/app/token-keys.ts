@@ -82,7 +82,11 @@ export class KeyRing {
 
   /** The key new tokens are signed with; the first one is created on first use. */
   async signingKey(): Promise<SigningKey> {
-    return this.#ring.getOrCreate((keys) => keys.signing, () => this.#createFirstKey(), 'signing key');
+    return this.#ring.getOrCreate(
+      (keys) => keys.signing,
+      () => this.#createFirstKey(),
+      'signing key',
+    );
   }
 
   async #createFirstKey(): Promise<void> {

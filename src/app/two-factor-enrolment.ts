@@ -31,7 +31,11 @@ export async function enrolTwoFactor(ctx: AppContext, email: string): Promise<Tw
   const codes = newRecoveryCodes(ctx.random);
   await inTransaction(ctx.db, async (trx) => {
     await setTotpSecret(trx, user.user_id, ctx.secrets.seal(enrolment.secret), wallClockMs(ctx.clock));
-    await replaceRecoveryCodes(trx, user.user_id, codes.map((code) => recoveryCodeHash(user.user_id, code)));
+    await replaceRecoveryCodes(
+      trx,
+      user.user_id,
+      codes.map((code) => recoveryCodeHash(user.user_id, code)),
+    );
     await deleteSessionsOfUser(trx, user.user_id);
   });
   return { email: user.email, secret: enrolment.secret, otpauth_uri: enrolment.uri, recovery_codes: codes };

@@ -115,7 +115,11 @@ export async function bookTransfer(db: Kysely<DB>, orderId: string, entry: BookE
     if (seq !== null) await writeSetting(trx, LAST_CREDIT, String(seq));
     const row = { state: entry.state, credit: entry.state === 'executed' ? JSON.stringify(entry.credit) : null, credit_seq: seq, updated_at: now.getTime() };
     if (current) await books(trx).updateTable('demobank_transfers').set(row).where('order_id', '=', orderId).execute();
-    else await books(trx).insertInto('demobank_transfers').values({ order_id: orderId, ...row }).execute();
+    else
+      await books(trx)
+        .insertInto('demobank_transfers')
+        .values({ order_id: orderId, ...row })
+        .execute();
     return entry;
   });
 }
@@ -161,7 +165,10 @@ export async function journalRequest(db: Kysely<DB>, request: Omit<DemoBankReque
     })
     .returning('request_id')
     .executeTakeFirstOrThrow();
-  await books(db).deleteFrom('demobank_requests').where('request_id', '<=', Number(request_id) - JOURNAL_LENGTH).execute();
+  await books(db)
+    .deleteFrom('demobank_requests')
+    .where('request_id', '<=', Number(request_id) - JOURNAL_LENGTH)
+    .execute();
 }
 
 /** The latest `limit` requests (about one payment, if given), oldest first. */

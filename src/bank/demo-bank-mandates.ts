@@ -125,7 +125,14 @@ export async function demoMandates(db: Kysely<DB>, filter: { personalIdentifier?
 }
 
 /** Writes a mandate's new state as the next piece of news, in `trx`. */
-async function changeMandate(trx: Kysely<DB>, mandateId: string, state: MandateBookState, reason: string, now: Date, activatesAt: Date | null = null): Promise<void> {
+async function changeMandate(
+  trx: Kysely<DB>,
+  mandateId: string,
+  state: MandateBookState,
+  reason: string,
+  now: Date,
+  activatesAt: Date | null = null,
+): Promise<void> {
   const seq = Number(await lockSetting(trx, LAST_MANDATE_NEWS, '0')) + 1;
   await writeSetting(trx, LAST_MANDATE_NEWS, String(seq));
   await books(trx)
@@ -137,7 +144,12 @@ async function changeMandate(trx: Kysely<DB>, mandateId: string, state: MandateB
 
 /** Approves the pending mandates whose day has come. */
 async function approveDueMandates(db: Kysely<DB>, now: Date): Promise<void> {
-  const due = await books(db).selectFrom('demobank_mandates').select('mandate_id').where('state', '=', 'pending').where('activates_at', '<=', now.getTime()).execute();
+  const due = await books(db)
+    .selectFrom('demobank_mandates')
+    .select('mandate_id')
+    .where('state', '=', 'pending')
+    .where('activates_at', '<=', now.getTime())
+    .execute();
   if (due.length === 0) return;
   await inTransaction(db, async (trx) => {
     for (const { mandate_id } of due) await changeMandate(trx, mandate_id, 'active', 'Mandato aprobado por el banco', now);
@@ -158,7 +170,13 @@ export async function decideMandate(db: Kysely<DB>, mandateId: string, decision:
       return true;
     }
     if (row.state !== 'pending') return false;
-    await changeMandate(trx, mandateId, decision === 'approve' ? 'active' : 'rejected', decision === 'approve' ? 'Mandato aprobado por el banco' : MANDATE_REJECTED, now);
+    await changeMandate(
+      trx,
+      mandateId,
+      decision === 'approve' ? 'active' : 'rejected',
+      decision === 'approve' ? 'Mandato aprobado por el banco' : MANDATE_REJECTED,
+      now,
+    );
     return true;
   });
 }
@@ -227,7 +245,12 @@ async function mandateNews(db: Kysely<DB>, cursor: string | null, call: BankCall
 }
 
 function creditOf(order: DebitOrder, mandate: DemoBankMandatesTable, now: Date): BankCredit {
-  const payer = { name: demoHolderName(mandate.personal_identifier), email: null, personalIdentifier: mandate.personal_identifier, accountNumber: mandate.account_number };
+  const payer = {
+    name: demoHolderName(mandate.personal_identifier),
+    email: null,
+    personalIdentifier: mandate.personal_identifier,
+    accountNumber: mandate.account_number,
+  };
   return demoBankCredit(order, payer, 'not_available', now);
 }
 
@@ -246,7 +269,11 @@ async function settle(trx: Kysely<DB>, row: DemoBankDebitsTable, now: Date, forc
   // Failed by hand, a debit fails for the reason its settlement day would have given, if any.
   const failure = forced === 'fail' ? (settlementFailure(mandate) ?? DEBIT_REFUSED) : forced === 'settle' ? undefined : settlementFailure(mandate);
   if (failure !== undefined || !mandate) {
-    await books(trx).updateTable('demobank_debits').set({ state: 'failed', message: failure ?? MANDATE_NOT_ACTIVE, updated_at: now.getTime() }).where('order_id', '=', row.order_id).execute();
+    await books(trx)
+      .updateTable('demobank_debits')
+      .set({ state: 'failed', message: failure ?? MANDATE_NOT_ACTIVE, updated_at: now.getTime() })
+      .where('order_id', '=', row.order_id)
+      .execute();
     return;
   }
   const order = JSON.parse(row.order_json) as DebitOrder;
@@ -307,11 +334,22 @@ async function submitDebit(db: Kysely<DB>, order: DebitOrder, call: BankCall): P
     // The same order twice is one debit: the second submission gets the first one's answer, and is counted.
     const known = await debitResult(trx, order.orderId);
     if (known.status !== 'unknown') {
-      await books(trx).updateTable('demobank_debits').set((eb) => ({ submissions: eb('submissions', '+', 1) })).where('order_id', '=', order.orderId).execute();
+      await books(trx)
+        .updateTable('demobank_debits')
+        .set((eb) => ({ submissions: eb('submissions', '+', 1) }))
+        .where('order_id', '=', order.orderId)
+        .execute();
       return known;
     }
     const mandate = await findMandateRow(trx, order.mandateId);
-    const refusal = mandate?.state === 'revoked' ? MANDATE_REVOKED : mandate?.state !== 'active' ? MANDATE_NOT_ACTIVE : order.amount > Number(mandate.max_amount) ? OVER_MAXIMUM : undefined;
+    const refusal =
+      mandate?.state === 'revoked'
+        ? MANDATE_REVOKED
+        : mandate?.state !== 'active'
+          ? MANDATE_NOT_ACTIVE
+          : order.amount > Number(mandate.max_amount)
+            ? OVER_MAXIMUM
+            : undefined;
     const settlesAt = nextBusinessDay(call.now);
     await books(trx)
       .insertInto('demobank_debits')
@@ -362,6 +400,10 @@ export function demoBankMandates(db: Kysely<DB>): MandateBank {
 
 /** How many orders DemoBank received more than once: zero when no debit was ever submitted twice. */
 export async function debitsSubmittedTwice(db: Kysely<DB>): Promise<number> {
-  const row = await books(db).selectFrom('demobank_debits').select((eb) => eb.fn.countAll<number>().as('n')).where('submissions', '>', 1).executeTakeFirstOrThrow();
+  const row = await books(db)
+    .selectFrom('demobank_debits')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('submissions', '>', 1)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -71,7 +71,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: 'mandate-revoked',
     flow: 'mandate',
-    trigger: 'DemoBank portal (/demobank/portal): the payer signs in with their RUT and revokes; or POST /sandbox/demobank/subscriptions/{id}/revoke, `quipu demobank mandates revoke <id>`',
+    trigger:
+      'DemoBank portal (/demobank/portal): the payer signs in with their RUT and revokes; or POST /sandbox/demobank/subscriptions/{id}/revoke, `quipu demobank mandates revoke <id>`',
     outcome: 'The subscription is DISABLED; later charges fail',
     callbacks: ['{"subscription_id", "status": "disabled"} to the subscription\'s notify_url'],
   },

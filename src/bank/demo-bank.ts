@@ -9,7 +9,16 @@ import { DEMO_BANK_ID } from '../domain/banks.js';
 import { formatRut, parseRut } from '../domain/rut.js';
 import type { DB } from '../store/schema.js';
 import type { BankCall, BankConnector, CreditReport, LoginResult, PayerCredentials, TransferOrder, TransferResult } from './connector.js';
-import { type BookEntry, bookTransfer, creditsAfter, type DemoBankOperation, demoBankCredit, demoHolderName, findEntry, journalRequest } from './demo-bank-books.js';
+import {
+  type BookEntry,
+  bookTransfer,
+  creditsAfter,
+  type DemoBankOperation,
+  demoBankCredit,
+  demoHolderName,
+  findEntry,
+  journalRequest,
+} from './demo-bank-books.js';
 import { demoBankMandates, settleDueDebits } from './demo-bank-mandates.js';
 import { DEMO_COORDINATES } from './demo-bank-scenarios.js';
 
@@ -30,7 +39,12 @@ export function demoBankOutcome(answers: readonly string[]): BookEntry['state'] 
 
 function entryFor(order: TransferOrder, state: BookEntry['state'], now: Date): BookEntry {
   if (state !== 'executed') return { state };
-  const payer = { name: order.payer.holderName, email: order.payerEmail, personalIdentifier: order.payer.personalIdentifier, accountNumber: order.payer.accountNumber };
+  const payer = {
+    name: order.payer.holderName,
+    email: order.payerEmail,
+    personalIdentifier: order.payer.personalIdentifier,
+    accountNumber: order.payer.accountNumber,
+  };
   // Money to an account Quipu does not collect on is still booked, against that account's number.
   return { state, credit: demoBankCredit({ ...order, account: order.account ?? order.destination.number }, payer, 'simplified_transfer', now) };
 }

@@ -30,7 +30,20 @@ export function missingDefaultDatabase(config: Config, env: Record<string, strin
 }
 
 // Nothing to connect to, a refused sign-in, no such database; a file SQLite cannot open or read.
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', '28P01', '28000', '3D000', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_PERM']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  '28P01',
+  '28000',
+  '3D000',
+  'SQLITE_CANTOPEN',
+  'SQLITE_NOTADB',
+  'SQLITE_PERM',
+]);
 
 /** What an operator reads when the database named at start cannot be reached or opened; undefined for any other failure. */
 export function databaseFailure(error: unknown): string | undefined {

@@ -64,7 +64,10 @@ function mandatesCommand(): Command {
       withRuntime(async (ctx) => {
         const views = (await demoMandates(ctx.db, { personalIdentifier: options.rut, limit: options.limit })).map(mandateView);
         if (options.json) return console.log(JSON.stringify(views));
-        for (const v of views) console.log(`${v.subscription_id}  ${v.state.padEnd(8)} ${v.personal_identifier.padEnd(12)}  ${v.max_amount} ${v.currency}  ${v.creditor}  ${v.reason}`);
+        for (const v of views)
+          console.log(
+            `${v.subscription_id}  ${v.state.padEnd(8)} ${v.personal_identifier.padEnd(12)}  ${v.max_amount} ${v.currency}  ${v.creditor}  ${v.reason}`,
+          );
       }),
     );
   const decide = (decision: MandateDecision) => async (id: string) =>
@@ -72,17 +75,32 @@ function mandatesCommand(): Command {
       const subscription = await decideDemoMandate(ctx, id, decision);
       console.log(`${subscription.subscriptionId}  ${wireStatus(subscription.state)} (${subscription.state})`);
     });
-  mandates.command('approve <subscription_id>').description(`DemoBank approves a mandate waiting for its approval: the subscription is ENABLED (${SCOPE})`).action(decide('approve'));
-  mandates.command('reject <subscription_id>').description(`DemoBank rejects a mandate waiting for its approval: the subscription is DISABLED (${SCOPE})`).action(decide('reject'));
-  mandates.command('revoke <subscription_id>').description(`the payer revokes the mandate at DemoBank: the subscription is DISABLED (${SCOPE})`).action(decide('revoke'));
+  mandates
+    .command('approve <subscription_id>')
+    .description(`DemoBank approves a mandate waiting for its approval: the subscription is ENABLED (${SCOPE})`)
+    .action(decide('approve'));
+  mandates
+    .command('reject <subscription_id>')
+    .description(`DemoBank rejects a mandate waiting for its approval: the subscription is DISABLED (${SCOPE})`)
+    .action(decide('reject'));
+  mandates
+    .command('revoke <subscription_id>')
+    .description(`the payer revokes the mandate at DemoBank: the subscription is DISABLED (${SCOPE})`)
+    .action(decide('revoke'));
   return mandates;
 }
 
 function chargesCommand(): Command {
   const charges = new Command('charges').description('the debits of charge intents under DemoBank mandates');
   const decide = (decision: ChargeDecision) => async (id: string) => withRuntime(async (ctx) => showPayment(await decideDemoCharge(ctx, id, decision)));
-  charges.command('settle <payment_id>').description(`DemoBank settles the charge's debit now: the payment is reconciled and notified (${SCOPE})`).action(decide('settle'));
-  charges.command('fail <payment_id>').description(`DemoBank fails the charge's debit: error_response_url is told, the payment is never done (${SCOPE})`).action(decide('fail'));
+  charges
+    .command('settle <payment_id>')
+    .description(`DemoBank settles the charge's debit now: the payment is reconciled and notified (${SCOPE})`)
+    .action(decide('settle'));
+  charges
+    .command('fail <payment_id>')
+    .description(`DemoBank fails the charge's debit: error_response_url is told, the payment is never done (${SCOPE})`)
+    .action(decide('fail'));
   return charges;
 }
 
@@ -93,8 +111,14 @@ export function demoBankCommand(): Command {
       const { merchant } = await getPayerPayment(ctx, id);
       showPayment(await settleTransfer(ctx, merchant, id, decision));
     });
-  demobank.command('confirm <payment_id>').description(`DemoBank confirms the payment's uncertain transfer: the credit is reconciled (${SCOPE})`).action(settle('confirm'));
-  demobank.command('fail <payment_id>').description(`DemoBank fails the payment's uncertain transfer: the payment is pending again (${SCOPE})`).action(settle('fail'));
+  demobank
+    .command('confirm <payment_id>')
+    .description(`DemoBank confirms the payment's uncertain transfer: the credit is reconciled (${SCOPE})`)
+    .action(settle('confirm'));
+  demobank
+    .command('fail <payment_id>')
+    .description(`DemoBank fails the payment's uncertain transfer: the payment is pending again (${SCOPE})`)
+    .action(settle('fail'));
   demobank.addCommand(mandatesCommand());
   demobank.addCommand(chargesCommand());
   demobank
@@ -108,7 +132,8 @@ export function demoBankCommand(): Command {
         const views = (await journaledRequests(ctx.db, { paymentId: options.payment, limit: options.limit })).map(requestView);
         if (options.json) return console.log(JSON.stringify(views));
         for (const v of views) {
-          const about = v.operation === 'credits' || v.operation === 'mandate-news' ? `after ${v.cursor ?? 'the first'}` : `order ${v.order_id}  payment ${v.payment_id}`;
+          const about =
+            v.operation === 'credits' || v.operation === 'mandate-news' ? `after ${v.cursor ?? 'the first'}` : `order ${v.order_id}  payment ${v.payment_id}`;
           console.log(`#${v.request_id}  ${v.asked_at}  ${v.operation.padEnd(15)} ${about}  → ${v.answer}`);
         }
       }),

@@ -24,10 +24,18 @@ export function emailsCommand(): Command {
     .option('--json', 'print JSON: {"emails": [...], "has_more": ..., "next_cursor": ...}')
     .action(async (options) =>
       withRuntime(async (ctx) => {
-        const page = await pageOfMessages(ctx, { receiverId: options.receiver, kinds: EMAIL_KINDS, subjectId: options.payment, status: options.status, cursor: options.cursor, limit: options.limit });
+        const page = await pageOfMessages(ctx, {
+          receiverId: options.receiver,
+          kinds: EMAIL_KINDS,
+          subjectId: options.payment,
+          status: options.status,
+          cursor: options.cursor,
+          limit: options.limit,
+        });
         const views = page.messages.map(emailView);
         if (options.json) return console.log(JSON.stringify({ emails: views, has_more: page.nextCursor !== null, next_cursor: page.nextCursor }));
-        for (const v of views) console.log(`${v.id}  ${v.status.padEnd(9)}  ${v.created_at}  ${v.receiver_id}  ${v.payment_id}  ${v.kind}  ${v.to}  ${v.subject}`);
+        for (const v of views)
+          console.log(`${v.id}  ${v.status.padEnd(9)}  ${v.created_at}  ${v.receiver_id}  ${v.payment_id}  ${v.kind}  ${v.to}  ${v.subject}`);
         if (page.nextCursor) console.log(`more: --cursor ${page.nextCursor}`);
       }),
     );
@@ -45,7 +53,9 @@ export function emailsCommand(): Command {
         printHuman(rest);
         console.log(`\n${text}`);
         for (const a of log) {
-          console.log(`  #${a.number} ${a.trigger.padEnd(6)} ${a.started_at} (due ${a.due_at})  ${a.outcome.padEnd(9)} ${a.status_code ?? '-'}  ${a.latency_ms} ms  ${a.error ?? a.response_excerpt ?? ''}`);
+          console.log(
+            `  #${a.number} ${a.trigger.padEnd(6)} ${a.started_at} (due ${a.due_at})  ${a.outcome.padEnd(9)} ${a.status_code ?? '-'}  ${a.latency_ms} ms  ${a.error ?? a.response_excerpt ?? ''}`,
+          );
         }
       }),
     );

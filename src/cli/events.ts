@@ -38,7 +38,9 @@ export function eventsCommand(): Command {
         const views = page.messages.map(eventView);
         if (options.json) return console.log(JSON.stringify({ events: views, has_more: page.nextCursor !== null, next_cursor: page.nextCursor }));
         for (const v of views) {
-          console.log(`${v.id}  ${v.status.padEnd(9)}  ${String(v.attempts).padStart(2)} attempts  ${v.receiver_id}  ${v.kind}  ${v.subject_type} ${v.subject_id}  ${v.destination}`);
+          console.log(
+            `${v.id}  ${v.status.padEnd(9)}  ${String(v.attempts).padStart(2)} attempts  ${v.receiver_id}  ${v.kind}  ${v.subject_type} ${v.subject_id}  ${v.destination}`,
+          );
         }
         if (page.nextCursor !== null) console.log(`more: --cursor ${page.nextCursor}`);
       }),
@@ -56,7 +58,9 @@ export function eventsCommand(): Command {
         const { attempt_log: log, ...rest } = view;
         printHuman(rest);
         for (const a of log) {
-          console.log(`  #${a.number} ${a.trigger.padEnd(6)} ${a.started_at} (due ${a.due_at})  ${a.outcome.padEnd(9)} ${a.status_code ?? '-'}  ${a.latency_ms} ms  ${a.error ?? ''}`);
+          console.log(
+            `  #${a.number} ${a.trigger.padEnd(6)} ${a.started_at} (due ${a.due_at})  ${a.outcome.padEnd(9)} ${a.status_code ?? '-'}  ${a.latency_ms} ms  ${a.error ?? ''}`,
+          );
           // What every attempt sends is printed above; below each attempt, what was its own: its signature.
           for (const [name, value] of Object.entries(a.headers ?? {})) if (view.headers?.[name] !== value) console.log(`      ${name}: ${value}`);
         }

@@ -30,7 +30,9 @@ export function jobsCommand(): Command {
         for (const s of statuses) {
           const state = s.running ? `running in ${s.runner}` : 'idle';
           const last = s.last_started_at ? `last started ${s.last_started_at}, finished ${s.last_finished_at ?? '-'}` : 'never run';
-          console.log(`${s.name.padEnd(28)} every ${interval(s.interval_ms).padEnd(4)} next ${s.next_run_at ?? 'when a process that runs jobs starts'}  ${state}  runs ${s.runs}, ${last}`);
+          console.log(
+            `${s.name.padEnd(28)} every ${interval(s.interval_ms).padEnd(4)} next ${s.next_run_at ?? 'when a process that runs jobs starts'}  ${state}  runs ${s.runs}, ${last}`,
+          );
           if (s.last_error) console.log(`${''.padEnd(28)} last error ${s.last_error_at}: ${s.last_error}`);
         }
       }),

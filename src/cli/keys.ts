@@ -22,7 +22,10 @@ export function keysCommand(): Command {
       withRuntime(async (ctx) => {
         const rotation = options.descriptors ? await ctx.descriptorKeys.rotate() : await rotateKeys(ctx);
         if (options.json) console.log(JSON.stringify(rotation));
-        else console.log(`${options.descriptors ? 'descriptor' : 'signing'} key ${rotation.kid}${rotation.retired.length > 0 ? ` (previous: ${rotation.retired.join(', ')})` : ''}`);
+        else
+          console.log(
+            `${options.descriptors ? 'descriptor' : 'signing'} key ${rotation.kid}${rotation.retired.length > 0 ? ` (previous: ${rotation.retired.join(', ')})` : ''}`,
+          );
       }),
     );
 
@@ -34,9 +37,14 @@ export function keysCommand(): Command {
       withRuntime(async (ctx) => {
         const reseal = await resealSecrets(ctx);
         if (options.json) console.log(JSON.stringify(reseal));
-        else for (const c of reseal.columns) console.log(`${c.column}  resealed ${c.resealed}${c.left > 0 ? `, ${c.left} left under another key (${c.unopenable} open with no key of the ring)` : ''}`);
+        else
+          for (const c of reseal.columns)
+            console.log(
+              `${c.column}  resealed ${c.resealed}${c.left > 0 ? `, ${c.left} left under another key (${c.unopenable} open with no key of the ring)` : ''}`,
+            );
         const left = reseal.columns.reduce((sum, c) => sum + c.left, 0);
-        if (left > 0) throw new DomainError('state', `stored secrets not sealed with key ${reseal.keyId}: ${left}; keep QUIPU_ENCRYPTION_KEY_PREVIOUS and run it again`);
+        if (left > 0)
+          throw new DomainError('state', `stored secrets not sealed with key ${reseal.keyId}: ${left}; keep QUIPU_ENCRYPTION_KEY_PREVIOUS and run it again`);
         if (!options.json) console.log(`every stored secret is sealed with key ${reseal.keyId}`);
       }),
     );

@@ -24,7 +24,9 @@ function printAttempt(row: AttemptOfMessage, json: boolean): void {
   const v = attemptEventView(row);
   if (json) return console.log(JSON.stringify({ type: 'attempt', ...v }));
   const outcome = v.outcome === 'delivered' ? 'delivered' : `failed${v.error ? `: ${v.error}` : ''}`;
-  console.log(`${v.started_at}  attempt  ${v.kind}  ${v.subject_type} ${v.subject_id}  -> ${v.destination}  #${v.number} ${v.status_code ?? '-'} ${v.latency_ms} ms ${outcome}  ${v.event_id}`);
+  console.log(
+    `${v.started_at}  attempt  ${v.kind}  ${v.subject_type} ${v.subject_id}  -> ${v.destination}  #${v.number} ${v.status_code ?? '-'} ${v.latency_ms} ms ${outcome}  ${v.event_id}`,
+  );
 }
 
 export function listenCommand(): Command {

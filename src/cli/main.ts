@@ -24,7 +24,11 @@ export async function main(argv: string[]): Promise<void> {
     .command('migrate')
     .description('apply pending database migrations (creating the database if there is none)')
     .action(async () => {
-      const [{ commandConfig }, { startRuntime }, { createLogger }] = await Promise.all([import('./runtime.js'), import('../main/bootstrap.js'), import('../runtime/logger.js')]);
+      const [{ commandConfig }, { startRuntime }, { createLogger }] = await Promise.all([
+        import('./runtime.js'),
+        import('../main/bootstrap.js'),
+        import('../runtime/logger.js'),
+      ]);
       const config = commandConfig({ createDatabase: true });
       if (!config) return;
       const runtime = await startRuntime(config, createLogger('info', 2));

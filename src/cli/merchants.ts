@@ -79,16 +79,20 @@ export function merchantsCommand(): Command {
   for (const { flag, help } of Object.values(FEATURE_FLAGS)) create.option(`--${flag}`, help);
   create.action(async (options) =>
     withRuntime(async (ctx) => {
-      const { credentials } = await createMerchantWithUser(ctx, {
-        name: options.name,
-        developer: !options.production,
-        features: features(options),
-        notifyUrl: options.notifyUrl,
-        notifyApiVersion: options.notifyApiVersion,
-        renditionUrl: options.renditionUrl,
-        users: options.user,
-        paymentMethods: options.paymentMethod,
-      }, { email: options.email });
+      const { credentials } = await createMerchantWithUser(
+        ctx,
+        {
+          name: options.name,
+          developer: !options.production,
+          features: features(options),
+          notifyUrl: options.notifyUrl,
+          notifyApiVersion: options.notifyApiVersion,
+          renditionUrl: options.renditionUrl,
+          users: options.user,
+          paymentMethods: options.paymentMethod,
+        },
+        { email: options.email },
+      );
       output(credentials, options.json === true);
     }),
   );
@@ -133,7 +137,11 @@ export function merchantsCommand(): Command {
     .option('--payment-method <id>', 'replace the payment methods offered (repeatable)', method)
     .option('--rotate-api-key', 'issue a new API key (printed once); the old one stops working at once, or after --grace')
     .option('--rotate-secret', 'issue a new receiver secret (printed once); the old one stops signing at once, or after --grace')
-    .option('--grace <duration>', 'with a rotation: how long the replaced key or secret keeps working beside the new one (30m, 24h, 7d; at most 30d)', graceDuration)
+    .option(
+      '--grace <duration>',
+      'with a rotation: how long the replaced key or secret keeps working beside the new one (30m, 24h, 7d; at most 30d)',
+      graceDuration,
+    )
     .option('--redirect-uri <uri>', 'replace the OAuth redirect URIs, matched exactly (repeatable)', redirectUri)
     .option('--no-redirect-uri', 'remove every OAuth redirect URI')
     .option('--json', 'print JSON');
@@ -160,7 +168,10 @@ export function merchantsCommand(): Command {
       };
       const { merchant, apiKey } = await updateMerchant(ctx, receiverId(id), changes);
       const redirectUris = await redirectUrisOf(ctx.db, merchant.receiverId);
-      output({ ...merchantView(merchant, options.rotateSecret === true), redirect_uris: redirectUris, ...(apiKey ? { api_key: apiKey } : {}) }, options.json === true);
+      output(
+        { ...merchantView(merchant, options.rotateSecret === true), redirect_uris: redirectUris, ...(apiKey ? { api_key: apiKey } : {}) },
+        options.json === true,
+      );
     }),
   );
   return merchants;

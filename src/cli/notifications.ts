@@ -25,10 +25,20 @@ export function notificationsCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (options) =>
       withRuntime(async (ctx) => {
-        const rows = await listMessages(ctx, { receiverId: options.receiver, kinds: PAYMENT_NOTIFICATION_KINDS, subjectId: options.payment, status: options.status, limit: options.limit });
+        const rows = await listMessages(ctx, {
+          receiverId: options.receiver,
+          kinds: PAYMENT_NOTIFICATION_KINDS,
+          subjectId: options.payment,
+          status: options.status,
+          limit: options.limit,
+        });
         const views = rows.map(notificationView);
         if (options.json) console.log(JSON.stringify(views));
-        else for (const v of views) console.log(`${v.notification_id}  ${v.status.padEnd(9)}  ${String(v.attempts).padStart(2)} attempts  ${v.receiver_id}  ${v.payment_id}  ${v.api_version}  ${v.url}`);
+        else
+          for (const v of views)
+            console.log(
+              `${v.notification_id}  ${v.status.padEnd(9)}  ${String(v.attempts).padStart(2)} attempts  ${v.receiver_id}  ${v.payment_id}  ${v.api_version}  ${v.url}`,
+            );
       }),
     );
 
@@ -44,7 +54,9 @@ export function notificationsCommand(): Command {
         const { attempt_log: log, ...rest } = view;
         printHuman(rest);
         for (const a of log) {
-          console.log(`  #${a.number} ${a.trigger.padEnd(6)} ${a.started_at} (due ${a.due_at})  ${a.outcome.padEnd(9)} ${a.http_status ?? '-'}  ${a.latency_ms} ms  ${a.error ?? ''}`);
+          console.log(
+            `  #${a.number} ${a.trigger.padEnd(6)} ${a.started_at} (due ${a.due_at})  ${a.outcome.padEnd(9)} ${a.http_status ?? '-'}  ${a.latency_ms} ms  ${a.error ?? ''}`,
+          );
         }
       }),
     );

@@ -86,7 +86,10 @@ export function creditsCommand(): Command {
           console.log(JSON.stringify({ credits: views, next_cursor: cursor ?? null }));
           return;
         }
-        for (const v of views) console.log(`${v.bank_reference}  ${v.status.padEnd(9)}  ${v.amount} ${v.currency}  ${v.account}  ${v.reference ?? '-'}  ${v.payment_id ?? v.reason ?? ''}`);
+        for (const v of views)
+          console.log(
+            `${v.bank_reference}  ${v.status.padEnd(9)}  ${v.amount} ${v.currency}  ${v.account}  ${v.reference ?? '-'}  ${v.payment_id ?? v.reason ?? ''}`,
+          );
         if (cursor !== undefined) console.log(`more: --cursor ${cursor}`);
       }),
     );

@@ -51,7 +51,16 @@ export async function withRuntime(work: (ctx: AppContext) => Promise<void>): Pro
     const detail = error.fields.map((f) => `\n  ${f.field}: ${f.message}`).join('');
     fail(`${error.message}${detail}`);
   } finally {
-    if (command) await audit(runtime.ctx, { actorKind: 'cli', actor: command.user, receiverId: null, action: 'cli.command', target: `${command.name} ${command.args}`.trim(), outcome, address: null });
+    if (command)
+      await audit(runtime.ctx, {
+        actorKind: 'cli',
+        actor: command.user,
+        receiverId: null,
+        action: 'cli.command',
+        target: `${command.name} ${command.args}`.trim(),
+        outcome,
+        address: null,
+      });
     await runtime.close();
   }
 }

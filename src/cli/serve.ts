@@ -41,7 +41,8 @@ export async function serve(): Promise<void> {
   const demo = config.demoAccount ? await ensureDemoAccount(runtime.ctx) : undefined;
   log.info({ address, publicBaseUrl: config.publicBaseUrl, database: config.databaseUrl.split(':')[0] }, 'quipu is listening');
   if (!config.sandbox && !config.operatorToken) log.warn(OPERATOR_API_OFF);
-  if (runtime.ctx.clock.offsetMs !== 0) console.log(`The developer clock is ahead of real time: ${describeClock(runtime.ctx.clock)}; \`quipu clock reset\` brings it back.`);
+  if (runtime.ctx.clock.offsetMs !== 0)
+    console.log(`The developer clock is ahead of real time: ${describeClock(runtime.ctx.clock)}; \`quipu clock reset\` brings it back.`);
   if (demo) {
     console.log(
       [
@@ -77,7 +78,8 @@ export async function serve(): Promise<void> {
 // A production installation may run without the operator API, but its operator should know: bank
 // credits cannot be posted, and /metrics cannot be scraped. (A token shorter than 32 characters
 // stops the start instead: config.ts.)
-const OPERATOR_API_OFF = 'OPERATOR_TOKEN is not set: the operator API (/operator/v1) and /metrics answer 403 to every request; set a token of at least 32 characters (openssl rand -hex 32) to turn them on';
+const OPERATOR_API_OFF =
+  'OPERATOR_TOKEN is not set: the operator API (/operator/v1) and /metrics answer 403 to every request; set a token of at least 32 characters (openssl rand -hex 32) to turn them on';
 
 /** What an operator reads when the port cannot be had; undefined for a failure that is not theirs to fix. */
 function listenFailure(error: NodeJS.ErrnoException, host: string, port: number): string | undefined {

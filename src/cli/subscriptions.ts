@@ -67,7 +67,8 @@ export function subscriptionsCommand(): Command {
       withRuntime(async (ctx) => {
         const views = (await listSubscriptions(ctx.db, { receiverId: options.receiver, limit: options.limit })).map(subscriptionView);
         if (options.json) return console.log(JSON.stringify(views));
-        for (const v of views) console.log(`${v.subscription_id}  ${v.status.padEnd(8)} ${v.state.padEnd(16)} ${v.receiver_id}  ${v.customer_bank_code.padEnd(7)} ${v.name}`);
+        for (const v of views)
+          console.log(`${v.subscription_id}  ${v.status.padEnd(8)} ${v.state.padEnd(16)} ${v.receiver_id}  ${v.customer_bank_code.padEnd(7)} ${v.name}`);
       }),
     );
 

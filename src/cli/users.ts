@@ -23,12 +23,21 @@ export function usersCommand(): Command {
 
   users
     .command('add <receiver_id>')
-    .description('give a person a dashboard sign-in to the account; prints the generated password once (it expires in 7 days, and is replaced at the first sign-in)')
+    .description(
+      'give a person a dashboard sign-in to the account; prints the generated password once (it expires in 7 days, and is replaced at the first sign-in)',
+    )
     .requiredOption('--email <email>', 'the email they sign in with')
-    .option('--role <role>', `what they may do: ${DASHBOARD_ROLES.join(', ')} (owner: everything; developer: credentials, notification settings, resends, DemoBank and the clock; viewer: read only)`, role, 'owner')
+    .option(
+      '--role <role>',
+      `what they may do: ${DASHBOARD_ROLES.join(', ')} (owner: everything; developer: credentials, notification settings, resends, DemoBank and the clock; viewer: read only)`,
+      role,
+      'owner',
+    )
     .option('--json', 'print one JSON object')
     .action(async (id: string, options) =>
-      withRuntime(async (ctx) => output({ ...(await addDashboardUser(ctx, receiverId(id), { email: options.email, role: options.role })), role: options.role }, options.json === true)),
+      withRuntime(async (ctx) =>
+        output({ ...(await addDashboardUser(ctx, receiverId(id), { email: options.email, role: options.role })), role: options.role }, options.json === true),
+      ),
     );
 
   users
@@ -43,16 +52,22 @@ export function usersCommand(): Command {
     .argument('<email>', 'the email they sign in with')
     .argument('<role>', DASHBOARD_ROLES.join(', '), role)
     .option('--json', 'print one JSON object')
-    .action(async (email: string, given: DashboardRole, options) => withRuntime(async (ctx) => output({ ...(await changeDashboardRole(ctx, email, given)) }, options.json === true)));
+    .action(async (email: string, given: DashboardRole, options) =>
+      withRuntime(async (ctx) => output({ ...(await changeDashboardRole(ctx, email, given)) }, options.json === true)),
+    );
 
   users
     .command('reset-password <email>')
-    .description('give a dashboard user a new generated password (printed once; it expires in 7 days, and is replaced at the first sign-in) and end every session they have')
+    .description(
+      'give a dashboard user a new generated password (printed once; it expires in 7 days, and is replaced at the first sign-in) and end every session they have',
+    )
     .option('--json', 'print one JSON object')
     .action(async (email: string, options) => withRuntime(async (ctx) => output({ ...(await resetDashboardPassword(ctx, email)) }, options.json === true)));
   users
     .command('two-factor-enrol <email>')
-    .description("give a dashboard user a second factor: prints its secret, its otpauth:// address (for a QR code) and ten single-use recovery codes, once; every session they have ends")
+    .description(
+      'give a dashboard user a second factor: prints its secret, its otpauth:// address (for a QR code) and ten single-use recovery codes, once; every session they have ends',
+    )
     .option('--json', 'print one JSON object')
     .action(async (email: string, options) => withRuntime(async (ctx) => output({ ...(await enrolTwoFactor(ctx, email)) }, options.json === true)));
 
@@ -64,7 +79,7 @@ export function usersCommand(): Command {
 
   users
     .command('disable <email>')
-    .description('take a dashboard user\'s access away until enabled again: every session they have ends, and their sign-in is refused as a wrong password is')
+    .description("take a dashboard user's access away until enabled again: every session they have ends, and their sign-in is refused as a wrong password is")
     .option('--json', 'print one JSON object')
     .action(async (email: string, options) => withRuntime(async (ctx) => output(await setDashboardUserDisabled(ctx, email, true), options.json === true)));
 
@@ -82,7 +97,7 @@ export function usersCommand(): Command {
 
   users
     .command('end-sessions [email]')
-    .description("end every session of a dashboard user, or with --all of every user; nothing else changes: they sign in again")
+    .description('end every session of a dashboard user, or with --all of every user; nothing else changes: they sign in again')
     .option('--all', 'every user of every account')
     .option('--json', 'print one JSON object')
     .action(async (email: string | undefined, options, command: Command) => {

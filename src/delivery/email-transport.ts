@@ -77,10 +77,24 @@ class SmtpTransport implements Transport {
         signal: attempt.signal,
       });
       const reply = String(info.response ?? '');
-      return { delivered: true, statusCode: Number(/^\d{3}/.exec(reply)?.[0]) || null, error: null, responseExcerpt: reply.slice(0, EXCERPT_CHARS), latencyMs: latency(), retryAfter: undefined };
+      return {
+        delivered: true,
+        statusCode: Number(/^\d{3}/.exec(reply)?.[0]) || null,
+        error: null,
+        responseExcerpt: reply.slice(0, EXCERPT_CHARS),
+        latencyMs: latency(),
+        retryAfter: undefined,
+      };
     } catch (error) {
       const e = error as NodemailerError;
-      return { delivered: false, statusCode: e.responseCode ?? null, error: describeError(e), responseExcerpt: e.response?.slice(0, EXCERPT_CHARS) ?? null, latencyMs: latency(), retryAfter: undefined };
+      return {
+        delivered: false,
+        statusCode: e.responseCode ?? null,
+        error: describeError(e),
+        responseExcerpt: e.response?.slice(0, EXCERPT_CHARS) ?? null,
+        latencyMs: latency(),
+        retryAfter: undefined,
+      };
     } finally {
       this.#deadlines.release(attempt);
     }

@@ -73,7 +73,10 @@ export class MessageTail {
   }
 
   #matches(row: { receiver_id: number; kind: string }): boolean {
-    return (this.filter.receiverId === undefined || row.receiver_id === this.filter.receiverId) && (this.filter.kinds === undefined || this.filter.kinds.includes(row.kind));
+    return (
+      (this.filter.receiverId === undefined || row.receiver_id === this.filter.receiverId) &&
+      (this.filter.kinds === undefined || this.filter.kinds.includes(row.kind))
+    );
   }
 
   async #newAttempts(wall: number): Promise<AttemptOfMessage[]> {
@@ -102,7 +105,10 @@ export class MessageTail {
     for (const [id, createdAt] of this.#seen) if (createdAt < floor) this.#seen.delete(id);
     const fresh = (await listMessageStamps(this.db, floor, this.filter)).filter((s) => !this.#seen.has(s.message_id));
     for (const s of fresh) this.#seen.set(s.message_id, s.created_at);
-    const rows = await findMessageRows(this.db, fresh.map((s) => s.message_id));
+    const rows = await findMessageRows(
+      this.db,
+      fresh.map((s) => s.message_id),
+    );
     return rows.sort((a, b) => a.created_at - b.created_at || (a.message_id < b.message_id ? -1 : 1));
   }
 

@@ -357,7 +357,10 @@ export class DeliveryWorker {
       batch.forEach(({ claimed: { row }, result }, i) => {
         const done = recorded.get(row.message_id);
         if (!result.delivered && attempts[i]!.nextAttemptAt === null && done?.applied) {
-          this.#deps.log.warn({ message: row.message_id, kind: row.kind, subject: row.subject_id, receiver: row.receiver_id, attempts: done.number }, 'notification attempts exhausted');
+          this.#deps.log.warn(
+            { message: row.message_id, kind: row.kind, subject: row.subject_id, receiver: row.receiver_id, attempts: done.number },
+            'notification attempts exhausted',
+          );
         }
       });
     }

@@ -25,13 +25,11 @@ export const ATTEMPT_TRANSITIONS: Transitions<AttemptEvent, AttemptState> = {
   unanswered: { from: ['authorizing'], to: 'uncertain' },
 };
 
-export type AttemptChange =
-  | { event: 'signed-in'; payer: BankPayer }
-  | { event: 'claimed' | 'executed' | 'unanswered' }
-  | { event: 'failed'; message: string };
+export type AttemptChange = { event: 'signed-in'; payer: BankPayer } | { event: 'claimed' | 'executed' | 'unanswered' } | { event: 'failed'; message: string };
 
 /** What a move writes: the new state and the payer or the failure that go with it. */
-export type AttemptMove = Pick<PaymentAttempt, 'state'> & Partial<Pick<PaymentAttempt, 'personalIdentifier' | 'accountNumber' | 'payerName' | 'failure'>> & { at: Date };
+export type AttemptMove = Pick<PaymentAttempt, 'state'> &
+  Partial<Pick<PaymentAttempt, 'personalIdentifier' | 'accountNumber' | 'payerName' | 'failure'>> & { at: Date };
 
 /** The move `change` makes of an attempt in `from`; throws IllegalTransition for a move not in the table. */
 export function attemptMove(from: AttemptState, change: AttemptChange, now: Date): AttemptMove {

@@ -22,7 +22,7 @@ export const AUDIT_ACTIONS = {
   'settings.update': "an account's notification and OAuth settings changed",
   'message.resend': 'a notification or email sent again',
   'developer.clock': 'the developer clock moved or reset',
-  'developer.scenario': "a DemoBank scenario run",
+  'developer.scenario': 'a DemoBank scenario run',
   'operator.call': 'a call of the operator API (bank credits)',
   'cli.command': 'a command that changes state, run by whoever runs the quipu command line',
 } as const;

@@ -12,7 +12,13 @@ export const CREDIT_FUNDS_SOURCES = ['debit', 'prepaid', 'credit'] as const;
 export const CREDIT_FIELDS: FieldTable = {
   // Never empty (decodeFields reads a required text's "" as a value): a second movement without a
   // reference would be dropped as a repeat of the first.
-  bank_reference: { kind: 'string', required: true, minLength: 1, maxLength: 255, description: "The bank's unique identifier of the movement; importing it again is a no-op" },
+  bank_reference: {
+    kind: 'string',
+    required: true,
+    minLength: 1,
+    maxLength: 255,
+    description: "The bank's unique identifier of the movement; importing it again is a no-op",
+  },
   account: { kind: 'string', required: true, minLength: 1, maxLength: 255, description: 'Collection account credited (a collect_account_uuid)' },
   amount: { kind: 'amount', required: true, description: 'Amount credited' },
   currency: { kind: 'string', required: true, maxLength: 255, enum: V3_CURRENCIES, description: 'ISO 4217 code' },
@@ -23,7 +29,12 @@ export const CREDIT_FIELDS: FieldTable = {
   payer_email: { kind: 'email', maxLength: 255, description: "The payer's email" },
   payer_personal_identifier: { kind: 'string', maxLength: 255, description: "The payer's personal identifier (RUT)" },
   payer_account_number: { kind: 'string', maxLength: 255, description: "The payer's bank account number" },
-  payment_method: { kind: 'string', maxLength: 255, enum: CREDIT_PAYMENT_METHODS, description: 'regular_transfer unless said otherwise; not_available for a direct debit' },
+  payment_method: {
+    kind: 'string',
+    maxLength: 255,
+    enum: CREDIT_PAYMENT_METHODS,
+    description: 'regular_transfer unless said otherwise; not_available for a direct debit',
+  },
   funds_source: { kind: 'string', maxLength: 255, enum: CREDIT_FUNDS_SOURCES, description: 'Absent for a plain bank transfer' },
 };
 

@@ -87,7 +87,19 @@ function indigenousPeoplesDay(year: number): LocalDate {
 }
 
 // National holidays on fixed dates (Laws 2.977, 2.200 and 20.148), and the bank holiday.
-const FIXED: readonly (readonly [month: number, day: number])[] = [[1, 1], [5, 1], [5, 21], [7, 16], [8, 15], [9, 18], [9, 19], [11, 1], [12, 8], [12, 25], [12, 31]];
+const FIXED: readonly (readonly [month: number, day: number])[] = [
+  [1, 1],
+  [5, 1],
+  [5, 21],
+  [7, 16],
+  [8, 15],
+  [9, 18],
+  [9, 19],
+  [11, 1],
+  [12, 8],
+  [12, 25],
+  [12, 31],
+];
 
 /** The days of `year` banks are closed for a holiday, as YYYY-MM-DD in date order (those on a weekend too). */
 export function chileanHolidays(year: number): string[] {

@@ -45,7 +45,8 @@ export function encodeCreditCursor(position: CreditPosition): string {
 function decodeCreditCursor(cursor: string): CreditPosition | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string') return { recordedAt: value[0], creditId: value[1] };
+    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string')
+      return { recordedAt: value[0], creditId: value[1] };
   } catch {
     // Not JSON: not a cursor this listing gave.
   }
@@ -65,7 +66,8 @@ export function creditQuery(request: CreditListingRequest): CreditQuery {
   const creditedTo = date('credited_to', request.creditedTo);
   const after = request.cursor === undefined ? undefined : decodeCreditCursor(request.cursor);
   if (request.cursor !== undefined && !after) errors.add('cursor', 'is not a cursor this listing gave');
-  if (!Number.isInteger(request.limit) || request.limit < 1 || request.limit > MAX_CREDIT_PAGE) errors.add('limit', `must be a whole number from 1 to ${MAX_CREDIT_PAGE}`);
+  if (!Number.isInteger(request.limit) || request.limit < 1 || request.limit > MAX_CREDIT_PAGE)
+    errors.add('limit', `must be a whole number from 1 to ${MAX_CREDIT_PAGE}`);
   errors.throwIfAny();
   return { filter: { status: request.status, account: request.account, creditedFrom, creditedTo }, after, limit: request.limit };
 }

@@ -40,11 +40,14 @@ export function matchCredit(credit: MatchableCredit, payment: MatchablePayment |
   if (credit.reference === null) return { matched: false, reason: 'the credit carries no payment reference' };
   // Compared as written, case and spaces included: a payment id is what the payer was asked to copy.
   if (!payment || credit.reference !== payment.paymentId) return { matched: false, reason: `no payment has the reference ${credit.reference}` };
-  if (credit.account !== payment.collectAccountUuid && credit.account !== installationAccount) return { matched: false, reason: `payment ${payment.paymentId} is collected in another account` };
-  if (credit.currency !== payment.currency) return { matched: false, reason: `payment ${payment.paymentId} is in ${payment.currency}, the credit in ${credit.currency}` };
+  if (credit.account !== payment.collectAccountUuid && credit.account !== installationAccount)
+    return { matched: false, reason: `payment ${payment.paymentId} is collected in another account` };
+  if (credit.currency !== payment.currency)
+    return { matched: false, reason: `payment ${payment.paymentId} is in ${payment.currency}, the credit in ${credit.currency}` };
   if (credit.amount !== payment.amount) return { matched: false, reason: `the amount differs from that of payment ${payment.paymentId}` };
   const broken = restrictionBroken(credit, payment);
   if (broken) return { matched: false, reason: broken };
-  if (!canApply(payment, 'reconciled')) return { matched: false, reason: `payment ${payment.paymentId} is ${payment.status}/${payment.statusDetail} and cannot be reconciled` };
+  if (!canApply(payment, 'reconciled'))
+    return { matched: false, reason: `payment ${payment.paymentId} is ${payment.status}/${payment.statusDetail} and cannot be reconciled` };
   return { matched: true };
 }

@@ -33,4 +33,3 @@ export type DashboardAction = keyof typeof DASHBOARD_ACTIONS;
 export function mayAct(role: DashboardRole, action: DashboardAction): boolean {
   return (DASHBOARD_ACTIONS[action] as readonly DashboardRole[]).includes(role);
 }
-

@@ -50,7 +50,7 @@ export function newUuid(random: RandomBytes): string {
 }
 
 export function newReceiverId(random: RandomBytes): number {
-  return 100_000 + Number(randomString(random, '0123456789', 6)) % 900_000;
+  return 100_000 + (Number(randomString(random, '0123456789', 6)) % 900_000);
 }
 
 export const PAYMENT_ID_PATTERN = /^[a-z0-9]{12}$/;

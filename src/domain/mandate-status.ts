@@ -101,7 +101,7 @@ export function signingNotificationStatus(event: MandateEvent): 'enabled' | 'dis
  */
 export function inChainOrder<C extends { from: string; to: string; changedAt: Date }>(changes: C[]): C[] {
   const ordered: C[] = [];
-  for (let i = 0; i < changes.length; ) {
+  for (let i = 0; i < changes.length;) {
     let end = i;
     while (end < changes.length && changes[end]!.changedAt.getTime() === changes[i]!.changedAt.getTime()) end++;
     const left = changes.slice(i, end);

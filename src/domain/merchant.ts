@@ -23,7 +23,8 @@ export interface GraceCredential {
 }
 
 /** The value of a replaced credential if its grace period has not ended. */
-export const inGrace = (credential: GraceCredential | null, nowMs: number): string | undefined => (credential !== null && nowMs < credential.until ? credential.value : undefined);
+export const inGrace = (credential: GraceCredential | null, nowMs: number): string | undefined =>
+  credential !== null && nowMs < credential.until ? credential.value : undefined;
 
 /** Grace periods a rotation may give the credential it replaces: at most a month, as the peers allow. */
 export const MAX_CREDENTIAL_GRACE_MS = 30 * 24 * 3_600_000;

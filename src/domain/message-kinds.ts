@@ -53,7 +53,8 @@ export const MESSAGE_KINDS = {
     channel: 'http',
     subject: 'subscription',
     signing: 'khipu-signature',
-    description: "A mandate's signing finished, or the payer revoked it: {subscription_id, status: enabled|disabled} as JSON, signed, to the subscription's notify_url",
+    description:
+      "A mandate's signing finished, or the payer revoked it: {subscription_id, status: enabled|disabled} as JSON, signed, to the subscription's notify_url",
   },
   'payment.charge.error': {
     channel: 'http',
@@ -65,7 +66,8 @@ export const MESSAGE_KINDS = {
     channel: 'http',
     subject: 'operation',
     signing: 'khipu-signature',
-    description: "An operation run from a descriptor finished: its result as the SDKs return it ({operationId, result, ...}) as JSON, signed, to the account's notify_url",
+    description:
+      "An operation run from a descriptor finished: its result as the SDKs return it ({operationId, result, ...}) as JSON, signed, to the account's notify_url",
   },
 } as const satisfies Record<string, KindRule>;
 
@@ -81,7 +83,10 @@ export function kindRule(kind: string): KindRule | undefined {
 }
 
 /** The payment notification of each notification API version. */
-export const PAYMENT_NOTIFICATION_KIND = { '1.3': 'payment.notification.1.3', '3.0': 'payment.notification.3.0' } as const satisfies Record<string, MessageKind>;
+export const PAYMENT_NOTIFICATION_KIND = {
+  '1.3': 'payment.notification.1.3',
+  '3.0': 'payment.notification.3.0',
+} as const satisfies Record<string, MessageKind>;
 export const PAYMENT_NOTIFICATION_KINDS: readonly MessageKind[] = Object.values(PAYMENT_NOTIFICATION_KIND);
 
 /** The emails that ask a payer to pay: withdrawn unsent once the payment can no longer be paid (domain/payment-messages.ts). */

@@ -71,7 +71,8 @@ export function plainDecimalText(text: string): string {
   const [, sign = '', whole = '', fraction = '', power = '0'] = match;
   const digits = `${whole}${fraction}`;
   const point = whole.length + Number(power);
-  const plain = point <= 0 ? `0.${'0'.repeat(-point)}${digits}` : point >= digits.length ? digits.padEnd(point, '0') : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  const plain =
+    point <= 0 ? `0.${'0'.repeat(-point)}${digits}` : point >= digits.length ? digits.padEnd(point, '0') : `${digits.slice(0, point)}.${digits.slice(point)}`;
   return `${sign}${plain}`;
 }
 

@@ -27,7 +27,11 @@ export const FLOW_ERRORS: Readonly<Record<FlowErrorCode, FlowErrorRule>> = {
   A003: { type: 'RETRY_IMMEDIATELY', error: 'access_denied', meaning: 'The user did not start the authentication flow in time' },
   E001: { type: 'RETRY_IMMEDIATELY', error: 'temporarily_unavailable', meaning: 'Timeout; the flow can be restarted at once' },
   E002: { type: 'DO_NOT_RETRY', error: 'temporarily_unavailable', meaning: 'Error in the operation with the institution; do not retry in the short term' },
-  E003: { type: 'RETRY_IMMEDIATELY', error: 'temporarily_unavailable', meaning: 'Controlled error processing the institution; the flow can be restarted at once' },
+  E003: {
+    type: 'RETRY_IMMEDIATELY',
+    error: 'temporarily_unavailable',
+    meaning: 'Controlled error processing the institution; the flow can be restarted at once',
+  },
   E101: { type: 'RETRY_IMMEDIATELY', error: 'access_denied', meaning: 'The personal identifier given is not valid' },
   E102: { type: 'RETRY_IMMEDIATELY', error: 'access_denied', meaning: 'The institution refused the credentials given' },
   E201: { type: 'DO_NOT_RETRY', error: 'temporarily_unavailable', meaning: 'The institution is unavailable or cannot process the authentication' },

@@ -59,7 +59,19 @@ export type AuthorizationCheck =
 
 export type Query = Record<string, string | string[] | undefined>;
 
-const PARAMETERS = ['client_id', 'redirect_uri', 'response_type', 'response_mode', 'scope', 'state', 'nonce', 'custom', 'institution_id', 'code_challenge', 'code_challenge_method'];
+const PARAMETERS = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'response_mode',
+  'scope',
+  'state',
+  'nonce',
+  'custom',
+  'institution_id',
+  'code_challenge',
+  'code_challenge_method',
+];
 
 function single(query: Query, name: string): string | undefined {
   const value = query[name];
@@ -104,7 +116,10 @@ function requestProblem(query: Query, client: ClientView, hasConnector: HasConne
   if (scope !== FLOW_SCOPE) doubts.push({ field: 'scope', message: `is read as "${FLOW_SCOPE}", as the contract writes it` });
   const state = sentText('state');
   const nonce = sentText('nonce');
-  for (const [name, value] of [['state', state], ['nonce', nonce]] as const) {
+  for (const [name, value] of [
+    ['state', state],
+    ['nonce', nonce],
+  ] as const) {
     if (value !== undefined && !isStateText(value)) return a002(`${name} must be at most ${MAX_STATE_LENGTH} characters`);
   }
   const custom = get('custom');
@@ -144,12 +159,19 @@ function requestProblem(query: Query, client: ClientView, hasConnector: HasConne
  * Applies every rule of the authorization request; `client` is undefined when client_id names no
  * account. Values accepted as likely slips are added to `doubts`.
  */
-export function checkAuthorizationRequest(query: Query, client: ClientView | undefined, hasConnector: HasConnector, doubts: FieldError[] = []): AuthorizationCheck {
+export function checkAuthorizationRequest(
+  query: Query,
+  client: ClientView | undefined,
+  hasConnector: HasConnector,
+  doubts: FieldError[] = [],
+): AuthorizationCheck {
   if (!client) return { outcome: 'refused', parameter: 'client_id', message: 'client_id does not name a registered client' };
   const redirectUri = single(query, 'redirect_uri');
-  if (redirectUri === undefined || redirectUri === '') return { outcome: 'refused', parameter: 'redirect_uri', message: 'redirect_uri is required (sent once)' };
+  if (redirectUri === undefined || redirectUri === '')
+    return { outcome: 'refused', parameter: 'redirect_uri', message: 'redirect_uri is required (sent once)' };
   // Exact string comparison: no normalisation, prefix or pattern can widen what was registered.
-  if (!client.redirectUris.includes(redirectUri)) return { outcome: 'refused', parameter: 'redirect_uri', message: 'redirect_uri is not registered for this client' };
+  if (!client.redirectUris.includes(redirectUri))
+    return { outcome: 'refused', parameter: 'redirect_uri', message: 'redirect_uri is not registered for this client' };
   const checked = requestProblem(query, client, hasConnector, doubts);
   if ('code' in checked) {
     const echoed = (name: string, valid: (value: string) => boolean) => {

@@ -11,7 +11,12 @@ import { parseRut } from './rut.js';
 import { amountOf } from './subscription-request.js';
 
 export const DESCRIPTOR_REQUEST_FIELDS: FieldTable = {
-  bank: { kind: 'string', required: true, maxLength: 255, description: 'Identifier of the origin bank, where the payer runs the transfer (a bank_id of GET /v3/banks names one Quipu can drive)' },
+  bank: {
+    kind: 'string',
+    required: true,
+    maxLength: 255,
+    description: 'Identifier of the origin bank, where the payer runs the transfer (a bank_id of GET /v3/banks names one Quipu can drive)',
+  },
 };
 
 export const DESCRIPTOR_PARAMS_FIELDS: FieldTable = {
@@ -23,7 +28,12 @@ export const DESCRIPTOR_PARAMS_FIELDS: FieldTable = {
   target_account_bank: { kind: 'string', maxLength: 255, lenient: true, description: 'Target bank name as seen in the origin bank' },
   target_account_alias: { kind: 'string', maxLength: 255, lenient: true, description: 'Alias for the new account if it is the first transfer' },
   target_account_name: { kind: 'string', maxLength: 255, lenient: true, description: 'Real name of the recipient' },
-  target_account_number: { kind: 'text-or-number', maxLength: 255, lenient: true, description: 'Target account identifier (a JSON number is kept as its decimal text)' },
+  target_account_number: {
+    kind: 'text-or-number',
+    maxLength: 255,
+    lenient: true,
+    description: 'Target account identifier (a JSON number is kept as its decimal text)',
+  },
   target_account_personal_identifier: { kind: 'string', maxLength: 255, lenient: true, description: "Identifier of the target account's owner" },
 };
 
@@ -60,7 +70,11 @@ function knownMembers(table: FieldTable, raw: Readonly<Record<string, unknown>>)
  * Decodes a request; a 400 names every offending field at once (`params.amount` for a member).
  * Doubtful values are accepted and added to `doubts`.
  */
-export function parseDescriptorRequest(raw: Readonly<Record<string, unknown>>, found: readonly FieldError[] = [], doubts: FieldError[] = []): DescriptorRequest {
+export function parseDescriptorRequest(
+  raw: Readonly<Record<string, unknown>>,
+  found: readonly FieldError[] = [],
+  doubts: FieldError[] = [],
+): DescriptorRequest {
   const errors = new FieldErrors(found, doubts);
   const top = decodeFields(DESCRIPTOR_REQUEST_FIELDS, knownMembers(DESCRIPTOR_REQUEST_FIELDS, raw), errors);
   const params: Record<string, string> = {};
@@ -72,7 +86,8 @@ export function parseDescriptorRequest(raw: Readonly<Record<string, unknown>>, f
     // Checked in the currency the transfer runs in: without one, pesos, which have no cents.
     const amount = amountOf(inner, 'amount', text(f, 'amount'), text(f, 'currency_code') ?? DEFAULT_CURRENCY, 1);
     const identifier = text(f, 'target_account_personal_identifier');
-    if (identifier !== undefined && RUT_SHAPE.test(identifier) && !parseRut(identifier)) inner.doubt('target_account_personal_identifier', 'looks like a RUT whose check digit does not match');
+    if (identifier !== undefined && RUT_SHAPE.test(identifier) && !parseRut(identifier))
+      inner.doubt('target_account_personal_identifier', 'looks like a RUT whose check digit does not match');
     for (const e of inner.list) errors.add(`params.${e.field}`, e.message);
     for (const d of inner.doubts) errors.doubt(`params.${d.field}`, d.message);
     for (const [name, value] of f) params[name] = name === 'amount' ? formatAmount(amount) : String(value);
@@ -116,7 +131,14 @@ export interface Envelope {
 const additionalData = (v: number, kid: string) => Buffer.from(`quipu-descriptor/${v}/${kid}`, 'utf8');
 
 function plaintextOf(content: DescriptorContent): string {
-  return JSON.stringify({ id: content.operationId, account: content.receiverId, bank: content.bank, params: content.params, iat: content.createdAt, exp: content.expiresAt });
+  return JSON.stringify({
+    id: content.operationId,
+    account: content.receiverId,
+    bank: content.bank,
+    params: content.params,
+    iat: content.createdAt,
+    exp: content.expiresAt,
+  });
 }
 
 /** Seals `content` under `key` with a fresh `nonce` (12 random bytes): the description, standard Base64. */

@@ -44,7 +44,8 @@ export type OperationChange =
   | { event: 'transfer-failed'; message: string };
 
 /** What a move writes: the new state, the event log with its line, and the bank or failure that go with it. */
-export type OperationMove = Pick<Operation, 'state' | 'events'> & Partial<Pick<Operation, 'bankId' | 'payerIdentifier' | 'payerAccount' | 'payerName' | 'failure'>> & { at: Date };
+export type OperationMove = Pick<Operation, 'state' | 'events'> &
+  Partial<Pick<Operation, 'bankId' | 'payerIdentifier' | 'payerAccount' | 'payerName' | 'failure'>> & { at: Date };
 
 /** The move `change` makes of `operation` from `from`; throws IllegalTransition for a move not in the table. */
 export function operationMove(operation: Pick<Operation, 'events'>, from: OperationState, change: OperationChange, now: Date): OperationMove {
@@ -52,7 +53,13 @@ export function operationMove(operation: Pick<Operation, 'events'>, from: Operat
   const { name, type } = LOGGED[change.event];
   const move: OperationMove = { state, at: now, events: [...operation.events, operationEvent(name, now, type)] };
   if (change.event === 'payer-authenticated') {
-    return { ...move, bankId: change.bankId, payerIdentifier: change.payer.personalIdentifier, payerAccount: change.payer.accountNumber, payerName: change.payer.holderName };
+    return {
+      ...move,
+      bankId: change.bankId,
+      payerIdentifier: change.payer.personalIdentifier,
+      payerAccount: change.payer.accountNumber,
+      payerName: change.payer.holderName,
+    };
   }
   if (change.event === 'transfer-failed') return { ...move, failure: change.message };
   return move;

@@ -106,7 +106,13 @@ export function operationResult(operation: Operation, now: Date): OperationResul
     case 'ok':
       return { ...common, result: 'OK', exitTitle: 'Transferencia realizada', exitMessage: 'El banco realizó la transferencia.' };
     case 'error':
-      return { ...common, result: 'ERROR', failureReason: 'TRANSFER_FAILED', exitTitle: 'Transferencia no realizada', exitMessage: operation.failure ?? 'El banco no realizó la transferencia.' };
+      return {
+        ...common,
+        result: 'ERROR',
+        failureReason: 'TRANSFER_FAILED',
+        exitTitle: 'Transferencia no realizada',
+        exitMessage: operation.failure ?? 'El banco no realizó la transferencia.',
+      };
     case 'warning':
       return {
         ...common,
@@ -119,7 +125,13 @@ export function operationResult(operation: Operation, now: Date): OperationResul
       return { ...common, result: 'CONTINUE', exitTitle: 'Transferencia en curso', exitMessage: 'El banco está procesando la transferencia.' };
     default:
       if (isExpired(operation, now)) {
-        return { ...common, result: 'ERROR', failureReason: 'OPERATION_EXPIRED', exitTitle: 'Operación vencida', exitMessage: 'La operación venció sin que se realizara la transferencia.' };
+        return {
+          ...common,
+          result: 'ERROR',
+          failureReason: 'OPERATION_EXPIRED',
+          exitTitle: 'Operación vencida',
+          exitMessage: 'La operación venció sin que se realizara la transferencia.',
+        };
       }
       return { ...common, result: 'CONTINUE', exitTitle: 'Operación pendiente', exitMessage: 'La transferencia aún no se ha realizado.' };
   }

@@ -32,7 +32,9 @@ export const scryptMemory = (params: ScryptParameters) => 128 * 2 ** params.ln *
 function derive(password: string, salt: Buffer, params: ScryptParameters, length: number): Promise<Buffer> {
   const N = 2 ** params.ln;
   return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFC'), salt, length, { N, r: params.r, p: params.p, maxmem: 2 * scryptMemory(params) }, (error, key) => (error ? reject(error) : resolve(key))),
+    scrypt(password.normalize('NFC'), salt, length, { N, r: params.r, p: params.p, maxmem: 2 * scryptMemory(params) }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
   );
 }
 

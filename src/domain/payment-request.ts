@@ -40,7 +40,12 @@ function paymentFields(currencies: readonly string[]): FieldTable {
     collect_account_uuid: { kind: 'string', maxLength: 255, description: 'Destination account, for accounts with several' },
     confirm_timeout_date: { kind: 'date-time', description: 'Collection submission date; also the last date to refund' },
     mandatory_payment_method: { kind: 'string', maxLength: 255, description: 'The only method the payer may use' },
-    psp_client_merchant_name: { kind: 'string', minLength: PSP_NAME_MIN, maxLength: 255, description: 'End merchant of a PSP; chained PSPs separated by ->, each name 3 to 255 characters' },
+    psp_client_merchant_name: {
+      kind: 'string',
+      minLength: PSP_NAME_MIN,
+      maxLength: 255,
+      description: 'End merchant of a PSP; chained PSPs separated by ->, each name 3 to 255 characters',
+    },
   };
 }
 

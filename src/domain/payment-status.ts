@@ -5,14 +5,7 @@ import { IllegalTransition } from './state-machine.js';
 export const PAYMENT_STATUSES = ['pending', 'verifying', 'done'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-export const STATUS_DETAILS = [
-  'pending',
-  'normal',
-  'marked-paid-by-receiver',
-  'rejected-by-payer',
-  'marked-as-abuse',
-  'reversed',
-] as const;
+export const STATUS_DETAILS = ['pending', 'normal', 'marked-paid-by-receiver', 'rejected-by-payer', 'marked-as-abuse', 'reversed'] as const;
 export type StatusDetail = (typeof STATUS_DETAILS)[number];
 
 export interface PaymentState {

@@ -25,13 +25,11 @@ export const SIGNING_TRANSITIONS: Transitions<SigningEvent, SigningState> = {
   rejected: { from: ['signing'], to: 'rejected' },
 };
 
-export type SigningChange =
-  | { event: 'signed-in'; payer: BankPayer }
-  | { event: 'claimed' | 'released' | 'signed' }
-  | { event: 'rejected'; message: string };
+export type SigningChange = { event: 'signed-in'; payer: BankPayer } | { event: 'claimed' | 'released' | 'signed' } | { event: 'rejected'; message: string };
 
 /** What a move writes: the new state and the payer or the failure that go with it. */
-export type SigningMove = Pick<MandateSigning, 'state'> & Partial<Pick<MandateSigning, 'personalIdentifier' | 'accountNumber' | 'payerName' | 'failure'>> & { at: Date };
+export type SigningMove = Pick<MandateSigning, 'state'> &
+  Partial<Pick<MandateSigning, 'personalIdentifier' | 'accountNumber' | 'payerName' | 'failure'>> & { at: Date };
 
 /** The move `change` makes of a session in `from`; throws IllegalTransition for a move not in the table. */
 export function signingMove(from: SigningState, change: SigningChange, now: Date): SigningMove {

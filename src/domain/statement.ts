@@ -22,7 +22,10 @@ interface Row {
 
 function csvRows(content: string): Row[] {
   try {
-    const records = parse(content, { columns: true, bom: true, trim: true, skip_empty_lines: true, info: true }) as { record: Record<string, string>; info: { lines: number } }[];
+    const records = parse(content, { columns: true, bom: true, trim: true, skip_empty_lines: true, info: true }) as {
+      record: Record<string, string>;
+      info: { lines: number };
+    }[];
     return records.map(({ record, info }) => ({ line: info.lines, values: record }));
   } catch (error) {
     if (error instanceof CsvError) throw fieldError(`line ${(error as CsvError & { lines?: number }).lines ?? '?'}`, error.message);

@@ -17,7 +17,12 @@ export const SUBSCRIPTION_REQUEST_FIELDS: FieldTable = {
   email: { kind: 'email', required: true, maxLength: 255, description: "The payer's email" },
   max_amount: { kind: 'amount', required: true, description: 'The most a single charge may be, in the currency; up to its decimals' },
   currency: { kind: 'string', required: true, maxLength: 4, enum: V3_CURRENCIES, description: 'ISO 4217 code of every charge' },
-  notify_url: { kind: 'web-url', required: true, maxLength: URL_LENGTH, description: 'POSTed {subscription_id, status} when signing finishes (enabled or disabled) and when the payer revokes' },
+  notify_url: {
+    kind: 'web-url',
+    required: true,
+    maxLength: URL_LENGTH,
+    description: 'POSTed {subscription_id, status} when signing finishes (enabled or disabled) and when the payer revokes',
+  },
   return_url: { kind: 'redirect-url', required: true, maxLength: URL_LENGTH, description: 'Where the payer goes once the mandate is signed' },
   cancel_url: { kind: 'redirect-url', required: true, maxLength: URL_LENGTH, description: 'Where the payer goes when signing could not complete' },
   service_reference: { kind: 'string', maxLength: 255, description: "Shown in the bank's mandate form instead of the subscription id" },
@@ -32,7 +37,12 @@ export const CHARGE_INTENT_FIELDS: FieldTable = {
   amount: { kind: 'amount', required: true, description: "Amount in the subscription's currency: at least 1, up to its decimals, at most its max_amount" },
   subject: { kind: 'string', required: true, maxLength: 255, description: 'Identifies the charge' },
   body: { kind: 'string', required: true, maxLength: 5120, description: 'Charge description' },
-  error_response_url: { kind: 'web-url', required: true, maxLength: URL_LENGTH, description: 'POSTed {subscription_id, transaction_id, error_message} if the debit fails' },
+  error_response_url: {
+    kind: 'web-url',
+    required: true,
+    maxLength: URL_LENGTH,
+    description: 'POSTed {subscription_id, transaction_id, error_message} if the debit fails',
+  },
   custom: { kind: 'string', required: true, maxLength: 1073741824, description: 'Custom information, plain text or a base64 document' },
   transaction_id: { kind: 'string', required: true, maxLength: 255, description: "Merchant's identifier of the charge, for example an invoice number" },
   notify_url: { kind: 'web-url', required: true, maxLength: URL_LENGTH, description: 'Notified as for a payment once the charge is reconciled' },
@@ -74,7 +84,12 @@ function checkNotifyUrls(errors: FieldErrors, fields: Map<string, unknown>, name
  * `privateNotifyAllowed`: the account may aim callbacks at private addresses (mayNotifyPrivateAddresses).
  * Values accepted that are likely mistakes are added to `doubts`.
  */
-export function parseSubscriptionRequest(raw: Readonly<Record<string, RawValue>>, privateNotifyAllowed: boolean, found: readonly FieldError[] = [], doubts: FieldError[] = []): SubscriptionRequest {
+export function parseSubscriptionRequest(
+  raw: Readonly<Record<string, RawValue>>,
+  privateNotifyAllowed: boolean,
+  found: readonly FieldError[] = [],
+  doubts: FieldError[] = [],
+): SubscriptionRequest {
   const errors = new FieldErrors(found, doubts);
   const f = decodeFields(SUBSCRIPTION_REQUEST_FIELDS, raw, errors);
   const currency = text(f, 'currency');

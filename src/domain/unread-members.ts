@@ -50,6 +50,9 @@ export function unreadMoneyRequest(unknown: readonly string[], missing: readonly
   const names = [...known];
   return [
     ...unknown.map((name) => unknownMemberError(name, names)),
-    ...missing.map((name) => ({ field: name, message: 'is required when the request carries a member Quipu cannot read: it moves money, and that member may be this one misspelled' })),
+    ...missing.map((name) => ({
+      field: name,
+      message: 'is required when the request carries a member Quipu cannot read: it moves money, and that member may be this one misspelled',
+    })),
   ];
 }

@@ -130,7 +130,8 @@ export interface SignedRequest {
  * configured first (one HMAC for every request signed that way), then the others.
  */
 export function requestSignatureMatches(secret: string, hash: string, request: SignedRequest): boolean {
-  const matches = (base: string, params: readonly SignedParam[]) => signatureMatches(secret, stringToSign(request.method, base + request.path, params, request.jsonBody), hash);
+  const matches = (base: string, params: readonly SignedParam[]) =>
+    signatureMatches(secret, stringToSign(request.method, base + request.path, params, request.jsonBody), hash);
   if (matches(request.base, request.params)) return true;
   const java = javaSignedParams(request.params);
   if (java && matches(request.base, java)) return true;

@@ -21,7 +21,15 @@ export function auditApiCall(request: FastifyRequest, reply: FastifyReply, done:
   const merchant = request.merchant;
   if (action !== undefined && merchant) {
     const receiverId = merchant.receiverId;
-    void audit(request.ctx, { actorKind: 'api', actor: String(receiverId), receiverId, action, target: auditTarget(request), outcome: outcomeOf(reply.statusCode), address: request.ip });
+    void audit(request.ctx, {
+      actorKind: 'api',
+      actor: String(receiverId),
+      receiverId,
+      action,
+      target: auditTarget(request),
+      outcome: outcomeOf(reply.statusCode),
+      address: request.ip,
+    });
   }
   done();
 }

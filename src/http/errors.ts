@@ -100,7 +100,10 @@ export function errorHandler(statuses: StatusMap, unexpectedStatus = 500) {
       noteStorageFailure(request.ctx.db, Date.now());
       request.log.error({ err: error, storage }, `storage failure: ${storage}`);
       // What failed is the operator's to read in the log; the client learns it may try again.
-      void reply.code(503).header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS)).send({ status: 503, message: `Service temporarily unavailable: nothing was changed; try again later (request ${request.id})` });
+      void reply
+        .code(503)
+        .header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS))
+        .send({ status: 503, message: `Service temporarily unavailable: nothing was changed; try again later (request ${request.id})` });
       return;
     }
     request.log.error({ err: error }, 'unhandled error');
@@ -122,7 +125,10 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): v
   };
   const allowed = METHODS.filter(knows);
   if (allowed.length > 0) {
-    void reply.code(405).header('allow', allowed.join(', ')).send({ status: 405, message: `${request.method} is not allowed on ${path}: use ${allowed.join(', ')}` });
+    void reply
+      .code(405)
+      .header('allow', allowed.join(', '))
+      .send({ status: 405, message: `${request.method} is not allowed on ${path}: use ${allowed.join(', ')}` });
     return;
   }
   void reply.code(404).send({ status: 404, message: `No operation ${request.method} ${path}` });

@@ -15,9 +15,11 @@ function fieldSchema(rule: FieldRule, encoding: BodyEncoding): TSchema {
   const common = defined({ description: rule.description });
   // Form bodies are text; their booleans and amounts are decoded by the use case. An amount's text
   // is bounded where it is read (MAX_AMOUNT_TEXT): a number with many zeros is still a number.
-  if (rule.kind === 'amount') return encoding === 'json' ? Type.Number({ ...common, format: 'double' }) : Type.String({ ...common, maxLength: MAX_AMOUNT_TEXT });
+  if (rule.kind === 'amount')
+    return encoding === 'json' ? Type.Number({ ...common, format: 'double' }) : Type.String({ ...common, maxLength: MAX_AMOUNT_TEXT });
   if (rule.kind === 'boolean') return encoding === 'json' ? Type.Boolean(common) : Type.String({ ...common, enum: Object.keys(FORM_BOOLEANS) });
-  if (rule.kind === 'text-or-number' && encoding === 'json') return Type.Unsafe<string | number>(defined({ ...common, type: ['string', 'number'], maxLength: rule.lenient === true ? undefined : rule.maxLength }));
+  if (rule.kind === 'text-or-number' && encoding === 'json')
+    return Type.Unsafe<string | number>(defined({ ...common, type: ['string', 'number'], maxLength: rule.lenient === true ? undefined : rule.maxLength }));
   // A lenient rule's format (and with `true` its length) are doubts the use case names, not the schema's to refuse.
   const format = rule.kind === 'string' || rule.kind === 'text-or-number' || rule.lenient ? undefined : rule.kind;
   const lengths = rule.lenient === true ? {} : { minLength: rule.minLength, maxLength: rule.maxLength };

@@ -28,7 +28,10 @@ export function healthRoutes(app: FastifyInstance, readiness: Readiness): void {
       const failure = storageFailureOf(error) ?? 'database unavailable';
       noteStorageFailure(request.ctx.db, now);
       request.log.warn({ err: error, storage: failure }, `not ready: ${failure}`);
-      return reply.code(503).header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS)).send({ status: 503, message: 'Not ready: the database is unavailable' });
+      return reply
+        .code(503)
+        .header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS))
+        .send({ status: 503, message: 'Not ready: the database is unavailable' });
     }
   });
 }

@@ -157,7 +157,13 @@ function ignoreUnknown(body: KnownMembers | undefined, query: KnownMembers | und
       if (typos !== undefined) reply.header(LIKELY_TYPOS_HEADER, typos);
     }
     if (inBody.length > 0) {
-      const refused = moneyRefusal(request, request.body as Record<string, unknown>, inBody.map((member) => member.name), names, moneyMembers);
+      const refused = moneyRefusal(
+        request,
+        request.body as Record<string, unknown>,
+        inBody.map((member) => member.name),
+        names,
+        moneyMembers,
+      );
       if (refused) return done(refused);
     }
     for (const { holder, key } of unknown) delete holder[key];
@@ -166,7 +172,13 @@ function ignoreUnknown(body: KnownMembers | undefined, query: KnownMembers | und
 }
 
 /** The 400 of a money-moving request with unknown members that lacks a member it acts on, if it is one. */
-function moneyRefusal(request: FastifyRequest, body: Record<string, unknown>, unknown: readonly string[], known: readonly string[], moneyMembers: readonly string[]) {
+function moneyRefusal(
+  request: FastifyRequest,
+  body: Record<string, unknown>,
+  unknown: readonly string[],
+  known: readonly string[],
+  moneyMembers: readonly string[],
+) {
   const missing = moneyMembers.filter((name) => !holds(body, name));
   const refused = unreadMoneyRequest(unread(unknown, body, request), missing, known);
   return refused.length > 0 ? validationError(refused) : undefined;
@@ -191,7 +203,8 @@ function opened(schema: ObjectSchema, description?: string): { schema: ObjectSch
 export function ignoreUnknownFieldsOn(route: RouteOptions): void {
   if (!route.config?.ignoreUnknownFields) return;
   const { body, querystring } = route.schema ?? {};
-  const openBody = body === undefined ? undefined : opened(body as ObjectSchema, 'Members not listed here are ignored and named in the Quipu-Ignored-Fields response header');
+  const openBody =
+    body === undefined ? undefined : opened(body as ObjectSchema, 'Members not listed here are ignored and named in the Quipu-Ignored-Fields response header');
   const openQuery = querystring === undefined ? undefined : opened(querystring as ObjectSchema);
   route.schema = { ...route.schema, ...(openBody && { body: openBody.schema }), ...(openQuery && { querystring: openQuery.schema }) };
   route.preValidation = [...[route.preValidation ?? []].flat(), ignoreUnknown(openBody?.known, openQuery?.known, route.config.moneyMembers ?? [])];

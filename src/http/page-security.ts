@@ -68,7 +68,8 @@ export function contentSecurityPolicy(extraFormTargets: readonly string[], extra
 }
 
 /** What a page scope's fault page says: not found, a stale or forged form, a bad request, or our failure. */
-export type PageFault = { kind: 'not-found'; status: 404 } | { kind: 'form'; status: 403 } | { kind: 'bad-request'; status: number } | { kind: 'error'; status: 500 };
+export type PageFault =
+  { kind: 'not-found'; status: 404 } | { kind: 'form'; status: 403 } | { kind: 'bad-request'; status: number } | { kind: 'error'; status: 500 };
 
 export function pageFaultOf(error: FastifyError): PageFault {
   if (error instanceof DomainError && error.kind === 'not_found') return { kind: 'not-found', status: 404 };

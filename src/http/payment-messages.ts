@@ -7,4 +7,5 @@ export const DELETED_MESSAGE = 'Payment deleted';
 
 export const confirmedMessage = (delivery: Date): string => `Payment confirmed; its funds will be delivered on ${formatDateTime(delivery)}`;
 
-export const refundMessage = (refund: RefundResult): string => `${refund.full ? 'Full' : 'Partial'} refund of ${formatAmount(refund.amount)} ${refund.currency} accepted`;
+export const refundMessage = (refund: RefundResult): string =>
+  `${refund.full ? 'Full' : 'Partial'} refund of ${formatAmount(refund.amount)} ${refund.currency} accepted`;

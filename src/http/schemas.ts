@@ -55,9 +55,17 @@ const V3_ERRORS: ErrorTable = [
 
 /** The v2 API (docs/v2.md): a refused signature is 403, and a state refusal or an unexpected failure 503, never 500. */
 const V2_ERRORS: ErrorTable = [
-  [400, 'always', 'A field breaks a rule, is unknown or is given twice (errors[] names each), a body that is not a form where one is expected, or an API key with a bearer token'],
+  [
+    400,
+    'always',
+    'A field breaks a rule, is unknown or is given twice (errors[] names each), a body that is not a form where one is expected, or an API key with a bearer token',
+  ],
   [401, 'always', 'No credential, an unknown API key or an invalid bearer token'],
-  [403, 'always', 'A malformed Authorization header or a request signature that does not verify; on confirm, refunds and receivers also an account that has not contracted the operation'],
+  [
+    403,
+    'always',
+    'A malformed Authorization header or a request signature that does not verify; on confirm, refunds and receivers also an account that has not contracted the operation',
+  ],
   [404, 'id', 'Unknown id or notification token, or a resource of another account'],
   ...IDEMPOTENCY_AND_BODY_ERRORS,
   [503, 'always', "The payment's state does not allow the operation, or an unexpected failure (the message names the request id)"],
@@ -70,7 +78,9 @@ const V2_ERRORS: ErrorTable = [
  */
 function responsesFrom(table: ErrorTable) {
   return <T extends TSchema>(ok: T, traits: OperationTraits = {}) => {
-    const errors = table.filter(([, when]) => when === 'always' || traits[when]).map(([status, , description]) => [status, Type.Ref(ERROR_ID, { description })]);
+    const errors = table
+      .filter(([, when]) => when === 'always' || traits[when])
+      .map(([status, , description]) => [status, Type.Ref(ERROR_ID, { description })]);
     return { 200: ok, ...(Object.fromEntries(errors) as Record<number, TRef<typeof ERROR_ID>>) };
   };
 }

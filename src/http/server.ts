@@ -109,7 +109,15 @@ export async function buildServer(ctx: AppContext, readiness = new Readiness()):
     // them, so the line is then written at info.
     const level = reply.statusCode >= 500 ? 'error' : ignored === undefined && request.warnings === null ? 'debug' : 'info';
     if (ctx.log.isLevelEnabled(level)) {
-      const line = { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime, ignored_fields: ignored, likely_typos: reply.getHeader(LIKELY_TYPOS_HEADER), warnings: request.warnings ?? undefined };
+      const line = {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+        ignored_fields: ignored,
+        likely_typos: reply.getHeader(LIKELY_TYPOS_HEADER),
+        warnings: request.warnings ?? undefined,
+      };
       request.log[level](line, 'request');
     }
     done();
@@ -133,7 +141,8 @@ export async function buildServer(ctx: AppContext, readiness = new Readiness()):
             type: 'apiKey',
             in: 'header',
             name: 'Authorization',
-            description: 'v2 only: `<receiver_id>:<hex HMAC-SHA256>` over the method, the URL as the client saw it and the sorted, encoded parameters, keyed with the receiver secret (docs/v2.md)',
+            description:
+              'v2 only: `<receiver_id>:<hex HMAC-SHA256>` over the method, the URL as the client saw it and the sorted, encoded parameters, keyed with the receiver secret (docs/v2.md)',
           },
         },
       },

@@ -35,7 +35,8 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
 /** The offending field as a dotted path: `subject`, or `credits.0.amount` inside nested bodies. */
 function fieldOf(error: ErrorObject): string {
   const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  const child = error.keyword === 'required' ? error.params.missingProperty : error.keyword === 'additionalProperties' ? error.params.additionalProperty : undefined;
+  const child =
+    error.keyword === 'required' ? error.params.missingProperty : error.keyword === 'additionalProperties' ? error.params.additionalProperty : undefined;
   if (child !== undefined) return path ? `${path}.${String(child)}` : String(child);
   return path || 'body';
 }
@@ -55,7 +56,14 @@ function messageOf(error: ErrorObject): string {
       return `must be one of ${(p.allowedValues as unknown[]).join(', ')}`;
     case 'type':
       // A field of several types names them all: "string,number" is "a string or a number".
-      return `must be ${p.type === 'object' ? 'a JSON object' : String(p.type).split(',').map((type) => `a ${type}`).join(' or ')}`;
+      return `must be ${
+        p.type === 'object'
+          ? 'a JSON object'
+          : String(p.type)
+              .split(',')
+              .map((type) => `a ${type}`)
+              .join(' or ')
+      }`;
     case 'format':
       return FORMATS[p.format as keyof typeof FORMATS]?.message ?? `must be a valid ${p.format}`;
     default:

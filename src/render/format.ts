@@ -14,5 +14,13 @@ export function formatMoney(units: number, currency: string, m: Messages): strin
 }
 
 export function formatInstant(instant: Date, m: Messages): string {
-  return new Intl.DateTimeFormat(m.locale, { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: ZONE, timeZoneName: 'short' }).format(instant);
+  return new Intl.DateTimeFormat(m.locale, {
+    year: 'numeric',
+    month: 'long',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: ZONE,
+    timeZoneName: 'short',
+  }).format(instant);
 }

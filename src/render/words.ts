@@ -161,7 +161,12 @@ const es = {
     processingTitle: 'Transferencia en curso',
     processing: 'Tu banco está procesando esta transferencia.',
     alreadySubmitted: 'Esta transferencia ya fue enviada a tu banco; no se envió otra vez.',
-    resultTitles: { OK: 'Transferencia realizada', ERROR: 'Transferencia no realizada', WARNING: 'Transferencia sin confirmar', CONTINUE: 'Operación pendiente' } as Record<SdkResult, string>,
+    resultTitles: {
+      OK: 'Transferencia realizada',
+      ERROR: 'Transferencia no realizada',
+      WARNING: 'Transferencia sin confirmar',
+      CONTINUE: 'Operación pendiente',
+    } as Record<SdkResult, string>,
     results: {
       OK: 'Tu banco realizó la transferencia.',
       ERROR: 'Tu banco no realizó la transferencia.',
@@ -186,7 +191,8 @@ const es = {
     password: 'La clave de cualquier RUT.',
     transferPays: 'La transferencia se realiza: el cobro queda pagado y el comercio recibe la notificación.',
     transferFails: 'El banco rechaza la transferencia: el cobro sigue pendiente y se puede intentar de nuevo.',
-    transferUncertain: 'Como cualquier otro par de dígitos: el resultado queda incierto y el cobro en verificación hasta que DemoBank lo confirme o lo rechace (quipu demobank confirm|fail).',
+    transferUncertain:
+      'Como cualquier otro par de dígitos: el resultado queda incierto y el cobro en verificación hasta que DemoBank lo confirme o lo rechace (quipu demobank confirm|fail).',
     mandateAnyRut: 'Como cualquier RUT válido salvo los dos siguientes: el mandato se firma y queda vigente de inmediato.',
     pendingApproval: 'El mandato se firma y espera un día hábil bancario la aprobación de DemoBank.',
     insufficientFunds: 'El mandato se firma, pero cada cargo falla por fondos insuficientes.',
@@ -204,7 +210,10 @@ const es = {
     none: 'No has firmado mandatos en DemoBank.',
     maxAmount: 'Monto máximo por cargo',
     state: 'Estado',
-    states: { pending: 'Pendiente de aprobación del banco', active: 'Vigente', rejected: 'Rechazado por el banco', revoked: 'Revocado' } as Record<'pending' | 'active' | 'rejected' | 'revoked', string>,
+    states: { pending: 'Pendiente de aprobación del banco', active: 'Vigente', rejected: 'Rechazado por el banco', revoked: 'Revocado' } as Record<
+      'pending' | 'active' | 'rejected' | 'revoked',
+      string
+    >,
     signedAt: 'Firmado el',
     activatesAt: 'El banco lo aprueba el',
     revoke: 'Revocar mandato',
@@ -301,7 +310,11 @@ const en: Messages = {
     'Transfer the exact amount from your bank to this account and write the reference, exactly as shown, in the transfer comment. The payment completes when the bank reports the credit to this account and Quipu reconciles it.',
   account: 'Collection account',
   accountType: 'Account type',
-  accountTypes: { cuenta_corriente: 'Checking account (cuenta corriente)', cuenta_vista: 'Demand account (cuenta vista)', cuenta_ahorro: 'Savings account (cuenta de ahorro)' },
+  accountTypes: {
+    cuenta_corriente: 'Checking account (cuenta corriente)',
+    cuenta_vista: 'Demand account (cuenta vista)',
+    cuenta_ahorro: 'Savings account (cuenta de ahorro)',
+  },
   accountNumber: 'Account number',
   holder: 'Account holder',
   holderRut: "Holder's RUT",
@@ -310,7 +323,8 @@ const en: Messages = {
   directDebit: "This charge is collected by direct debit from the payer's account: it is not paid on this page.",
   mandate: {
     title: 'Authorise automatic charges',
-    intro: (merchant, max) => `${merchant} asks you to authorise automatic charges to your bank account, of up to ${max} each. You authorise them by signing a mandate at your bank.`,
+    intro: (merchant, max) =>
+      `${merchant} asks you to authorise automatic charges to your bank account, of up to ${max} each. You authorise them by signing a mandate at your bank.`,
     subscription: 'Subscription',
     serviceReference: 'Reference',
     description: 'Details',
@@ -394,7 +408,8 @@ const en: Messages = {
     password: 'The password of every RUT.',
     transferPays: 'The transfer is made: the payment is paid and the merchant is notified.',
     transferFails: 'The bank refuses the transfer: the payment stays pending and can be tried again.',
-    transferUncertain: 'Like any other two digits: the result stays uncertain and the payment in verification until DemoBank confirms or fails it (quipu demobank confirm|fail).',
+    transferUncertain:
+      'Like any other two digits: the result stays uncertain and the payment in verification until DemoBank confirms or fails it (quipu demobank confirm|fail).',
     mandateAnyRut: 'Like any valid RUT but the two below: the mandate is signed and in force at once.',
     pendingApproval: "The mandate is signed and waits one bank business day for DemoBank's approval.",
     insufficientFunds: 'The mandate is signed, but every charge fails for insufficient funds.',

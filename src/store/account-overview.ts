@@ -24,6 +24,13 @@ export async function hourlyTotals(db: Kysely<DB>, receiverId: number, sinceMs: 
 }
 
 export async function uncertainAttemptsOf(db: Kysely<DB>, receiverId: number, limit: number): Promise<PaymentAttempt[]> {
-  const rows = await db.selectFrom('payment_attempts').selectAll().where('state', '=', 'uncertain').where('receiver_id', '=', receiverId).orderBy('updated_at').limit(limit).execute();
+  const rows = await db
+    .selectFrom('payment_attempts')
+    .selectAll()
+    .where('state', '=', 'uncertain')
+    .where('receiver_id', '=', receiverId)
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute();
   return rows.map(toAttempt);
 }

@@ -70,7 +70,10 @@ export async function attemptsInState(db: Kysely<DB>, state: AttemptState, after
     .where('state', '=', state)
     .$if(after !== undefined, (q) =>
       q.where((eb) =>
-        eb.or([eb('updated_at', '>', after!.updatedAt.getTime()), eb.and([eb('updated_at', '=', after!.updatedAt.getTime()), eb('attempt_id', '>', after!.attemptId)])]),
+        eb.or([
+          eb('updated_at', '>', after!.updatedAt.getTime()),
+          eb.and([eb('updated_at', '=', after!.updatedAt.getTime()), eb('attempt_id', '>', after!.attemptId)]),
+        ]),
       ),
     )
     .orderBy('updated_at')
@@ -89,7 +92,11 @@ export async function moveAttempt(db: Kysely<DB>, attemptId: string, from: Attem
     state: move.state,
     updated_at: move.at.getTime(),
     ...(move.failure !== undefined && { failure: move.failure }),
-    ...(move.personalIdentifier !== undefined && { personal_identifier: move.personalIdentifier, account_number: move.accountNumber, payer_name: move.payerName }),
+    ...(move.personalIdentifier !== undefined && {
+      personal_identifier: move.personalIdentifier,
+      account_number: move.accountNumber,
+      payer_name: move.payerName,
+    }),
   };
   const result = await db.updateTable('payment_attempts').set(changes).where('attempt_id', '=', attemptId).where('state', '=', from).executeTakeFirst();
   return result.numUpdatedRows > 0n;

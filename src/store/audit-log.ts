@@ -16,9 +16,25 @@ export async function appendAudit(db: Kysely<DB>, entry: AuditEntry): Promise<Au
     const record: AuditRecord = { ...entry, seq, prevHash: head.hash, hash: auditHash(head.hash, seq, entry) };
     await trx
       .insertInto('audit_log')
-      .values({ seq, at: entry.at, actor_kind: entry.actorKind, actor: entry.actor, receiver_id: entry.receiverId, action: entry.action, target: entry.target, outcome: entry.outcome, address: entry.address, prev_hash: record.prevHash, hash: record.hash })
+      .values({
+        seq,
+        at: entry.at,
+        actor_kind: entry.actorKind,
+        actor: entry.actor,
+        receiver_id: entry.receiverId,
+        action: entry.action,
+        target: entry.target,
+        outcome: entry.outcome,
+        address: entry.address,
+        prev_hash: record.prevHash,
+        hash: record.hash,
+      })
       .execute();
-    await trx.updateTable('settings').set({ value: JSON.stringify({ seq, hash: record.hash } satisfies AuditHead) }).where('name', '=', HEAD).execute();
+    await trx
+      .updateTable('settings')
+      .set({ value: JSON.stringify({ seq, hash: record.hash } satisfies AuditHead) })
+      .where('name', '=', HEAD)
+      .execute();
     return record;
   });
 }
@@ -30,7 +46,19 @@ export async function auditHead(db: Kysely<DB>): Promise<AuditHead> {
 
 function toRecord(row: AuditLogTable): AuditRecord {
   const receiverId = row.receiver_id === null ? null : Number(row.receiver_id);
-  return { seq: Number(row.seq), at: Number(row.at), actorKind: row.actor_kind, actor: row.actor, receiverId, action: row.action, target: row.target, outcome: row.outcome, address: row.address, prevHash: row.prev_hash, hash: row.hash };
+  return {
+    seq: Number(row.seq),
+    at: Number(row.at),
+    actorKind: row.actor_kind,
+    actor: row.actor,
+    receiverId,
+    action: row.action,
+    target: row.target,
+    outcome: row.outcome,
+    address: row.address,
+    prevHash: row.prev_hash,
+    hash: row.hash,
+  };
 }
 
 const PAGE = 1_000;
@@ -69,7 +97,11 @@ export async function latestAuditRecords(db: Kysely<DB>, receiverId: number, lim
 /** Records older than `before` go, all but the newest (the head's): the oldest kept then anchors the chain. */
 export async function pruneAudit(db: Kysely<DB>, before: number): Promise<void> {
   const head = await auditHead(db);
-  const kept = await db.selectFrom('audit_log').select((eb) => eb.fn.min('seq').as('seq')).where('at', '>=', before).executeTakeFirst();
+  const kept = await db
+    .selectFrom('audit_log')
+    .select((eb) => eb.fn.min('seq').as('seq'))
+    .where('at', '>=', before)
+    .executeTakeFirst();
   const from = Math.min(kept?.seq === null || kept?.seq === undefined ? head.seq : Number(kept.seq), head.seq);
   await db.deleteFrom('audit_log').where('seq', '<', from).execute();
 }

@@ -28,7 +28,12 @@ async function insertEach(trx: Kysely<DB>, charges: readonly ChargeRows[]): Prom
  */
 async function insertTogether(db: Kysely<DB>, charges: readonly ChargeRows[]): Promise<void> {
   await db
-    .with('charged', (q) => q.insertInto('payments').values(charges.map((c) => c.payment)).returning('payment_id'))
+    .with('charged', (q) =>
+      q
+        .insertInto('payments')
+        .values(charges.map((c) => c.payment))
+        .returning('payment_id'),
+    )
     .insertInto('debits')
     .values(charges.map((c) => c.debit))
     .execute();
@@ -54,7 +59,13 @@ function batchWriter(db: Kysely<DB>) {
     } catch (error) {
       if (charges.length === 1) return [error];
       const errors: unknown[] = [];
-      for (const charge of charges) errors.push(await write([charge]).then(() => undefined, (failure: unknown) => failure));
+      for (const charge of charges)
+        errors.push(
+          await write([charge]).then(
+            () => undefined,
+            (failure: unknown) => failure,
+          ),
+        );
       return errors;
     }
   };

@@ -99,7 +99,8 @@ export async function settleCredits(db: Kysely<DB>, settlements: readonly Settle
       .execute();
   }
   for (const [reason, ids] of byReason) {
-    for (const chunk of inChunks(ids)) await db.updateTable('bank_credits').set({ status: 'unmatched', reason, payment_id: null, receiver_id: null }).where('credit_id', 'in', chunk).execute();
+    for (const chunk of inChunks(ids))
+      await db.updateTable('bank_credits').set({ status: 'unmatched', reason, payment_id: null, receiver_id: null }).where('credit_id', 'in', chunk).execute();
   }
 }
 
@@ -114,7 +115,9 @@ export async function listCredits(db: Kysely<DB>, query: CreditQuery): Promise<R
     .$if(filter.creditedFrom !== undefined, (q) => q.where('credited_at', '>=', filter.creditedFrom!.getTime()))
     .$if(filter.creditedTo !== undefined, (q) => q.where('credited_at', '<', filter.creditedTo!.getTime()))
     .$if(after !== undefined, (q) =>
-      q.where((eb) => eb.or([eb('recorded_at', '<', after!.recordedAt), eb.and([eb('recorded_at', '=', after!.recordedAt), eb('credit_id', '<', after!.creditId)])])),
+      q.where((eb) =>
+        eb.or([eb('recorded_at', '<', after!.recordedAt), eb.and([eb('recorded_at', '=', after!.recordedAt), eb('credit_id', '<', after!.creditId)])]),
+      ),
     )
     .orderBy('recorded_at', 'desc')
     .orderBy('credit_id', 'desc')

@@ -31,10 +31,25 @@ export interface OwnSessionRow extends SessionOrigin {
   lastSeenAt: number;
 }
 
-export async function insertSession(db: Kysely<DB>, tokenHash: string, userId: string, at: number, origin: SessionOrigin, secondFactorDue = false): Promise<void> {
+export async function insertSession(
+  db: Kysely<DB>,
+  tokenHash: string,
+  userId: string,
+  at: number,
+  origin: SessionOrigin,
+  secondFactorDue = false,
+): Promise<void> {
   await db
     .insertInto('dashboard_sessions')
-    .values({ token_hash: tokenHash, user_id: userId, created_at: at, last_seen_at: at, second_factor_due: secondFactorDue ? 1 : 0, address: origin.address, user_agent: origin.userAgent })
+    .values({
+      token_hash: tokenHash,
+      user_id: userId,
+      created_at: at,
+      last_seen_at: at,
+      second_factor_due: secondFactorDue ? 1 : 0,
+      address: origin.address,
+      user_agent: origin.userAgent,
+    })
     .execute();
 }
 
@@ -42,7 +57,17 @@ export async function findSession(db: Kysely<DB>, tokenHash: string): Promise<Se
   const row = await db
     .selectFrom('dashboard_sessions as s')
     .innerJoin('dashboard_users as u', 'u.user_id', 's.user_id')
-    .select(['s.token_hash', 's.user_id', 's.second_factor_due', 'u.email', 'u.role', 'u.receiver_id', 's.created_at', 's.last_seen_at', 'u.password_expires_at'])
+    .select([
+      's.token_hash',
+      's.user_id',
+      's.second_factor_due',
+      'u.email',
+      'u.role',
+      'u.receiver_id',
+      's.created_at',
+      's.last_seen_at',
+      'u.password_expires_at',
+    ])
     .where('s.token_hash', '=', tokenHash)
     .where('u.disabled_at', 'is', null)
     .executeTakeFirst();

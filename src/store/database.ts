@@ -3,7 +3,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, type DatabaseConnection, Kysely, PostgresAdapter, PostgresDialect, SqliteAdapter, SqliteDialect, SqliteDriver, type SqliteDatabase, type SqliteDialectConfig, type SqliteStatement, sql } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteDriver,
+  type SqliteDatabase,
+  type SqliteDialectConfig,
+  type SqliteStatement,
+  sql,
+} from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DB } from './schema.js';
@@ -397,7 +410,8 @@ class NamingClient extends pg.Client {
  * transaction mode hands the connection to another client then, and this one's next transaction
  * to another connection, where the setting, lock, listener, statement, cursor or table is not.
  */
-const SESSION_STATE = /^\s*((listen|unlisten|prepare|deallocate|reset)\b|set\s+(?!local\b|transaction\b|constraints\b)|create\s+(global\s+|local\s+)?temp(orary)?\s|declare\b[^;]*\bwith\s+hold\b)|\bpg_(try_)?advisory_(un)?lock(_shared|_all)?\s*\(|\bset_config\s*\([^)]*,\s*false\s*\)/i;
+const SESSION_STATE =
+  /^\s*((listen|unlisten|prepare|deallocate|reset)\b|set\s+(?!local\b|transaction\b|constraints\b)|create\s+(global\s+|local\s+)?temp(orary)?\s|declare\b[^;]*\bwith\s+hold\b)|\bpg_(try_)?advisory_(un)?lock(_shared|_all)?\s*\(|\bset_config\s*\([^)]*,\s*false\s*\)/i;
 
 /** Behind a transaction pooler: unnamed statements only (pg's default), and no session state, refused before it is sent. */
 class SessionlessClient extends pg.Client {
@@ -405,7 +419,9 @@ class SessionlessClient extends pg.Client {
     const [text] = args;
     const sqlText = typeof text === 'string' ? text : (text as { text?: unknown } | null)?.text;
     if (typeof sqlText === 'string' && SESSION_STATE.test(sqlText)) {
-      throw new Error(`this statement keeps session state, which a transaction pooler (DATABASE_URL ?pooler=transaction) does not keep between transactions: ${sqlText.slice(0, 200)}`);
+      throw new Error(
+        `this statement keeps session state, which a transaction pooler (DATABASE_URL ?pooler=transaction) does not keep between transactions: ${sqlText.slice(0, 200)}`,
+      );
     }
     return (super.query as (...a: unknown[]) => never).apply(this, args);
   }
@@ -465,7 +481,10 @@ function openPostgres(databaseUrl: string, options: DatabaseOptions): Database {
     connectionString: url,
     max: options.poolSize ?? 10,
     // bigint columns hold money units and instants, all within the exact integer range.
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === INT8_OID ? int8 : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? int8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
   });
   // Without a listener, an idle client's error (the server restarted or cut the connection) would
   // be an uncaught exception that ends the process; the pool already drops the broken client.

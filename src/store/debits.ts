@@ -29,8 +29,21 @@ export function toDebit(row: DebitRow): Debit {
 }
 
 const DEBIT_COLUMNS = Object.keys({
-  debit_id: 0, payment_id: 0, receiver_id: 0, subscription_id: 0, bank_id: 0, amount: 0, currency: 0, error_response_url: 0,
-  state: 0, failure: 0, next_check_at: 0, submitted_at: 0, settled_at: 0, created_at: 0, updated_at: 0,
+  debit_id: 0,
+  payment_id: 0,
+  receiver_id: 0,
+  subscription_id: 0,
+  bank_id: 0,
+  amount: 0,
+  currency: 0,
+  error_response_url: 0,
+  state: 0,
+  failure: 0,
+  next_check_at: 0,
+  submitted_at: 0,
+  settled_at: 0,
+  created_at: 0,
+  updated_at: 0,
 } satisfies Record<keyof DebitsTable, 0>) as (keyof DebitsTable)[];
 
 const insertRow = preparedInsert<DebitsTable>('debits', DEBIT_COLUMNS);
@@ -84,7 +97,14 @@ export async function debitsDue(db: Kysely<DB>, state: DebitState, now: Date, li
 
 /** Debits still `submitting` whose last change is older than `before`: their process stopped while asking the bank. */
 export async function staleSubmissions(db: Kysely<DB>, before: Date, limit: number): Promise<Debit[]> {
-  const rows = await db.selectFrom('debits').selectAll().where('state', '=', 'submitting').where('updated_at', '<', before.getTime()).orderBy('updated_at').limit(limit).execute();
+  const rows = await db
+    .selectFrom('debits')
+    .selectAll()
+    .where('state', '=', 'submitting')
+    .where('updated_at', '<', before.getTime())
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute();
   return rows.map(toDebit);
 }
 

@@ -10,7 +10,14 @@ const UNDELIVERED = sql<SqlBool>`status_detail = 'normal' and fund_delivery_id i
 
 /** The accounts that have paid payments whose funds were due at or before `now` and no delivery includes. */
 export async function receiversWithFundsDue(db: Kysely<DB>, now: number): Promise<number[]> {
-  const rows = await db.selectFrom('payments').select('receiver_id').distinct().where(UNDELIVERED).where('funds_delivery_at', '<=', now).orderBy('receiver_id').execute();
+  const rows = await db
+    .selectFrom('payments')
+    .select('receiver_id')
+    .distinct()
+    .where(UNDELIVERED)
+    .where('funds_delivery_at', '<=', now)
+    .orderBy('receiver_id')
+    .execute();
   return rows.map((r) => r.receiver_id);
 }
 

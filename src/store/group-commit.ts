@@ -72,7 +72,13 @@ export function inChunks<T>(items: readonly T[]): T[][] {
 /** Each row inserted alone, reporting its own error. */
 async function insertEach<R>(db: Kysely<DB>, rows: R[], insertOne: (db: Kysely<DB>, row: R) => Promise<unknown>): Promise<unknown[]> {
   const errors: unknown[] = [];
-  for (const row of rows) errors.push(await insertOne(db, row).then(() => undefined, (error: unknown) => error));
+  for (const row of rows)
+    errors.push(
+      await insertOne(db, row).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    );
   return errors;
 }
 
@@ -103,7 +109,10 @@ export function groupedInserts<R>(db: Kysely<DB>, table: keyof DB & string, inse
           .insertInto(table)
           .values(chunk as never)
           .execute()
-          .then(() => chunk.map(() => undefined) as unknown[], () => insertEach(db, chunk, insertOne)),
+          .then(
+            () => chunk.map(() => undefined) as unknown[],
+            () => insertEach(db, chunk, insertOne),
+          ),
       ),
     );
     return results.flat();

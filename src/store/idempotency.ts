@@ -20,12 +20,7 @@ export async function claimIdempotencyKey(db: Kysely<DB>, record: IdempotencyRec
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
   }
-  return db
-    .selectFrom('idempotency_keys')
-    .selectAll()
-    .where('receiver_id', '=', record.receiver_id)
-    .where('idem_key', '=', record.idem_key)
-    .executeTakeFirst();
+  return db.selectFrom('idempotency_keys').selectAll().where('receiver_id', '=', record.receiver_id).where('idem_key', '=', record.idem_key).executeTakeFirst();
 }
 
 /**

@@ -35,7 +35,11 @@ export async function moveSigning(db: Kysely<DB>, signingId: string, from: Signi
     state: move.state,
     updated_at: move.at.getTime(),
     ...(move.failure !== undefined && { failure: move.failure }),
-    ...(move.personalIdentifier !== undefined && { personal_identifier: move.personalIdentifier, account_number: move.accountNumber, payer_name: move.payerName }),
+    ...(move.personalIdentifier !== undefined && {
+      personal_identifier: move.personalIdentifier,
+      account_number: move.accountNumber,
+      payer_name: move.payerName,
+    }),
   };
   const result = await db.updateTable('mandate_signings').set(update).where('signing_id', '=', signingId).where('state', '=', from).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

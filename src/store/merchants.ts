@@ -7,7 +7,11 @@ import type { DB, MerchantRow, MerchantsTable, NewMerchantRow } from './schema.j
  * not an error, so a PostgreSQL transaction around it (an idempotent request) stays usable.
  */
 export async function insertMerchant(db: Kysely<DB>, row: NewMerchantRow): Promise<boolean> {
-  const result = await db.insertInto('merchants').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+  const result = await db
+    .insertInto('merchants')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
@@ -39,7 +43,10 @@ export async function listMerchantRows(db: Kysely<DB>): Promise<MerchantRow[]> {
 }
 
 export async function countMerchants(db: Kysely<DB>): Promise<number> {
-  const row = await db.selectFrom('merchants').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('merchants')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -24,16 +24,40 @@ export type NewAttemptRow = Insertable<MessageAttemptsTable>;
 const PENDING = sql<SqlBool>`status = 'pending'`;
 
 const MESSAGE_COLUMNS = Object.keys({
-  message_id: 0, receiver_id: 0, kind: 0, subject_type: 0, subject_id: 0, url: 0, destination: 0, content_type: 0, body: 0, signing: 0,
-  status: 0, attempts: 0, round_step: 0, round_started_at: 0, next_attempt_at: 0, lease_id: 0, locked_until: 0, delivered_at: 0,
-  created_at: 0, updated_at: 0, valid_until: 0,
+  message_id: 0,
+  receiver_id: 0,
+  kind: 0,
+  subject_type: 0,
+  subject_id: 0,
+  url: 0,
+  destination: 0,
+  content_type: 0,
+  body: 0,
+  signing: 0,
+  status: 0,
+  attempts: 0,
+  round_step: 0,
+  round_started_at: 0,
+  next_attempt_at: 0,
+  lease_id: 0,
+  locked_until: 0,
+  delivered_at: 0,
+  created_at: 0,
+  updated_at: 0,
+  valid_until: 0,
 } satisfies Record<keyof MessageRow, 0>) as (keyof MessageRow)[];
 
 // Written in every reconciliation's transaction: compiled once (prepared.ts).
 const insertRow = preparedInsert<MessageRow>('messages', MESSAGE_COLUMNS);
 
 /** An account's messages of `kind` written since `since` (developer clock), all and to `url` only. */
-export async function countRecentMessages(db: Kysely<DB>, receiverId: number, kind: string, since: number, url: string): Promise<{ all: number; toUrl: number }> {
+export async function countRecentMessages(
+  db: Kysely<DB>,
+  receiverId: number,
+  kind: string,
+  since: number,
+  url: string,
+): Promise<{ all: number; toUrl: number }> {
   const row = await db
     .selectFrom('messages')
     .select((eb) => [eb.fn.countAll<number>().as('all'), eb.fn.sum<number>(eb.case().when('url', '=', url).then(1).else(0).end()).as('to_url')])
@@ -83,12 +107,7 @@ export async function claimDueMessages(db: Kysely<DB>, claim: Claim): Promise<Me
     .orderBy('next_attempt_at')
     .limit(claim.limit)
     .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked());
-  return db
-    .updateTable('messages')
-    .set({ lease_id: claim.leaseId, locked_until: claim.leaseUntil })
-    .where('message_id', 'in', due)
-    .returningAll()
-    .execute();
+  return db.updateTable('messages').set({ lease_id: claim.leaseId, locked_until: claim.leaseUntil }).where('message_id', 'in', due).returningAll().execute();
 }
 
 export interface FinishedAttempt {
@@ -130,7 +149,11 @@ export async function recordAttempts(db: Kysely<DB>, finished: FinishedAttempt[]
       const rows = await trx
         .updateTable('messages')
         .set({ ...moveOn, status: 'delivered', delivered_at: now, next_attempt_at: null })
-        .where('message_id', 'in', part.map((f) => f.attempt.message_id))
+        .where(
+          'message_id',
+          'in',
+          part.map((f) => f.attempt.message_id),
+        )
         .where('lease_id', 'in', [...new Set(part.map((f) => f.leaseId))])
         .returning(['message_id', 'attempts'])
         .execute();
@@ -184,7 +207,13 @@ export async function withdrawMessages(db: Kysely<DB>, subjectIds: readonly stri
  * is withdrawn now instead.
  */
 export async function stillToSend(db: Kysely<DB>, messageId: string, leaseId: string, now: number): Promise<boolean> {
-  const row = await db.selectFrom('messages').select('valid_until').where('message_id', '=', messageId).where('lease_id', '=', leaseId).where(PENDING).executeTakeFirst();
+  const row = await db
+    .selectFrom('messages')
+    .select('valid_until')
+    .where('message_id', '=', messageId)
+    .where('lease_id', '=', leaseId)
+    .where(PENDING)
+    .executeTakeFirst();
   if (!row) return false;
   if (row.valid_until === null || now < row.valid_until) return true;
   await db.updateTable('messages').set(withdrawn(now)).where('message_id', '=', messageId).where('lease_id', '=', leaseId).execute();
@@ -221,7 +250,9 @@ export async function listMessageRows(db: Kysely<DB>, filter: MessageFilter): Pr
     .$if(filter.subjectId !== undefined, (q) => q.where('subject_id', '=', filter.subjectId!))
     .$if(filter.status !== undefined, (q) => q.where('status', '=', filter.status!))
     .$if(before !== undefined, (q) =>
-      q.where((eb) => eb.or([eb('created_at', '<', before!.createdAt), eb.and([eb('created_at', '=', before!.createdAt), eb('message_id', '<', before!.messageId)])])),
+      q.where((eb) =>
+        eb.or([eb('created_at', '<', before!.createdAt), eb.and([eb('created_at', '=', before!.createdAt), eb('message_id', '<', before!.messageId)])]),
+      ),
     )
     .orderBy('created_at', 'desc')
     .orderBy('message_id', 'desc')
@@ -270,7 +301,10 @@ export async function findMessageRows(db: Kysely<DB>, messageIds: readonly strin
 export type AttemptOfMessage = MessageAttemptRow & Pick<MessageRow, 'kind' | 'subject_type' | 'subject_id' | 'url'>;
 
 export async function lastAttemptId(db: Kysely<DB>): Promise<number> {
-  const row = await db.selectFrom('message_attempts').select((eb) => eb.fn.max('attempt_id').as('last')).executeTakeFirst();
+  const row = await db
+    .selectFrom('message_attempts')
+    .select((eb) => eb.fn.max('attempt_id').as('last'))
+    .executeTakeFirst();
   return Number(row?.last ?? 0);
 }
 
@@ -295,7 +329,16 @@ export async function listAttemptsAfter(db: Kysely<DB>, afterId: number, ids: re
 export async function restartDelivery(db: Kysely<DB>, messageId: string, now: number, wallNow: number): Promise<boolean> {
   const result = await db
     .updateTable('messages')
-    .set({ status: 'pending', round_step: 0, round_started_at: now, next_attempt_at: now, delivered_at: null, lease_id: null, locked_until: null, updated_at: now })
+    .set({
+      status: 'pending',
+      round_step: 0,
+      round_started_at: now,
+      next_attempt_at: now,
+      delivered_at: null,
+      lease_id: null,
+      locked_until: null,
+      updated_at: now,
+    })
     .where('message_id', '=', messageId)
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', wallNow)]))
     .executeTakeFirst();

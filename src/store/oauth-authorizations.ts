@@ -15,8 +15,18 @@ export async function findAuthorizationByCode(db: Kysely<DB>, codeHash: string):
 }
 
 /** Moves a flow on only from the status it was read in: of two concurrent submissions one wins. */
-export async function advanceAuthorization(db: Kysely<DB>, authorizationId: string, fromStatus: string, changes: Updateable<OAuthAuthorizationsTable>): Promise<boolean> {
-  const result = await db.updateTable('oauth_authorizations').set(changes).where('authorization_id', '=', authorizationId).where('status', '=', fromStatus).executeTakeFirst();
+export async function advanceAuthorization(
+  db: Kysely<DB>,
+  authorizationId: string,
+  fromStatus: string,
+  changes: Updateable<OAuthAuthorizationsTable>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('oauth_authorizations')
+    .set(changes)
+    .where('authorization_id', '=', authorizationId)
+    .where('status', '=', fromStatus)
+    .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
@@ -76,6 +86,8 @@ export async function deleteStaleAuthorizations(db: Kysely<DB>, before: number):
   await db
     .deleteFrom('oauth_authorizations')
     .where('created_at', '<', before)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('oauth_tokens').select('jti').whereRef('oauth_tokens.authorization_id', '=', 'oauth_authorizations.authorization_id'))))
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('oauth_tokens').select('jti').whereRef('oauth_tokens.authorization_id', '=', 'oauth_authorizations.authorization_id'))),
+    )
     .execute();
 }

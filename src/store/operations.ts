@@ -28,8 +28,21 @@ function toOperation(row: OperationRow): Operation {
 }
 
 const OPERATION_COLUMNS = Object.keys({
-  operation_id: 0, receiver_id: 0, key_id: 0, bank: 0, description: 0, state: 0, bank_id: 0, payer_identifier: 0, payer_account: 0,
-  payer_name: 0, failure: 0, events: 0, expires_at: 0, created_at: 0, updated_at: 0,
+  operation_id: 0,
+  receiver_id: 0,
+  key_id: 0,
+  bank: 0,
+  description: 0,
+  state: 0,
+  bank_id: 0,
+  payer_identifier: 0,
+  payer_account: 0,
+  payer_name: 0,
+  failure: 0,
+  events: 0,
+  expires_at: 0,
+  created_at: 0,
+  updated_at: 0,
 } satisfies Record<keyof OperationsTable, 0>) as (keyof OperationsTable)[];
 
 const insertRow = preparedInsert<OperationsTable>('operations', OPERATION_COLUMNS);
@@ -66,15 +79,15 @@ export async function moveOperation(db: Kysely<DB>, operationId: string, from: O
     state: move.state,
     events: JSON.stringify(move.events),
     updated_at: move.at.getTime(),
-    ...(move.bankId !== undefined && { bank_id: move.bankId, payer_identifier: move.payerIdentifier, payer_account: move.payerAccount, payer_name: move.payerName }),
+    ...(move.bankId !== undefined && {
+      bank_id: move.bankId,
+      payer_identifier: move.payerIdentifier,
+      payer_account: move.payerAccount,
+      payer_name: move.payerName,
+    }),
     ...(move.failure !== undefined && { failure: move.failure }),
   };
-  const result = await db
-    .updateTable('operations')
-    .set(update)
-    .where('operation_id', '=', operationId)
-    .where('state', '=', from)
-    .executeTakeFirst();
+  const result = await db.updateTable('operations').set(update).where('operation_id', '=', operationId).where('state', '=', from).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 

@@ -37,7 +37,15 @@ export async function readOutboxGauges(db: Kysely<DB>, times: GaugeTimes): Promi
     .selectFrom('messages')
     .select((eb) => [
       'kind',
-      eb.case().when('locked_until', '>=', times.wallNow).then('in_flight').when('next_attempt_at', '<=', times.now).then('due').else('scheduled').end().as('state'),
+      eb
+        .case()
+        .when('locked_until', '>=', times.wallNow)
+        .then('in_flight')
+        .when('next_attempt_at', '<=', times.now)
+        .then('due')
+        .else('scheduled')
+        .end()
+        .as('state'),
       eb.fn.countAll<number>().as('count'),
     ])
     .where(PENDING)
@@ -49,7 +57,12 @@ export async function readOutboxGauges(db: Kysely<DB>, times: GaugeTimes): Promi
     .where(PENDING)
     .where('next_attempt_at', '<=', times.now)
     .executeTakeFirst();
-  const exhausted = await db.selectFrom('messages').select((eb) => ['kind', eb.fn.countAll<number>().as('count')]).where(EXHAUSTED).groupBy('kind').execute();
+  const exhausted = await db
+    .selectFrom('messages')
+    .select((eb) => ['kind', eb.fn.countAll<number>().as('count')])
+    .where(EXHAUSTED)
+    .groupBy('kind')
+    .execute();
   const attempts = await db
     .selectFrom('message_attempts')
     .select((eb) => ['outcome', eb.fn.countAll<number>().as('count')])

@@ -41,21 +41,23 @@ function searchFor(db: Kysely<DB>, q: string): RawBuilder<SqlBool> {
 /** Up to `limit` live payments of the account, newest first (created_at, then payment_id). */
 export async function listPaymentRows(db: Kysely<DB>, receiverId: number, filter: Omit<PaymentFilter, 'limit'>, limit: number): Promise<PaymentRow[]> {
   const { status, statusDetail, from, to, q, after } = filter;
-  return db
-    .selectFrom('payments')
-    .selectAll()
-    .where('receiver_id', '=', receiverId)
-    .where('deleted_at', 'is', null)
-    // Either half of a state names the other's few values: with both, PostgreSQL seeks the state in
-    // payments_list_state instead of scanning for a state no payment may be in.
-    .$if(status !== undefined, (qb) => qb.where('status', '=', status!).where('status_detail', 'in', detailsIn(status!)))
-    .$if(statusDetail !== undefined, (qb) => qb.where('status_detail', '=', statusDetail!).where('status', 'in', statusesWith(statusDetail!)))
-    .$if(from !== undefined, (qb) => qb.where('created_at', '>=', from!.getTime()))
-    .$if(to !== undefined, (qb) => qb.where('created_at', '<', to!.getTime()))
-    .$if(q !== undefined, (qb) => qb.where(searchFor(db, q!)))
-    .$if(after !== undefined, (qb) => qb.where((eb) => eb(eb.refTuple('created_at', 'payment_id'), '<', eb.tuple(after!.at, after!.id))))
-    .orderBy('created_at', 'desc')
-    .orderBy('payment_id', 'desc')
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('payments')
+      .selectAll()
+      .where('receiver_id', '=', receiverId)
+      .where('deleted_at', 'is', null)
+      // Either half of a state names the other's few values: with both, PostgreSQL seeks the state in
+      // payments_list_state instead of scanning for a state no payment may be in.
+      .$if(status !== undefined, (qb) => qb.where('status', '=', status!).where('status_detail', 'in', detailsIn(status!)))
+      .$if(statusDetail !== undefined, (qb) => qb.where('status_detail', '=', statusDetail!).where('status', 'in', statusesWith(statusDetail!)))
+      .$if(from !== undefined, (qb) => qb.where('created_at', '>=', from!.getTime()))
+      .$if(to !== undefined, (qb) => qb.where('created_at', '<', to!.getTime()))
+      .$if(q !== undefined, (qb) => qb.where(searchFor(db, q!)))
+      .$if(after !== undefined, (qb) => qb.where((eb) => eb(eb.refTuple('created_at', 'payment_id'), '<', eb.tuple(after!.at, after!.id))))
+      .orderBy('created_at', 'desc')
+      .orderBy('payment_id', 'desc')
+      .limit(limit)
+      .execute()
+  );
 }

@@ -63,13 +63,53 @@ export function toPayment(row: PaymentRow): Payment {
 }
 
 const PAYMENT_COLUMNS = Object.keys({
-  payment_id: 0, receiver_id: 0, notification_token: 0, status: 0, status_detail: 0, version: 0, subject: 0, body: 0, amount: 0,
-  currency: 0, discount: 0, refunded: 0, transaction_id: 0, custom: 0, bank_id: 0, bank_name: 0, return_url: 0, cancel_url: 0,
-  picture_url: 0, notify_url: 0, notify_api_version: 0, contract_url: 0, expires_at: 0, send_email: 0, send_reminders: 0,
-  payer_name: 0, payer_email: 0, responsible_user_email: 0, fixed_payer_personal_identifier: 0, integrator_fee: 0,
-  collect_account_uuid: 0, confirm_timeout_at: 0, mandatory_payment_method: 0, psp_client_merchant_name: 0,
-  personal_identifier: 0, bank_account_number: 0, payment_method: 0, funds_source: 0, receipt_url: 0,
-  out_of_date_conciliation: 0, conciliation_at: 0, confirmed_at: 0, funds_delivery_at: 0, next_reminder_at: 0, fund_delivery_id: 0, created_at: 0, updated_at: 0,
+  payment_id: 0,
+  receiver_id: 0,
+  notification_token: 0,
+  status: 0,
+  status_detail: 0,
+  version: 0,
+  subject: 0,
+  body: 0,
+  amount: 0,
+  currency: 0,
+  discount: 0,
+  refunded: 0,
+  transaction_id: 0,
+  custom: 0,
+  bank_id: 0,
+  bank_name: 0,
+  return_url: 0,
+  cancel_url: 0,
+  picture_url: 0,
+  notify_url: 0,
+  notify_api_version: 0,
+  contract_url: 0,
+  expires_at: 0,
+  send_email: 0,
+  send_reminders: 0,
+  payer_name: 0,
+  payer_email: 0,
+  responsible_user_email: 0,
+  fixed_payer_personal_identifier: 0,
+  integrator_fee: 0,
+  collect_account_uuid: 0,
+  confirm_timeout_at: 0,
+  mandatory_payment_method: 0,
+  psp_client_merchant_name: 0,
+  personal_identifier: 0,
+  bank_account_number: 0,
+  payment_method: 0,
+  funds_source: 0,
+  receipt_url: 0,
+  out_of_date_conciliation: 0,
+  conciliation_at: 0,
+  confirmed_at: 0,
+  funds_delivery_at: 0,
+  next_reminder_at: 0,
+  fund_delivery_id: 0,
+  created_at: 0,
+  updated_at: 0,
   deleted_at: 0,
 } satisfies Record<keyof PaymentRow, 0>) as (keyof PaymentRow)[];
 
@@ -119,7 +159,12 @@ export async function findPayment(db: Kysely<DB>, receiverId: number, paymentId:
 // PostgreSQL: the payments that requests ask for in one turn are read in one round trip, whatever
 // their number, by one statement the server has prepared.
 const liveByIds = prepare(
-  (db, paymentIds: string[]) => db.selectFrom('payments').selectAll().where('payment_id', '=', sql<string>`any(${paymentIds})`).where('deleted_at', 'is', null),
+  (db, paymentIds: string[]) =>
+    db
+      .selectFrom('payments')
+      .selectAll()
+      .where('payment_id', '=', sql<string>`any(${paymentIds})`)
+      .where('deleted_at', 'is', null),
   (paymentIds) => [paymentIds],
 );
 
@@ -146,7 +191,13 @@ export function readCacheCost(entry: ReadPayment): number {
 }
 
 const readCaches = perDatabase(
-  (_db: Kysely<DB>) => new LRUCache<string, ReadPayment>({ max: READ_CACHE_LIMITS.entries, maxSize: READ_CACHE_LIMITS.bytes, maxEntrySize: READ_CACHE_LIMITS.entryBytes, sizeCalculation: readCacheCost }),
+  (_db: Kysely<DB>) =>
+    new LRUCache<string, ReadPayment>({
+      max: READ_CACHE_LIMITS.entries,
+      maxSize: READ_CACHE_LIMITS.bytes,
+      maxEntrySize: READ_CACHE_LIMITS.entryBytes,
+      sizeCalculation: readCacheCost,
+    }),
 );
 
 /** What the read cache of `db` holds, in entries and estimated bytes: for tests that it stays within READ_CACHE_LIMITS. */
@@ -282,7 +333,12 @@ export async function listDueReminders(db: Kysely<DB>, now: number, limit: numbe
  * longer `from`. Not a column a Payment holds: the version stays (sharedPayment).
  */
 export async function moveNextReminder(db: Kysely<DB>, paymentId: string, from: number, to: number | null): Promise<boolean> {
-  const result = await db.updateTable('payments').set({ next_reminder_at: to }).where('payment_id', '=', paymentId).where('next_reminder_at', '=', from).executeTakeFirst();
+  const result = await db
+    .updateTable('payments')
+    .set({ next_reminder_at: to })
+    .where('payment_id', '=', paymentId)
+    .where('next_reminder_at', '=', from)
+    .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
@@ -298,10 +354,19 @@ export async function firstPaymentByPayer(db: Kysely<DB>, receiverId: number, pa
   return row?.first == null ? null : new Date(Number(row.first));
 }
 
-export async function insertRefund(db: Kysely<DB>, refund: { refundId: string; paymentId: string; receiverId: number; amount: number; at: Date }): Promise<void> {
+export async function insertRefund(
+  db: Kysely<DB>,
+  refund: { refundId: string; paymentId: string; receiverId: number; amount: number; at: Date },
+): Promise<void> {
   await db
     .insertInto('refunds')
-    .values({ refund_id: refund.refundId, payment_id: refund.paymentId, receiver_id: refund.receiverId, amount: refund.amount, created_at: refund.at.getTime() })
+    .values({
+      refund_id: refund.refundId,
+      payment_id: refund.paymentId,
+      receiver_id: refund.receiverId,
+      amount: refund.amount,
+      created_at: refund.at.getTime(),
+    })
     .execute();
 }
 

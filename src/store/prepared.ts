@@ -14,7 +14,10 @@ export interface Prepared<A extends unknown[], R> {
  * compiled query binds them. The first compilation checks that they agree, so a query whose
  * values move is caught at once rather than answering with another row.
  */
-export function prepare<A extends unknown[], R>(build: (db: Kysely<DB>, ...args: A) => { compile(): CompiledQuery<R> }, values: (...args: A) => unknown[]): Prepared<A, R> {
+export function prepare<A extends unknown[], R>(
+  build: (db: Kysely<DB>, ...args: A) => { compile(): CompiledQuery<R> },
+  values: (...args: A) => unknown[],
+): Prepared<A, R> {
   const compiled = new Map<Dialect, CompiledQuery<R>>();
   return {
     run(db, ...args) {
@@ -23,7 +26,8 @@ export function prepare<A extends unknown[], R>(build: (db: Kysely<DB>, ...args:
       const parameters = values(...args);
       if (!query) {
         query = build(db, ...args).compile();
-        if (JSON.stringify(query.parameters) !== JSON.stringify(parameters)) throw new Error(`prepared query binds ${JSON.stringify(query.parameters)}, not ${JSON.stringify(parameters)}`);
+        if (JSON.stringify(query.parameters) !== JSON.stringify(parameters))
+          throw new Error(`prepared query binds ${JSON.stringify(query.parameters)}, not ${JSON.stringify(parameters)}`);
         if (dialect === 'postgres') nameStatement(query.sql);
         compiled.set(dialect, query);
       }

@@ -226,8 +226,21 @@ export interface MessageAttemptsTable {
 /** A view: the payment notifications among the messages, with the columns of the table they were before the outbox held every kind. */
 export type NotificationsView = Pick<
   MessagesTable,
-  | 'receiver_id' | 'url' | 'destination' | 'content_type' | 'body' | 'status' | 'attempts' | 'round_step' | 'round_started_at'
-  | 'next_attempt_at' | 'lease_id' | 'locked_until' | 'delivered_at' | 'created_at' | 'updated_at'
+  | 'receiver_id'
+  | 'url'
+  | 'destination'
+  | 'content_type'
+  | 'body'
+  | 'status'
+  | 'attempts'
+  | 'round_step'
+  | 'round_started_at'
+  | 'next_attempt_at'
+  | 'lease_id'
+  | 'locked_until'
+  | 'delivered_at'
+  | 'created_at'
+  | 'updated_at'
 > & { notification_id: string; payment_id: string; api_version: string };
 
 /** A view: the attempts of the payment notifications. */

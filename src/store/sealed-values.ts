@@ -37,7 +37,11 @@ export async function valuesNotUnder(db: Kysely<DB>, at: SealedColumn, prefix: s
     .select([...at.keys, at.column])
     .where(at.column, 'is not', null)
     .where(at.column, 'not like', `${prefix}%`)
-    .$if(after !== undefined, (q) => q.where((eb) => (at.keys.length === 1 ? eb(eb.ref(at.keys[0]!), '>', after![0]) : eb(eb.refTuple(at.keys[0]!, at.keys[1]!), '>', eb.tuple(after![0], after![1])))))
+    .$if(after !== undefined, (q) =>
+      q.where((eb) =>
+        at.keys.length === 1 ? eb(eb.ref(at.keys[0]!), '>', after![0]) : eb(eb.refTuple(at.keys[0]!, at.keys[1]!), '>', eb.tuple(after![0], after![1])),
+      ),
+    )
     .$call((q) => at.keys.reduce((ordered, key) => ordered.orderBy(key), q))
     .limit(limit)
     .execute();
@@ -46,7 +50,10 @@ export async function valuesNotUnder(db: Kysely<DB>, at: SealedColumn, prefix: s
 
 /** Replaces one value, only if it is still the one read: a value changed meanwhile is left as its writer sealed it. */
 export async function replaceSealed(db: Kysely<DB>, at: SealedColumn, value: SealedValue, next: string): Promise<boolean> {
-  let update = loose(db).updateTable(at.table).set({ [at.column]: next }).where(at.column, '=', value.sealed);
+  let update = loose(db)
+    .updateTable(at.table)
+    .set({ [at.column]: next })
+    .where(at.column, '=', value.sealed);
   at.keys.forEach((key, i) => (update = update.where(key, '=', value.key[i])));
   const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

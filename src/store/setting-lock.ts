@@ -6,7 +6,11 @@ import type { DB } from './schema.js';
 
 /** Inside a transaction: the setting's value (created as `initial` if absent), locked until the transaction ends. */
 export async function lockSetting(trx: Kysely<DB>, name: string, initial: string): Promise<string> {
-  await trx.insertInto('settings').values({ name, value: initial }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  await trx
+    .insertInto('settings')
+    .values({ name, value: initial })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
   const row = await trx
     .selectFrom('settings')
     .select('value')

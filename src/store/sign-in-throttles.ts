@@ -41,7 +41,11 @@ export async function readThrottle(db: Kysely<DB>, subject: string): Promise<Thr
 }
 
 export async function writeThrottle(db: Kysely<DB>, subject: string, state: ThrottleState): Promise<void> {
-  await db.updateTable('sign_in_throttles').set({ failures: state.failures, last_failure_at: state.lastFailureAt, blocked_until: state.blockedUntil }).where('subject', '=', subject).execute();
+  await db
+    .updateTable('sign_in_throttles')
+    .set({ failures: state.failures, last_failure_at: state.lastFailureAt, blocked_until: state.blockedUntil })
+    .where('subject', '=', subject)
+    .execute();
 }
 
 export async function deleteThrottle(db: Kysely<DB>, subject: string): Promise<void> {

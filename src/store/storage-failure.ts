@@ -15,14 +15,22 @@ const PG_DISK_FULL = '53100';
 const PG_UNAVAILABLE = /^(08|57P0|53)/;
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** pg's own words when a connection ends or cannot be had (it gives them no code). */
-const PG_CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|is not currently accepting connections/i;
+const PG_CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|is not currently accepting connections/i;
 
 export function storageFailureOf(error: unknown): StorageFailure | undefined {
   const { code, message, errors } = (error ?? {}) as { code?: unknown; message?: unknown; errors?: unknown };
   if (typeof code === 'string') {
     if (code === 'SQLITE_FULL' || code === PG_DISK_FULL) return 'disk full';
     // SQLITE_BUSY: another process has held the database locked past the busy timeout.
-    if (code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_BUSY') || code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CORRUPT') return 'database unavailable';
+    if (
+      code.startsWith('SQLITE_IOERR') ||
+      code.startsWith('SQLITE_BUSY') ||
+      code === 'SQLITE_CANTOPEN' ||
+      code.startsWith('SQLITE_READONLY') ||
+      code === 'SQLITE_CORRUPT'
+    )
+      return 'database unavailable';
     if (PG_UNAVAILABLE.test(code) || NETWORK_CODES.has(code)) return 'database unavailable';
   }
   if (typeof message === 'string' && PG_CONNECTION_MESSAGES.test(message)) return 'database unavailable';
@@ -56,7 +64,11 @@ export async function storageReady(db: Kysely<DB>, now: number): Promise<void> {
     if (!suspect) return sql`select 1`.execute(trx);
     // As large as a sizeable payment, and gone again: a write that fits in pages already there
     // would pass while the disk has no room for a request's.
-    await trx.insertInto('settings').values({ name: PROBE, value: 'x'.repeat(PROBE_BYTES) }).onConflict((oc) => oc.column('name').doUpdateSet({ value: 'x'.repeat(PROBE_BYTES) })).execute();
+    await trx
+      .insertInto('settings')
+      .values({ name: PROBE, value: 'x'.repeat(PROBE_BYTES) })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ value: 'x'.repeat(PROBE_BYTES) }))
+      .execute();
     await trx.deleteFrom('settings').where('name', '=', PROBE).execute();
   });
   last.at = Number.NEGATIVE_INFINITY;

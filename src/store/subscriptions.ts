@@ -41,7 +41,9 @@ export async function insertSubscription(db: Kysely<DB>, row: SubscriptionsTable
 const lookups = perDatabase(
   (db: Kysely<DB>) =>
     new GroupRead(async (ids: string[]) => {
-      const chunks = await Promise.all(inChunks(ids).map((chunk) => db.selectFrom('subscriptions').selectAll().where('subscription_id', 'in', chunk).execute()));
+      const chunks = await Promise.all(
+        inChunks(ids).map((chunk) => db.selectFrom('subscriptions').selectAll().where('subscription_id', 'in', chunk).execute()),
+      );
       return new Map(chunks.flat().map((row) => [row.subscription_id, toSubscription(row)]));
     }),
 );
@@ -61,7 +63,12 @@ export async function findSubscriptionById(db: Kysely<DB>, subscriptionId: strin
 }
 
 /** A subscription of one account: another account's is not found. */
-export async function findSubscription(db: Kysely<DB>, receiverId: number, subscriptionId: string, options: { lock?: boolean } = {}): Promise<Subscription | undefined> {
+export async function findSubscription(
+  db: Kysely<DB>,
+  receiverId: number,
+  subscriptionId: string,
+  options: { lock?: boolean } = {},
+): Promise<Subscription | undefined> {
   const subscription = await findSubscriptionById(db, subscriptionId, options);
   return subscription?.receiverId === receiverId ? subscription : undefined;
 }
@@ -106,17 +113,25 @@ export async function insertMandateChange(db: Kysely<DB>, change: MandateChange)
 
 /** A subscription's history, oldest first. */
 export async function mandateChanges(db: Kysely<DB>, subscriptionId: string): Promise<MandateChange[]> {
-  const rows = await db.selectFrom('subscription_changes').selectAll().where('subscription_id', '=', subscriptionId).orderBy('changed_at').orderBy('change_id').execute();
-  return inChainOrder(rows.map((row) => ({
-    changeId: row.change_id,
-    subscriptionId: row.subscription_id,
-    event: row.event as MandateEvent,
-    from: row.from_state as MandateState,
-    to: row.to_state as MandateState,
-    origin: row.origin as MandateOrigin,
-    reason: row.reason,
-    changedAt: new Date(Number(row.changed_at)),
-  })));
+  const rows = await db
+    .selectFrom('subscription_changes')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .orderBy('changed_at')
+    .orderBy('change_id')
+    .execute();
+  return inChainOrder(
+    rows.map((row) => ({
+      changeId: row.change_id,
+      subscriptionId: row.subscription_id,
+      event: row.event as MandateEvent,
+      from: row.from_state as MandateState,
+      to: row.to_state as MandateState,
+      origin: row.origin as MandateOrigin,
+      reason: row.reason,
+      changedAt: new Date(Number(row.changed_at)),
+    })),
+  );
 }
 
 /** The installation's subscriptions, or one account's, newest first. */

@@ -26,7 +26,11 @@ export async function usersOf(db: Kysely<DB>, receiverId: number): Promise<Dashb
 
 /** A new password: `expiresAt` is set for one Quipu generated (domain/dashboard-session.ts), null for one the user chose. */
 export async function setPasswordHash(db: Kysely<DB>, userId: string, passwordHash: string, at: number, expiresAt: number | null): Promise<void> {
-  await db.updateTable('dashboard_users').set({ password_hash: passwordHash, password_expires_at: expiresAt, updated_at: at }).where('user_id', '=', userId).execute();
+  await db
+    .updateTable('dashboard_users')
+    .set({ password_hash: passwordHash, password_expires_at: expiresAt, updated_at: at })
+    .where('user_id', '=', userId)
+    .execute();
 }
 
 /** The same password hashed again at a higher cost, unless the password changed meanwhile. */

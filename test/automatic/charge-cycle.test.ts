@@ -86,7 +86,12 @@ describe('a charge on an enabled subscription', () => {
     await collectDebits(setup.server.ctx);
     const failed = await api.get(`/v3/payments/${poorCharge}`);
     expect(failed.body).toMatchObject({ status: 'pending', status_detail: 'pending' });
-    const errors = await setup.server.ctx.db.selectFrom('messages').selectAll().where('kind', '=', 'payment.charge.error').where('subject_id', '=', poorCharge).execute();
+    const errors = await setup.server.ctx.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('kind', '=', 'payment.charge.error')
+      .where('subject_id', '=', poorCharge)
+      .execute();
     expect(errors).toHaveLength(1);
     expect(JSON.parse(errors[0]!.body)).toMatchObject({ subscription_id: poor, transaction_id: 'INV-1' });
     expect(JSON.parse(errors[0]!.body).error_message).toContain('Fondos insuficientes');

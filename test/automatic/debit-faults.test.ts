@@ -64,7 +64,9 @@ const advance = (duration: string) => moveClock(setup.server.ctx, { advance: dur
 /** `count` processes on the test server's database run `job` once, at the same moment; their results. */
 async function runJobAtOnce(job: string, count: number): Promise<unknown[]> {
   const env = { ...process.env, DATABASE_URL: setup.server.database.url, DATA_DIR: setup.server.database.dataDir, LOG_LEVEL: 'error', DEMO_ACCOUNT: 'false' };
-  const children = Array.from({ length: count }, () => spawn(process.execPath, ['--import', 'tsx', JOB_ONCE, job], { env, stdio: ['pipe', 'pipe', 'inherit'] }));
+  const children = Array.from({ length: count }, () =>
+    spawn(process.execPath, ['--import', 'tsx', JOB_ONCE, job], { env, stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
   const lines = children.map((child) => createInterface({ input: child.stdout! })[Symbol.asyncIterator]());
   for (const line of lines) expect((await line.next()).value).toBe('ready');
   for (const child of children) child.stdin!.write('go\n');
@@ -82,7 +84,11 @@ async function enabledSubscription(rut?: string, fields: Record<string, RawValue
 async function charges(subscriptionId: string, count: number, fields: Record<string, RawValue> = {}): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i += 20) {
-    const created = await Promise.all(Array.from({ length: Math.min(20, count - i) }, (_, j) => api.post('/v1/automatic-payment/charge-intent', newCharge(subscriptionId, { ...QUIET, amount: 100, transaction_id: `INV-${i + j}`, ...fields }))));
+    const created = await Promise.all(
+      Array.from({ length: Math.min(20, count - i) }, (_, j) =>
+        api.post('/v1/automatic-payment/charge-intent', newCharge(subscriptionId, { ...QUIET, amount: 100, transaction_id: `INV-${i + j}`, ...fields })),
+      ),
+    );
     for (const res of created) {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       ids.push(res.body.payment_id);
@@ -122,7 +128,12 @@ describe('processes collecting debits at once', () => {
     await runJobAtOnce('collect-debits', 2);
     const payments = await setup.server.ctx.db.selectFrom('payments').select(['payment_id', 'status']).where('payment_id', 'in', paymentIds).execute();
     expect(payments.filter((p) => p.status === 'done')).toHaveLength(paymentIds.length);
-    const notifications = await setup.server.ctx.db.selectFrom('messages').select('subject_id').where('kind', 'like', 'payment.notification.%').where('subject_id', 'in', paymentIds).execute();
+    const notifications = await setup.server.ctx.db
+      .selectFrom('messages')
+      .select('subject_id')
+      .where('kind', 'like', 'payment.notification.%')
+      .where('subject_id', 'in', paymentIds)
+      .execute();
     expect(notifications).toHaveLength(paymentIds.length);
     expect(new Set(notifications.map((n) => n.subject_id)).size).toBe(paymentIds.length);
     const credits = await setup.server.ctx.db.selectFrom('bank_credits').select(['payment_id', 'status']).where('payment_id', 'in', paymentIds).execute();
@@ -157,7 +168,8 @@ describe('a bank that does not answer a debit in time', () => {
   const questionsOf = (paymentId: string) => bank.debitsAsked.filter((o) => o.reference === paymentId).length;
   /** The bank moves the money of the debits it accepted: it says so when next asked. */
   const settleBooked = () => {
-    for (const order of bank.debitsSubmitted) if (books.get(order.orderId)?.status === 'accepted') books.set(order.orderId, { status: 'settled', credit: creditOf(order) });
+    for (const order of bank.debitsSubmitted)
+      if (books.get(order.orderId)?.status === 'accepted') books.set(order.orderId, { status: 'settled', credit: creditOf(order) });
   };
   const creditOf = (order: DebitOrder): BankCredit => ({
     bankReference: `scripted-${order.orderId}`,
@@ -297,8 +309,16 @@ describe('callback receivers that are down', () => {
     expect(listed.body.events).toHaveLength(1);
     return (await api.get(`/quipu/v1/events/${listed.body.events[0].id}`)).body;
   };
-  const withAttempts = (kind: string, subjectId: string, attempts: number) => eventually(() => eventOf(kind, subjectId), (e) => e.attempts >= attempts);
-  const until = (kind: string, subjectId: string, status: string) => eventually(() => eventOf(kind, subjectId), (e) => e.status === status);
+  const withAttempts = (kind: string, subjectId: string, attempts: number) =>
+    eventually(
+      () => eventOf(kind, subjectId),
+      (e) => e.attempts >= attempts,
+    );
+  const until = (kind: string, subjectId: string, status: string) =>
+    eventually(
+      () => eventOf(kind, subjectId),
+      (e) => e.status === status,
+    );
 
   /**
    * Both callbacks, written at the same instant of the developer clock: a charge whose debit failed
@@ -333,11 +353,13 @@ describe('callback receivers that are down', () => {
     }
 
     await advance('6s');
-    for (const [kind, subject] of callbacks) expect((await withAttempts(kind, subject, 2)).attempt_log[1]).toMatchObject({ trigger: 'retry', outcome: 'failed' });
+    for (const [kind, subject] of callbacks)
+      expect((await withAttempts(kind, subject, 2)).attempt_log[1]).toMatchObject({ trigger: 'retry', outcome: 'failed' });
 
     const receiver = await down.up();
     await advance('6m');
-    for (const [kind, subject] of callbacks) expect((await until(kind, subject, 'delivered')).attempt_log.map((a: { outcome: string }) => a.outcome)).toEqual(['failed', 'failed', 'delivered']);
+    for (const [kind, subject] of callbacks)
+      expect((await until(kind, subject, 'delivered')).attempt_log.map((a: { outcome: string }) => a.outcome)).toEqual(['failed', 'failed', 'delivered']);
     expect(receiver.requests).toHaveLength(2);
     const bodies = receiver.requests.map((r) => JSON.parse(r.body));
     expect(bodies).toContainEqual({ subscription_id: subscriptionId, status: 'enabled' });
@@ -370,13 +392,16 @@ describe('callback receivers that are down', () => {
 /** A database that refuses to move a debit out of `submitting`: where a process dies, for the test to kill it there. */
 const RECORD_REFUSED: Record<'sqlite' | 'postgres', { install(db: Kysely<DB>): Promise<unknown>; remove(db: Kysely<DB>): Promise<unknown> }> = {
   sqlite: {
-    install: (db) => sql`create trigger debit_record_refused before update on debits when old.state = 'submitting' begin select raise(abort, 'refused'); end`.execute(db),
+    install: (db) =>
+      sql`create trigger debit_record_refused before update on debits when old.state = 'submitting' begin select raise(abort, 'refused'); end`.execute(db),
     remove: (db) => sql`drop trigger debit_record_refused`.execute(db),
   },
   postgres: {
     install: async (db) => {
       await sql`create function debit_record_refused() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`.execute(db);
-      await sql`create trigger debit_record_refused before update on debits for each row when (old.state = 'submitting') execute function debit_record_refused()`.execute(db);
+      await sql`create trigger debit_record_refused before update on debits for each row when (old.state = 'submitting') execute function debit_record_refused()`.execute(
+        db,
+      );
     },
     remove: async (db) => {
       await sql`drop trigger debit_record_refused on debits`.execute(db);
@@ -404,14 +429,27 @@ describe('a quipu serve killed between the bank booking a debit and its record',
   });
 
   it('asks the bank about the debits it left, submits none of them again, and settles each once', async () => {
-    const env = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'info', DEMO_ACCOUNT: 'false', JOBS_POLL_MS: '20', JOB_LEASE_MS: '1000', DELIVERY_POLL_MS: '20', INVALIDATION_POLL_MS: '50' };
+    const env = {
+      DATABASE_URL: database.url,
+      DATA_DIR: database.dataDir,
+      LOG_LEVEL: 'info',
+      DEMO_ACCOUNT: 'false',
+      JOBS_POLL_MS: '20',
+      JOB_LEASE_MS: '1000',
+      DELIVERY_POLL_MS: '20',
+      INVALIDATION_POLL_MS: '50',
+    };
     runtime = await startRuntime(loadConfig(env), createLogger('silent', 2));
     const ctx = runtime.ctx;
     const { merchant } = await createMerchant(ctx, { name: 'Gym', developer: true, users: ['owner@example.com'] });
     const subscription = await createSubscription(ctx, merchant, { ...NEW_SUBSCRIPTION, notify_url: NOWHERE });
     await signAtDemoBank(ctx, subscription.subscriptionId);
     const paymentIds: string[] = [];
-    for (let i = 0; i < CHARGES; i++) paymentIds.push((await createCharge(ctx, merchant, newCharge(subscription.subscriptionId, { amount: 100, error_response_url: NOWHERE, notify_url: receiver.url }))).paymentId);
+    for (let i = 0; i < CHARGES; i++)
+      paymentIds.push(
+        (await createCharge(ctx, merchant, newCharge(subscription.subscriptionId, { amount: 100, error_response_url: NOWHERE, notify_url: receiver.url })))
+          .paymentId,
+      );
     // DemoBank's books, which Quipu's own schema does not describe.
     const booked = () => ctx.db.withTables<{ demobank_debits: { order_id: string } }>().selectFrom('demobank_debits').select('order_id').execute();
 
@@ -419,7 +457,11 @@ describe('a quipu serve killed between the bank booking a debit and its record',
     // there each time, after its bank booked the debit: then it is killed, as if it had died there.
     await RECORD_REFUSED[testDatabaseKind()].install(ctx.db);
     const first = await serveOnFreePort(env, started);
-    await eventually(() => journaledRequests(ctx.db, { limit: 10_000 }), (rows) => rows.filter((r) => r.operation === 'debit').length === CHARGES, 30_000);
+    await eventually(
+      () => journaledRequests(ctx.db, { limit: 10_000 }),
+      (rows) => rows.filter((r) => r.operation === 'debit').length === CHARGES,
+      30_000,
+    );
     await first.stop('SIGKILL');
     await RECORD_REFUSED[testDatabaseKind()].remove(ctx.db);
 
@@ -432,7 +474,11 @@ describe('a quipu serve killed between the bank booking a debit and its record',
     // finds the claims stale, and the bank it asks has settled them.
     await moveClock(ctx, { advance: SETTLEMENT_MOVE });
     const second = await serveOnFreePort(env, started);
-    await eventually(() => ctx.db.selectFrom('debits').select('state').execute(), (rows) => rows.every((d) => d.state === 'settled'), 30_000);
+    await eventually(
+      () => ctx.db.selectFrom('debits').select('state').execute(),
+      (rows) => rows.every((d) => d.state === 'settled'),
+      30_000,
+    );
     await receiver.waitFor((requests) => requests.length === CHARGES, 30_000);
     await second.stop('SIGTERM');
 

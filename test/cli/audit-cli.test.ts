@@ -17,7 +17,12 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-const exported = async () => (await quipu(['audit', 'export'], env)).stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+const exported = async () =>
+  (await quipu(['audit', 'export'], env)).stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 
 describe('quipu audit', () => {
   it('records the commands that change state, with who ran them and how they ended', async () => {

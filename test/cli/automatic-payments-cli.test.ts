@@ -43,12 +43,24 @@ describe('quipu subscriptions', PROCESSES, () => {
     expect(listed.code).toBe(0);
     const views = JSON.parse(listed.stdout);
     expect(views.map((v: { subscription_id: string }) => v.subscription_id)).toEqual(expect.arrayContaining([id, unsigned]));
-    expect(views.find((v: { subscription_id: string }) => v.subscription_id === unsigned)).toMatchObject({ status: 'DISABLED', state: 'created', customer_bank_code: 'no-bank' });
+    expect(views.find((v: { subscription_id: string }) => v.subscription_id === unsigned)).toMatchObject({
+      status: 'DISABLED',
+      state: 'created',
+      customer_bank_code: 'no-bank',
+    });
 
     const shown = await quipu(['subscriptions', 'show', id, '--json'], env);
     expect(shown.code).toBe(0);
     const detail = JSON.parse(shown.stdout);
-    expect(detail).toMatchObject({ subscription_id: id, receiver_id: setup.account.receiver_id, status: 'ENABLED', state: 'enabled', customer_bank_code: 'Bawdf', service_reference: 'Plan A', max_amount: 50000 });
+    expect(detail).toMatchObject({
+      subscription_id: id,
+      receiver_id: setup.account.receiver_id,
+      status: 'ENABLED',
+      state: 'enabled',
+      customer_bank_code: 'Bawdf',
+      service_reference: 'Plan A',
+      max_amount: 50000,
+    });
     expect(detail.history.map((c: { from: string; to: string; origin: string }) => [c.from, c.to, c.origin])).toEqual([
       ['created', 'signed', 'payer'],
       ['signed', 'enabled', 'bank'],
@@ -75,7 +87,12 @@ describe('quipu demobank mandates', PROCESSES, () => {
     const views = JSON.parse(payer.stdout);
     expect(views.map((v: { subscription_id: string }) => v.subscription_id)).toContain(mine);
     expect(views.every((v: { personal_identifier: string }) => v.personal_identifier === '12.345.678-5')).toBe(true);
-    expect(views.find((v: { subscription_id: string }) => v.subscription_id === mine)).toMatchObject({ creditor: 'Gym', state: 'active', max_amount: 50000, currency: 'CLP' });
+    expect(views.find((v: { subscription_id: string }) => v.subscription_id === mine)).toMatchObject({
+      creditor: 'Gym',
+      state: 'active',
+      max_amount: 50000,
+      currency: 'CLP',
+    });
     const all = JSON.parse((await quipu(['demobank', 'mandates', 'list', '--json'], env)).stdout);
     expect(all.map((v: { subscription_id: string }) => v.subscription_id)).toEqual(expect.arrayContaining([mine, theirs]));
     const bad = await quipu(['demobank', 'mandates', 'list', '--rut', '12.345.678-9'], env);
@@ -102,7 +119,13 @@ describe('quipu demobank mandates', PROCESSES, () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('The mandate is not in force: there is nothing to revoke');
 
-    const bodies = await setup.server.ctx.db.selectFrom('messages').select(['subject_id', 'body']).where('kind', '=', 'subscription.signing').where('subject_id', 'in', [approved, rejected]).orderBy('created_at').execute();
+    const bodies = await setup.server.ctx.db
+      .selectFrom('messages')
+      .select(['subject_id', 'body'])
+      .where('kind', '=', 'subscription.signing')
+      .where('subject_id', 'in', [approved, rejected])
+      .orderBy('created_at')
+      .execute();
     expect(bodies.map((r) => [r.subject_id, JSON.parse(r.body).status])).toEqual([
       [approved, 'enabled'],
       [rejected, 'disabled'],
@@ -123,7 +146,12 @@ describe('quipu demobank charges', PROCESSES, () => {
 
     const fail = await quipu(['demobank', 'charges', 'fail', failed], env);
     expect(fail.stdout).toContain(`${failed}  pending/pending`);
-    const errors = await setup.server.ctx.db.selectFrom('messages').select('body').where('kind', '=', 'payment.charge.error').where('subject_id', '=', failed).execute();
+    const errors = await setup.server.ctx.db
+      .selectFrom('messages')
+      .select('body')
+      .where('kind', '=', 'payment.charge.error')
+      .where('subject_id', '=', failed)
+      .execute();
     expect(errors.map((r) => JSON.parse(r.body))).toEqual([expect.objectContaining({ subscription_id: id, transaction_id: 'INV-1' })]);
 
     const twice = await quipu(['demobank', 'charges', 'settle', settled], env);

@@ -76,7 +76,10 @@ describe('acting commands beside a running server', { timeout: 120_000 }, () => 
 
   it('quipu demobank charges settle writes the same links', async () => {
     const mandate = JSON.parse(await act(['scenarios', 'run', 'mandate-enabled', '--receiver', DEMO.DEMO_RECEIVER_ID, '--json']));
-    const charge = await api().post('/v1/automatic-payment/charge-intent', newCharge(mandate.subscription.subscription_id, { amount: 1000, notify_url: receiver.url }));
+    const charge = await api().post(
+      '/v1/automatic-payment/charge-intent',
+      newCharge(mandate.subscription.subscription_id, { amount: 1000, notify_url: receiver.url }),
+    );
     expect(charge.status).toBe(200);
     const paymentId = charge.body.payment_id as string;
     expect(await act(['demobank', 'charges', 'settle', paymentId])).toContain(paymentId);

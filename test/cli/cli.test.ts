@@ -30,7 +30,13 @@ describe('quipu CLI', () => {
     expect(prod.developer).toBe(false);
 
     const shown = JSON.parse((await quipu(['merchants', 'show', String(created.receiver_id), '--json'], env)).stdout);
-    expect(shown).toMatchObject({ receiver_id: created.receiver_id, name: 'Shop', developer: true, users: ['a@shop.example'], features: { refunds: true, contractUrl: true, confirm: false, integrator: false, psp: false } });
+    expect(shown).toMatchObject({
+      receiver_id: created.receiver_id,
+      name: 'Shop',
+      developer: true,
+      users: ['a@shop.example'],
+      features: { refunds: true, contractUrl: true, confirm: false, integrator: false, psp: false },
+    });
     expect(shown.secret).toBeUndefined();
     const withSecret = JSON.parse((await quipu(['merchants', 'show', String(created.receiver_id), '--json', '--show-secret'], env)).stdout);
     expect(withSecret.secret).toBe(created.secret);
@@ -38,7 +44,10 @@ describe('quipu CLI', () => {
     const list = JSON.parse((await quipu(['merchants', 'list', '--json'], env)).stdout);
     expect(list.map((m: { receiver_id: number }) => m.receiver_id)).toEqual(expect.arrayContaining([created.receiver_id, prod.receiver_id]));
 
-    const updated = JSON.parse((await quipu(['merchants', 'update', String(created.receiver_id), '--confirm', '--no-refunds', '--notify-url', 'https://shop.example/n', '--json'], env)).stdout);
+    const updated = JSON.parse(
+      (await quipu(['merchants', 'update', String(created.receiver_id), '--confirm', '--no-refunds', '--notify-url', 'https://shop.example/n', '--json'], env))
+        .stdout,
+    );
     expect(updated).toMatchObject({ features: { confirm: true, refunds: false, contractUrl: true }, notify_url: 'https://shop.example/n' });
   });
 
@@ -78,18 +87,30 @@ describe('quipu serve (npm start)', () => {
       expect(banks.body.banks.some((b: { bank_id: string }) => b.bank_id === 'Bawdf')).toBe(true);
 
       // Another process rotates the key: the running server stops accepting the old one.
-      const rotated = await quipu(['merchants', 'update', receiverId, '--rotate-api-key', '--json'], { DATABASE_URL: fresh.url, DATA_DIR: fresh.dataDir, LOG_LEVEL: 'warn' });
+      const rotated = await quipu(['merchants', 'update', receiverId, '--rotate-api-key', '--json'], {
+        DATABASE_URL: fresh.url,
+        DATA_DIR: fresh.dataDir,
+        LOG_LEVEL: 'warn',
+      });
       const newKey = JSON.parse(rotated.stdout).api_key;
       await expect.poll(async () => (await call(base, 'GET', '/v3/banks', { apiKey })).status, { timeout: 10_000 }).toBe(401);
       expect((await call(base, 'GET', '/v3/banks', { apiKey: newKey })).status).toBe(200);
 
       // Rotated again with a grace period: the replaced key works beside the new one meanwhile.
-      const graced = await quipu(['merchants', 'update', receiverId, '--rotate-api-key', '--rotate-secret', '--grace', '2h', '--json'], { DATABASE_URL: fresh.url, DATA_DIR: fresh.dataDir, LOG_LEVEL: 'warn' });
+      const graced = await quipu(['merchants', 'update', receiverId, '--rotate-api-key', '--rotate-secret', '--grace', '2h', '--json'], {
+        DATABASE_URL: fresh.url,
+        DATA_DIR: fresh.dataDir,
+        LOG_LEVEL: 'warn',
+      });
       const { api_key: latestKey, secret } = JSON.parse(graced.stdout);
       expect(secret).toMatch(/^[0-9a-f]{40}$/);
       await expect.poll(async () => (await call(base, 'GET', '/v3/banks', { apiKey: latestKey })).status, { timeout: 10_000 }).toBe(200);
       expect((await call(base, 'GET', '/v3/banks', { apiKey: newKey })).status).toBe(200);
-      const tooLong = await quipu(['merchants', 'update', receiverId, '--rotate-api-key', '--grace', '31d'], { DATABASE_URL: fresh.url, DATA_DIR: fresh.dataDir, LOG_LEVEL: 'warn' });
+      const tooLong = await quipu(['merchants', 'update', receiverId, '--rotate-api-key', '--grace', '31d'], {
+        DATABASE_URL: fresh.url,
+        DATA_DIR: fresh.dataDir,
+        LOG_LEVEL: 'warn',
+      });
       expect(tooLong.stderr).toContain('grace: must be between 0 and 30 days');
     } finally {
       await server.stop();

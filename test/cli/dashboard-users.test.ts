@@ -83,10 +83,17 @@ describe('dashboard users', () => {
 
   it('users add takes a role, list shows them, and set-role changes one', async () => {
     const { receiver_id } = JSON.parse((await quipu(['merchants', 'create', '--name', 'Roles', '--email', 'boss@roles.example', '--json'], env)).stdout);
-    const viewer = JSON.parse((await quipu(['users', 'add', String(receiver_id), '--email', 'auditor@roles.example', '--role', 'viewer', '--json'], env)).stdout);
+    const viewer = JSON.parse(
+      (await quipu(['users', 'add', String(receiver_id), '--email', 'auditor@roles.example', '--role', 'viewer', '--json'], env)).stdout,
+    );
     expect(viewer).toMatchObject({ email: 'auditor@roles.example', role: 'viewer' });
     const list = async () => JSON.parse((await quipu(['users', 'list', String(receiver_id), '--json'], env)).stdout);
-    expect(await list()).toEqual({ users: [{ email: 'auditor@roles.example', role: 'viewer', two_factor: false, disabled: false }, { email: 'boss@roles.example', role: 'owner', two_factor: false, disabled: false }] });
+    expect(await list()).toEqual({
+      users: [
+        { email: 'auditor@roles.example', role: 'viewer', two_factor: false, disabled: false },
+        { email: 'boss@roles.example', role: 'owner', two_factor: false, disabled: false },
+      ],
+    });
 
     const changed = await quipu(['users', 'set-role', 'Auditor@roles.example', 'developer', '--json'], env);
     expect(JSON.parse(changed.stdout)).toEqual({ email: 'auditor@roles.example', role: 'developer' });
@@ -96,7 +103,9 @@ describe('dashboard users', () => {
     expect(badRole.code).not.toBe(0);
     expect(badRole.stderr).toContain('must be one of owner, developer, viewer');
     expect((await list()).users).toContainEqual({ email: 'auditor@roles.example', role: 'developer', two_factor: false, disabled: false });
-    expect((await quipu(['users', 'add', String(receiver_id), '--email', 'x@roles.example', '--role', 'root'], env)).stderr).toContain('must be one of owner, developer, viewer');
+    expect((await quipu(['users', 'add', String(receiver_id), '--email', 'x@roles.example', '--role', 'root'], env)).stderr).toContain(
+      'must be one of owner, developer, viewer',
+    );
   });
 
   it('two-factor-enrol prints the secret, its otpauth address and ten recovery codes once; two-factor-reset removes them', async () => {
@@ -105,38 +114,63 @@ describe('dashboard users', () => {
     expect(enrolled).toEqual({
       email: 'boss@second.example',
       secret: expect.stringMatching(/^[A-Z2-7]{32}$/),
-      otpauth_uri: expect.stringMatching(/^otpauth:\/\/totp\/Quipu:boss%40second\.example\?issuer=Quipu&secret=[A-Z2-7]{32}&algorithm=SHA1&digits=6&period=30$/),
+      otpauth_uri: expect.stringMatching(
+        /^otpauth:\/\/totp\/Quipu:boss%40second\.example\?issuer=Quipu&secret=[A-Z2-7]{32}&algorithm=SHA1&digits=6&period=30$/,
+      ),
       recovery_codes: expect.arrayContaining([expect.stringMatching(/^[0-9a-z]{6}-[0-9a-z]{6}-[0-9a-z]{6}-[0-9a-z]{6}$/)]),
     });
     expect(enrolled.recovery_codes).toHaveLength(10);
     const twoFactor = async () => JSON.parse((await quipu(['users', 'list', String(receiver_id), '--json'], env)).stdout).users[0].two_factor;
     expect(await twoFactor()).toBe(true);
-    expect(JSON.parse((await quipu(['users', 'two-factor-reset', 'boss@second.example', '--json'], env)).stdout)).toEqual({ email: 'boss@second.example', two_factor: false });
+    expect(JSON.parse((await quipu(['users', 'two-factor-reset', 'boss@second.example', '--json'], env)).stdout)).toEqual({
+      email: 'boss@second.example',
+      two_factor: false,
+    });
     expect(await twoFactor()).toBe(false);
     expect((await quipu(['users', 'two-factor-enrol', 'nobody@second.example'], env)).stderr).toContain('Dashboard user not found');
   });
 
   it('disable ends every session at once and refuses the sign-in as a wrong password; enable gives it back; remove deletes the user; each audited', async () => {
-    const { receiver_id, email, password } = JSON.parse((await quipu(['merchants', 'create', '--name', 'Leavers', '--email', 'boss@leavers.example', '--json'], env)).stdout);
+    const { receiver_id, email, password } = JSON.parse(
+      (await quipu(['merchants', 'create', '--name', 'Leavers', '--email', 'boss@leavers.example', '--json'], env)).stdout,
+    );
     const clerk = JSON.parse((await quipu(['users', 'add', String(receiver_id), '--email', 'clerk@leavers.example', '--json'], env)).stdout);
     const session = await signedIn(clerk.email, clerk.password);
-    expect(JSON.parse((await quipu(['users', 'disable', 'Clerk@leavers.example', '--json'], env)).stdout)).toEqual({ email: 'clerk@leavers.example', disabled: true, sessions_ended: 1 });
+    expect(JSON.parse((await quipu(['users', 'disable', 'Clerk@leavers.example', '--json'], env)).stdout)).toEqual({
+      email: 'clerk@leavers.example',
+      disabled: true,
+      sessions_ended: 1,
+    });
     expect((await session.get('/dashboard/settings')).location).toBe('/dashboard/sign-in');
     expect(await signInStatus(clerk.email, clerk.password)).toBe(401);
     expect(await signInStatus(email, password)).toBe(303);
     const listed = JSON.parse((await quipu(['users', 'list', String(receiver_id), '--json'], env)).stdout).users;
     expect(listed).toContainEqual({ email: 'clerk@leavers.example', role: 'owner', two_factor: false, disabled: true });
 
-    expect(JSON.parse((await quipu(['users', 'enable', 'clerk@leavers.example', '--json'], env)).stdout)).toEqual({ email: 'clerk@leavers.example', disabled: false, sessions_ended: 0 });
+    expect(JSON.parse((await quipu(['users', 'enable', 'clerk@leavers.example', '--json'], env)).stdout)).toEqual({
+      email: 'clerk@leavers.example',
+      disabled: false,
+      sessions_ended: 0,
+    });
     expect(await signInStatus(clerk.email, clerk.password)).toBe(303);
 
-    expect(JSON.parse((await quipu(['users', 'remove', 'clerk@leavers.example', '--json'], env)).stdout)).toEqual({ email: 'clerk@leavers.example', removed: true });
+    expect(JSON.parse((await quipu(['users', 'remove', 'clerk@leavers.example', '--json'], env)).stdout)).toEqual({
+      email: 'clerk@leavers.example',
+      removed: true,
+    });
     expect(await signInStatus(clerk.email, clerk.password)).toBe(401);
-    expect(JSON.parse((await quipu(['users', 'list', String(receiver_id), '--json'], env)).stdout).users.map((u: { email: string }) => u.email)).toEqual(['boss@leavers.example']);
+    expect(JSON.parse((await quipu(['users', 'list', String(receiver_id), '--json'], env)).stdout).users.map((u: { email: string }) => u.email)).toEqual([
+      'boss@leavers.example',
+    ]);
     expect((await quipu(['users', 'disable', 'clerk@leavers.example'], env)).stderr).toContain('Dashboard user not found');
 
-    const audited = (await quipu(['audit', 'export'], env)).stdout.trim().split('\n').map((line) => JSON.parse(line) as { action: string; target: string; outcome: string });
-    const commands = audited.filter((r) => r.action === 'cli.command' && r.target.toLowerCase().includes('clerk@leavers.example')).map((r) => [r.target, r.outcome]);
+    const audited = (await quipu(['audit', 'export'], env)).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { action: string; target: string; outcome: string });
+    const commands = audited
+      .filter((r) => r.action === 'cli.command' && r.target.toLowerCase().includes('clerk@leavers.example'))
+      .map((r) => [r.target, r.outcome]);
     expect(commands).toEqual(
       expect.arrayContaining([
         ['users disable Clerk@leavers.example', 'ok'],
@@ -151,7 +185,10 @@ describe('dashboard users', () => {
     const { email, password } = JSON.parse((await quipu(['merchants', 'create', '--name', 'Ends', '--email', 'boss@ends.example', '--json'], env)).stdout);
     const other = JSON.parse((await quipu(['merchants', 'create', '--name', 'Others', '--email', 'boss@others.example', '--json'], env)).stdout);
     const [mine, theirs] = [await signedIn(email, password), await signedIn(other.email, other.password)];
-    expect(JSON.parse((await quipu(['users', 'end-sessions', 'boss@ends.example', '--json'], env)).stdout)).toEqual({ email: 'boss@ends.example', sessions_ended: 1 });
+    expect(JSON.parse((await quipu(['users', 'end-sessions', 'boss@ends.example', '--json'], env)).stdout)).toEqual({
+      email: 'boss@ends.example',
+      sessions_ended: 1,
+    });
     expect((await mine.get('/dashboard/settings')).location).toBe('/dashboard/sign-in');
     expect((await theirs.get('/dashboard/settings')).status).toBe(200);
     expect(await signInStatus(email, password)).toBe(303);

@@ -42,7 +42,11 @@ describe('quipu keys rotate --descriptors and quipu descriptors show', PROCESSES
     for (const ref of [before.id, after.description]) {
       const shown = await quipu(['descriptors', 'show', ref, '--json'], env);
       expect(shown.code, shown.stderr).toBe(0);
-      expect(JSON.parse(shown.stdout)).toMatchObject({ receiver_id: setup.account.receiver_id, bank: 'Bawdf', params: { target_account_number: '123459876', amount: 15000 } });
+      expect(JSON.parse(shown.stdout)).toMatchObject({
+        receiver_id: setup.account.receiver_id,
+        bank: 'Bawdf',
+        params: { target_account_number: '123459876', amount: 15000 },
+      });
     }
   });
 

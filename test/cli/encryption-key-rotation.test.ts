@@ -37,7 +37,14 @@ const servers: ServerProcess[] = [];
 beforeAll(async () => {
   database = await createTestDatabase();
   receiver = await startReceiver();
-  base = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'warn', DEMO_ACCOUNT: 'false', DELIVERY_POLL_MS: '50', INVALIDATION_POLL_MS: '100' };
+  base = {
+    DATABASE_URL: database.url,
+    DATA_DIR: database.dataDir,
+    LOG_LEVEL: 'warn',
+    DEMO_ACCOUNT: 'false',
+    DELIVERY_POLL_MS: '50',
+    INVALIDATION_POLL_MS: '100',
+  };
 });
 afterAll(async () => {
   for (const server of servers) await server.stop('SIGKILL');
@@ -45,7 +52,11 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const ring = (current: string, previous?: string) => ({ ...base, QUIPU_ENCRYPTION_KEY: current, ...(previous ? { QUIPU_ENCRYPTION_KEY_PREVIOUS: previous } : {}) });
+const ring = (current: string, previous?: string) => ({
+  ...base,
+  QUIPU_ENCRYPTION_KEY: current,
+  ...(previous ? { QUIPU_ENCRYPTION_KEY_PREVIOUS: previous } : {}),
+});
 
 async function withRuntime<T>(env: Record<string, string>, work: (runtime: Runtime) => Promise<T>): Promise<T> {
   const runtime = await startRuntime(loadConfig(env), createLogger('silent', 2));
@@ -89,9 +100,18 @@ describe('replacing QUIPU_ENCRYPTION_KEY', () => {
     const baseUrl = await serve(env);
     const api = client(baseUrl, account.apiKey);
     expect((await api.get('/v3/banks')).status).toBe(200);
-    const v2 = (secret: string) => v2Client('php', { receiver_id: account.receiverId, secret }, { networkUrl: baseUrl, signedBase: `${baseUrl}/2.0`, prefix: '/2.0' }).request('GET', '/banks');
+    const v2 = (secret: string) =>
+      v2Client('php', { receiver_id: account.receiverId, secret }, { networkUrl: baseUrl, signedBase: `${baseUrl}/2.0`, prefix: '/2.0' }).request(
+        'GET',
+        '/banks',
+      );
     expect([(await v2(account.secret)).status, (await v2(account.previousSecret)).status]).toEqual([200, 200]);
-    const token = await formPost(baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth({ receiver_id: account.receiverId, secret: account.secret }));
+    const token = await formPost(
+      baseUrl,
+      '/oauth2/token',
+      { grant_type: 'client_credentials' },
+      basicAuth({ receiver_id: account.receiverId, secret: account.secret }),
+    );
     expect(token.status).toBe(200);
     const bearer = await fetch(`${baseUrl}/v3/banks`, { headers: { authorization: `Bearer ${token.body.access_token}` } });
     expect(bearer.status).toBe(200);
@@ -99,7 +119,10 @@ describe('replacing QUIPU_ENCRYPTION_KEY', () => {
     expect([replay.status, replay.headers.get('idempotent-replayed'), replay.body.payment_id]).toEqual([200, 'true', idempotent.paymentId]);
     // A notification, signed with the receiver's secret by the server's worker.
     const sent = receiver.requests.length;
-    const paymentId = await withRuntime(env, async ({ ctx }) => (await reconciledPaymentIn(ctx, (await ctx.merchants.byReceiverId(account.receiverId))!)).paymentId);
+    const paymentId = await withRuntime(
+      env,
+      async ({ ctx }) => (await reconciledPaymentIn(ctx, (await ctx.merchants.byReceiverId(account.receiverId))!)).paymentId,
+    );
     await receiver.waitFor((requests) => requests.slice(sent).some((r) => r.body.includes(paymentId)));
     const notification = receiver.requests.slice(sent).find((r) => r.body.includes(paymentId))!;
     expect(signedBy(account.secret, notification)).toBe(true);
@@ -120,8 +143,15 @@ describe('replacing QUIPU_ENCRYPTION_KEY', () => {
       await ctx.descriptorKeys.rotate();
     });
     const baseUrl = await serve(ring(KEY_A));
-    expect((await formPost(baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth({ receiver_id: account.receiverId, secret: account.secret }))).status).toBe(200);
-    const created = await client(baseUrl, account.apiKey).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Order 77' }, { 'idempotency-key': idempotent.key });
+    expect(
+      (await formPost(baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth({ receiver_id: account.receiverId, secret: account.secret })))
+        .status,
+    ).toBe(200);
+    const created = await client(baseUrl, account.apiKey).post(
+      '/v3/payments',
+      { amount: 1000, currency: 'CLP', subject: 'Order 77' },
+      { 'idempotency-key': idempotent.key },
+    );
     expect(created.status).toBe(200);
     idempotent.paymentId = created.body.payment_id;
     await stopServers();
@@ -141,21 +171,38 @@ describe('replacing QUIPU_ENCRYPTION_KEY', () => {
     expect(report.keyId).toBe(keyIdOf(parseKey(KEY_B)));
     expect(report.columns.map((c) => c.column)).toEqual(SEALED_COLUMNS.map((c) => `${c.table}.${c.column}`));
     const resealed = Object.fromEntries(report.columns.map((c) => [c.column, c.resealed]));
-    expect(resealed).toMatchObject({ 'merchants.secret_enc': 1, 'merchants.previous_secret_enc': 1, 'merchants.api_key_enc': 1, 'dashboard_users.totp_secret_enc': 1, 'oauth_keys.private_key_enc': 1, 'descriptor_keys.key_enc': 1 });
+    expect(resealed).toMatchObject({
+      'merchants.secret_enc': 1,
+      'merchants.previous_secret_enc': 1,
+      'merchants.api_key_enc': 1,
+      'dashboard_users.totp_secret_enc': 1,
+      'oauth_keys.private_key_enc': 1,
+      'descriptor_keys.key_enc': 1,
+    });
     expect(resealed['idempotency_keys.response_body']).toBeGreaterThanOrEqual(1);
     expect(report.columns.every((c) => c.left === 0 && c.unopenable === 0)).toBe(true);
 
     const again = await quipu(['keys', 'reseal'], ring(KEY_B, KEY_A));
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain(`every stored secret is sealed with key ${report.keyId}`);
-    expect(again.stdout.split('\n').filter((line) => line.includes('resealed')).every((line) => line.endsWith('resealed 0'))).toBe(true);
+    expect(
+      again.stdout
+        .split('\n')
+        .filter((line) => line.includes('resealed'))
+        .every((line) => line.endsWith('resealed 0')),
+    ).toBe(true);
 
     await withRuntime(ring(KEY_B), async (runtime) => {
       const values = await sealedValues(runtime);
       expect(values.length).toBe(sealedWithA.length);
       expect(values.every((value) => value.startsWith(`v2:${report.keyId}:`))).toBe(true);
       expect(() => new SecretBox(parseKey(KEY_A)).open(values[0]!)).toThrow(/not in the key ring/);
-      const audited = await runtime.ctx.db.selectFrom('audit_log').select(['actor_kind', 'target', 'outcome']).where('action', '=', 'cli.command').where('target', '=', 'keys reseal').execute();
+      const audited = await runtime.ctx.db
+        .selectFrom('audit_log')
+        .select(['actor_kind', 'target', 'outcome'])
+        .where('action', '=', 'cli.command')
+        .where('target', '=', 'keys reseal')
+        .execute();
       expect(audited).toEqual([
         { actor_kind: 'cli', target: 'keys reseal', outcome: 'ok' },
         { actor_kind: 'cli', target: 'keys reseal', outcome: 'ok' },

@@ -59,7 +59,13 @@ describe('quipu payments pay', PROCESSES, () => {
     await receiver.waitFor(() => notificationOf(byCommand) !== undefined && notificationOf(byPages) !== undefined);
     expect(signedBy(setup.account.secret, notificationOf(byCommand)!)).toBe(true);
     const [command, pages] = [byCommand, byPages].map((id) => JSON.parse(notificationOf(id)!.body));
-    expect(command).toMatchObject({ bank: 'DemoBank', bank_id: 'Bawdf', personal_identifier: '11.111.111-1', payment_method: 'simplified_transfer', amount: '2000.0000' });
+    expect(command).toMatchObject({
+      bank: 'DemoBank',
+      bank_id: 'Bawdf',
+      personal_identifier: '11.111.111-1',
+      payment_method: 'simplified_transfer',
+      amount: '2000.0000',
+    });
     // The same notification but for what is each payment's own.
     const own = ['payment_id', 'receipt_url', 'conciliation_date', 'payer_email'];
     const without = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([key]) => !own.includes(key)));
@@ -70,7 +76,7 @@ describe('quipu payments pay', PROCESSES, () => {
     expect(await attemptsOf(byCommand)).toEqual([{ state: 'executed' }]);
   });
 
-  it('--fail and --uncertain give DemoBank\'s other answers; nothing is notified until the bank confirms', async () => {
+  it("--fail and --uncertain give DemoBank's other answers; nothing is notified until the bank confirms", async () => {
     const failing = await createPayment();
     const failed = await quipu(['payments', 'pay', failing, '--fail'], env);
     expect(failed.code).toBe(0);
@@ -201,7 +207,10 @@ describe('quipu serve that cannot start', PROCESSES, () => {
         expect(result.stdout, portSetting).toBe('');
         expect(result.stderr, portSetting).toBe(`${line}\n`);
       };
-      await expectOneLine(String(port), `quipu: cannot start: port ${port} on 127.0.0.1 is already in use: stop what listens there, or set PORT to another port`);
+      await expectOneLine(
+        String(port),
+        `quipu: cannot start: port ${port} on 127.0.0.1 is already in use: stop what listens there, or set PORT to another port`,
+      );
       await expectOneLine('eighty', 'quipu: refusing to start: PORT must be a whole number, got "eighty"');
       await expectOneLine('70000', 'quipu: refusing to start: PORT must be between 0 and 65535, got 70000');
 
@@ -234,7 +243,11 @@ describe('fixed demo credentials (DEMO_API_KEY, DEMO_SECRET, DEMO_RECEIVER_ID, D
       const output = await serving.waitFor(/password\s+\S+/);
       expect(output).toMatch(/receiver_id\s+614785\n\s+secret\s+c08ccb125eb62e608d300eb5ad03c6b91cce44ae\n\s+api_key\s+51f210fe-2fa4-4205-b21b-f1d72d92ebb1\n/);
       expect((await client(serving.baseUrl, FIXED.DEMO_API_KEY).get('/v3/banks')).status).toBe(200);
-      const shown = await quipu(['merchants', 'show', FIXED.DEMO_RECEIVER_ID, '--show-secret', '--json'], { DATABASE_URL: fresh.url, DATA_DIR: fresh.dataDir, LOG_LEVEL: 'warn' });
+      const shown = await quipu(['merchants', 'show', FIXED.DEMO_RECEIVER_ID, '--show-secret', '--json'], {
+        DATABASE_URL: fresh.url,
+        DATA_DIR: fresh.dataDir,
+        LOG_LEVEL: 'warn',
+      });
       expect(JSON.parse(shown.stdout)).toMatchObject({ receiver_id: 614785, developer: true, secret: FIXED.DEMO_SECRET });
       const opened = openDatabase(fresh.url);
       try {

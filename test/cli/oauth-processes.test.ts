@@ -7,7 +7,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVOKED_TOPIC } from '../../src/app/bearer-verifier.js';
 import { call, client } from '../helpers/http.js';
-import { authorizeParams, basicAuth, clientCredentialsToken, decodeJwtPart, formPost, PageClient, redirectParams, registerRedirectUris } from '../helpers/oauth.js';
+import {
+  authorizeParams,
+  basicAuth,
+  clientCredentialsToken,
+  decodeJwtPart,
+  formPost,
+  PageClient,
+  redirectParams,
+  registerRedirectUris,
+} from '../helpers/oauth.js';
 import { freePort, quipu, type ServerProcess, startServerProcess, waitForHttp } from '../helpers/process.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -27,7 +36,14 @@ beforeAll(async () => {
   const port = await freePort();
   secondUrl = `http://127.0.0.1:${port}`;
   // The same public base URL: both processes are one issuer behind a load balancer.
-  second = startServerProcess({ ...env, PORT: String(port), PUBLIC_BASE_URL: server.baseUrl, DEMO_ACCOUNT: 'false', RUN_WORKER: 'false', INVALIDATION_POLL_MS: '500' });
+  second = startServerProcess({
+    ...env,
+    PORT: String(port),
+    PUBLIC_BASE_URL: server.baseUrl,
+    DEMO_ACCOUNT: 'false',
+    RUN_WORKER: 'false',
+    INVALIDATION_POLL_MS: '500',
+  });
   await waitForHttp(`${secondUrl}/readyz`);
   account = await server.account();
   await registerRedirectUris(server, account, [CALLBACK]);
@@ -50,7 +66,8 @@ async function codeFlow(): Promise<string> {
   return redirectParams(done.location).code!;
 }
 /** The code's exchange at the token endpoint of the process at `base`. */
-const exchange = (base: string, code: string) => formPost(base, '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: CALLBACK }, basicAuth(account));
+const exchange = (base: string, code: string) =>
+  formPost(base, '/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: CALLBACK }, basicAuth(account));
 
 /** A token both processes have verified and cached. */
 async function acceptedEverywhere(token: string): Promise<string> {
@@ -102,7 +119,10 @@ describe('two server processes on one database', () => {
     await expect.poll(() => statusAt(secondUrl, marker), WITHIN_ONE_SECOND).toBe(401);
     expect(await statusAt(secondUrl, kept)).toBe(200);
     // The feed's own database path (what another process's revocation writes) reaches it too.
-    await server.ctx.db.insertInto('invalidations').values({ topic: REVOKED_TOPIC, item: jtiOf(kept), created_at: Date.now() }).execute();
+    await server.ctx.db
+      .insertInto('invalidations')
+      .values({ topic: REVOKED_TOPIC, item: jtiOf(kept), created_at: Date.now() })
+      .execute();
     await expect.poll(() => statusAt(secondUrl, kept), WITHIN_ONE_SECOND).toBe(401);
   });
 

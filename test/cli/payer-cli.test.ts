@@ -56,7 +56,12 @@ describe('quipu reconcile', PROCESSES, () => {
     const first = await quipu(['reconcile', file, '--json'], env);
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ credits: 2, matched: 1, unmatched: 1, duplicates: 0 });
-    expect((await api().get(`/v3/payments/${paid}`)).body).toMatchObject({ status: 'done', payer_name: 'Soto, María', bank: 'Banco Itaú', payment_method: 'regular_transfer' });
+    expect((await api().get(`/v3/payments/${paid}`)).body).toMatchObject({
+      status: 'done',
+      payer_name: 'Soto, María',
+      bank: 'Banco Itaú',
+      payment_method: 'regular_transfer',
+    });
     expect(await statusOf(other)).toBe('pending/pending');
 
     const again = await quipu(['reconcile', file], env);
@@ -65,7 +70,10 @@ describe('quipu reconcile', PROCESSES, () => {
     expect(await countRows(setup.server.ctx.db, 'notifications')).toBe(0);
 
     const unmatched = JSON.parse((await quipu(['credits', 'list', '--unmatched', '--json'], env)).stdout);
-    expect(unmatched).toEqual({ credits: [expect.objectContaining({ bank_reference: 'csv-2', status: 'unmatched', amount: 2400, reference: other, source: 'statement' })], next_cursor: null });
+    expect(unmatched).toEqual({
+      credits: [expect.objectContaining({ bank_reference: 'csv-2', status: 'unmatched', amount: 2400, reference: other, source: 'statement' })],
+      next_cursor: null,
+    });
     expect(unmatched.credits[0].reason).toContain('amount differs');
     const human = await quipu(['credits', 'list', '--matched'], env);
     expect(human.stdout).toContain(`csv-1  matched    2500 CLP  ${collect}  ${paid}  ${paid}`);
@@ -89,7 +97,9 @@ describe('quipu reconcile', PROCESSES, () => {
     const references = [...first.credits, ...second.credits].map((c: { bank_reference: string }) => c.bank_reference);
     expect(references.sort()).toEqual(['page-1', 'page-2', 'page-3']);
     const all = JSON.parse(await list('--limit', '1', '--all', '--json'));
-    expect(all.credits.map((c: { bank_reference: string }) => c.bank_reference)).toEqual([...first.credits, ...second.credits].map((c: { bank_reference: string }) => c.bank_reference));
+    expect(all.credits.map((c: { bank_reference: string }) => c.bank_reference)).toEqual(
+      [...first.credits, ...second.credits].map((c: { bank_reference: string }) => c.bank_reference),
+    );
     expect(await list('--limit', '2')).toContain(`more: --cursor ${first.next_cursor}`);
     expect(JSON.parse(await list('--from', '2000-01-01T00:00:00Z', '--to', '2001-01-01T00:00:00Z', '--json')).credits).toEqual([]);
 
@@ -101,7 +111,15 @@ describe('quipu reconcile', PROCESSES, () => {
 
   it('reads JSON lines too', async () => {
     const id = await createPayment(990);
-    const line = { bank_reference: 'jsonl-1', account: setup.account.merchant.collectAccounts[0], amount: '990', currency: 'CLP', reference: id, credited_at: setup.server.ctx.clock.now().toISOString(), payment_method: 'simplified_transfer' };
+    const line = {
+      bank_reference: 'jsonl-1',
+      account: setup.account.merchant.collectAccounts[0],
+      amount: '990',
+      currency: 'CLP',
+      reference: id,
+      credited_at: setup.server.ctx.clock.now().toISOString(),
+      payment_method: 'simplified_transfer',
+    };
     const result = await quipu(['reconcile', statementFile('movements.jsonl', `${JSON.stringify(line)}\n`)], env);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`jsonl-1  matched    payment ${id}`);
@@ -113,7 +131,11 @@ describe('quipu reconcile', PROCESSES, () => {
     const before = await countRows(setup.server.ctx.db, 'bank_credits');
     const file = statementFile(
       'bad.csv',
-      ['bank_reference,account,amount,currency,reference,credited_at', `bad-1,acc,2500,CLP,${id},2026-01-01T00:00:00Z`, `bad-2,acc,25.5,CLP,${id},not a date`].join('\n'),
+      [
+        'bank_reference,account,amount,currency,reference,credited_at',
+        `bad-1,acc,2500,CLP,${id},2026-01-01T00:00:00Z`,
+        `bad-2,acc,25.5,CLP,${id},not a date`,
+      ].join('\n'),
     );
     const result = await quipu(['reconcile', file], env);
     expect(result.code).toBe(2);

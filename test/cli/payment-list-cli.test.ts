@@ -17,7 +17,11 @@ beforeAll(async () => {
   b = await server.account();
   // The payment URLs in the answers are built from the public base URL: the server's.
   env = { DATABASE_URL: server.database.url, DATA_DIR: server.database.dataDir, LOG_LEVEL: 'warn', PUBLIC_BASE_URL: server.baseUrl };
-  for (const [account, subject] of [[a, 'Pedido uno'], [a, 'Pedido dos'], [b, 'Pedido de otra cuenta']] as const) {
+  for (const [account, subject] of [
+    [a, 'Pedido uno'],
+    [a, 'Pedido dos'],
+    [b, 'Pedido de otra cuenta'],
+  ] as const) {
     const res = await client(server.baseUrl, account.api_key).post('/v3/payments', { amount: 1990, currency: 'CLP', subject });
     created.push(res.body.payment_id);
     await client(server.baseUrl, account.api_key).post('/sandbox/clock', { advance: '1s' });

@@ -54,7 +54,14 @@ const AFTER_MIGRATING = [`revoke update on audit_log from ${SERVICE}`];
 
 describe.skipIf(testDatabaseKind() !== 'postgres')('the service under a least-privilege PostgreSQL role', () => {
   const dataDir = `/tmp/quipu-roles-${suffix}`;
-  const env = { DATABASE_URL: urlAs(SERVICE), DATA_DIR: dataDir, QUIPU_ENCRYPTION_KEY: 'c3'.repeat(32), LOG_LEVEL: 'info', DEMO_ACCOUNT: 'false', DELIVERY_POLL_MS: '50' };
+  const env = {
+    DATABASE_URL: urlAs(SERVICE),
+    DATA_DIR: dataDir,
+    QUIPU_ENCRYPTION_KEY: 'c3'.repeat(32),
+    LOG_LEVEL: 'info',
+    DEMO_ACCOUNT: 'false',
+    DELIVERY_POLL_MS: '50',
+  };
   const started: ServerProcess[] = [];
   let receiver: Receiver;
 
@@ -93,7 +100,10 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('the service under a least-pr
       for (const statement of AFTER_MIGRATING) await db.query(statement);
     });
 
-    const created = await quipu(['merchants', 'create', '--name', 'Least privilege', '--notify-url', receiver.url, '--email', 'owner@roles.test', '--json'], env);
+    const created = await quipu(
+      ['merchants', 'create', '--name', 'Least privilege', '--notify-url', receiver.url, '--email', 'owner@roles.test', '--json'],
+      env,
+    );
     expect(created.code, created.stderr).toBe(0);
     const account = JSON.parse(created.stdout);
     const server = await serveOnFreePort(env, started);
@@ -103,7 +113,12 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('the service under a least-pr
     const paid = await quipu(['payments', 'pay', payment.body.payment_id], env);
     expect(paid.code, paid.stderr).toBe(0);
     await receiver.waitFor((requests) => requests.some((r) => r.body.includes(payment.body.payment_id)));
-    expect(signedBy(account.secret, receiver.requests.find((r) => r.body.includes(payment.body.payment_id))!)).toBe(true);
+    expect(
+      signedBy(
+        account.secret,
+        receiver.requests.find((r) => r.body.includes(payment.body.payment_id))!,
+      ),
+    ).toBe(true);
 
     const session = new PayerSession(server.baseUrl);
     const form = await session.get('/dashboard/sign-in');
@@ -116,7 +131,11 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('the service under a least-pr
     expect(sealed.code, sealed.stderr).toBe(0);
     // The background jobs ran under the role too.
     await eventually(
-      () => asRole(SERVICE, async (db) => (await db.query('select coalesce(sum(runs), 0)::int as n from jobs where last_finished_at is not null')).rows[0].n as number),
+      () =>
+        asRole(
+          SERVICE,
+          async (db) => (await db.query('select coalesce(sum(runs), 0)::int as n from jobs where last_finished_at is not null')).rows[0].n as number,
+        ),
       (runs) => runs > 0,
     );
     expect(logLines(server).filter((line) => Number(line.level) >= 50)).toEqual([]);

@@ -20,7 +20,8 @@ afterAll(async () => {
 });
 
 const without = (...names: string[]) => ({ ...env, ...Object.fromEntries(Object.entries(PRODUCTION_SETTINGS).filter(([name]) => !names.includes(name))) });
-const COLLECTION = 'the collection account (COLLECTION_BANK_ID, COLLECTION_ACCOUNT_TYPE, COLLECTION_ACCOUNT_NUMBER, COLLECTION_HOLDER_NAME, COLLECTION_HOLDER_RUT, at a bank other than DemoBank)';
+const COLLECTION =
+  'the collection account (COLLECTION_BANK_ID, COLLECTION_ACCOUNT_TYPE, COLLECTION_ACCOUNT_NUMBER, COLLECTION_HOLDER_NAME, COLLECTION_HOLDER_RUT, at a bank other than DemoBank)';
 
 async function refusal(command: string, settings: Record<string, string>): Promise<string> {
   const result = await quipu([command], settings);
@@ -33,10 +34,14 @@ async function refusal(command: string, settings: Record<string, string>): Promi
 
 describe.each(['serve', 'worker'])('quipu %s with SANDBOX=false', (command) => {
   it('names every missing setting in one line and does not start', async () => {
-    expect(await refusal(command, { ...env, SANDBOX: 'false' })).toBe(`quipu: refusing to start: SANDBOX=false needs ${COLLECTION}; QUIPU_ENCRYPTION_KEY; an https PUBLIC_BASE_URL`);
+    expect(await refusal(command, { ...env, SANDBOX: 'false' })).toBe(
+      `quipu: refusing to start: SANDBOX=false needs ${COLLECTION}; QUIPU_ENCRYPTION_KEY; an https PUBLIC_BASE_URL`,
+    );
     expect(await refusal(command, without(...Object.keys(COLLECTION_SETTINGS)))).toBe(`quipu: refusing to start: SANDBOX=false needs ${COLLECTION}`);
     expect(await refusal(command, without('QUIPU_ENCRYPTION_KEY'))).toBe('quipu: refusing to start: SANDBOX=false needs QUIPU_ENCRYPTION_KEY');
-    expect(await refusal(command, { ...without(), PUBLIC_BASE_URL: 'http://pay.example' })).toBe('quipu: refusing to start: SANDBOX=false needs an https PUBLIC_BASE_URL');
+    expect(await refusal(command, { ...without(), PUBLIC_BASE_URL: 'http://pay.example' })).toBe(
+      'quipu: refusing to start: SANDBOX=false needs an https PUBLIC_BASE_URL',
+    );
     expect(await refusal(command, without('PUBLIC_BASE_URL'))).toBe('quipu: refusing to start: SANDBOX=false needs an https PUBLIC_BASE_URL');
     expect(await refusal(command, { ...without(), COLLECTION_BANK_ID: 'Bawdf' })).toBe(`quipu: refusing to start: SANDBOX=false needs ${COLLECTION}`);
   }, 120_000);

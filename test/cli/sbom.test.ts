@@ -24,14 +24,22 @@ describe('npm run sbom', () => {
     const bom = JSON.parse(stdout) as { bomFormat: string; components: Component[] };
     expect(bom.bomFormat).toBe('CycloneDX');
     const listed = new Set(bom.components.map((c) => `${c.name}@${c.version} ${c.hashes?.find((h) => h.alg === 'SHA-512')?.content}`));
-    const lock = JSON.parse(fs.readFileSync(`${ROOT}package-lock.json`, 'utf8')) as { packages: Record<string, { version?: string; integrity?: string; link?: boolean }> };
-    const installed = Object.entries(lock.packages).filter(([path, entry]) => path.startsWith('node_modules/') && !entry.link && fs.existsSync(`${ROOT}${path}`));
+    const lock = JSON.parse(fs.readFileSync(`${ROOT}package-lock.json`, 'utf8')) as {
+      packages: Record<string, { version?: string; integrity?: string; link?: boolean }>;
+    };
+    const installed = Object.entries(lock.packages).filter(
+      ([path, entry]) => path.startsWith('node_modules/') && !entry.link && fs.existsSync(`${ROOT}${path}`),
+    );
     expect(installed.length).toBeGreaterThan(100);
     for (const [path, entry] of installed) {
       const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
       expect(listed, path).toContain(`${name}@${entry.version} ${hexOf(entry.integrity!)}`);
     }
     const manifest = JSON.parse(fs.readFileSync(`${ROOT}package.json`, 'utf8')) as { dependencies: Record<string, string> };
-    for (const name of Object.keys(manifest.dependencies)) expect(bom.components.some((c) => c.name === name && c.purl.startsWith('pkg:npm/')), name).toBe(true);
+    for (const name of Object.keys(manifest.dependencies))
+      expect(
+        bom.components.some((c) => c.name === name && c.purl.startsWith('pkg:npm/')),
+        name,
+      ).toBe(true);
   });
 });

@@ -22,7 +22,10 @@ describe('the log of a server at trace level', () => {
 
   it('holds no API key, secret, password, token or session id', async () => {
     const { database, started } = processes;
-    const quipu = await serveOnFreePort({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'trace', RUN_WORKER: 'true', OPERATOR_TOKEN, DEMO_PASSWORD: PASSWORD }, started);
+    const quipu = await serveOnFreePort(
+      { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'trace', RUN_WORKER: 'true', OPERATOR_TOKEN, DEMO_PASSWORD: PASSWORD },
+      started,
+    );
     const banner = await quipu.waitFor(/API reference/);
     const apiKey = /api_key\s+(\S+)/.exec(banner)![1]!;
     const secret = /secret\s+(\S+)/.exec(banner)![1]!;
@@ -32,7 +35,9 @@ describe('the log of a server at trace level', () => {
     const secrets: string[] = [apiKey, secret, PASSWORD, WRONG_PASSWORD, OPERATOR_TOKEN, WRONG_OPERATOR_TOKEN];
 
     // v3 with the API key, bad input included.
-    expect((await call(base, 'POST', '/v3/payments', { apiKey, body: { amount: 1000, currency: 'CLP', subject: 'x', notify_url: `${base}/nowhere` } })).status).toBe(200);
+    expect(
+      (await call(base, 'POST', '/v3/payments', { apiKey, body: { amount: 1000, currency: 'CLP', subject: 'x', notify_url: `${base}/nowhere` } })).status,
+    ).toBe(200);
     expect((await call(base, 'POST', '/v3/payments', { apiKey, body: { amount: 'x' } })).status).toBe(400);
     expect((await call(base, 'GET', '/v3/banks', { apiKey: 'ffffffff-ffff-4fff-8fff-ffffffffffff' })).status).toBe(401);
     // v2 signed with the receiver secret, right and wrong.
@@ -42,7 +47,11 @@ describe('the log of a server at trace level', () => {
     await call(base, 'GET', '/api/2.0/banks', { headers: { authorization: `${receiverId}:${'0'.repeat(64)}` } });
     // OAuth client credentials, the token they buy, its use and revocation.
     const basic = `Basic ${Buffer.from(`${receiverId}:${secret}`).toString('base64')}`;
-    const token = await fetch(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': FORM, authorization: basic }, body: 'grant_type=client_credentials&scope=openid%20api' });
+    const token = await fetch(`${base}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': FORM, authorization: basic },
+      body: 'grant_type=client_credentials&scope=openid%20api',
+    });
     expect(token.status).toBe(200);
     const accessToken = ((await token.json()) as { access_token: string }).access_token;
     secrets.push(accessToken, basic.slice('Basic '.length));
@@ -61,7 +70,9 @@ describe('the log of a server at trace level', () => {
     expect((await session.get('/dashboard/settings')).status).toBe(200);
     // A second factor: its secret and recovery codes, a wrong code and a recovery code, and the
     // halfway and full session cookies. (Six-digit codes are not looked for: any timestamp holds some.)
-    const enrolled = JSON.parse((await quipuCommand(['users', 'two-factor-enrol', email, '--json'], { DATABASE_URL: database.url, DATA_DIR: database.dataDir })).stdout);
+    const enrolled = JSON.parse(
+      (await quipuCommand(['users', 'two-factor-enrol', email, '--json'], { DATABASE_URL: database.url, DATA_DIR: database.dataDir })).stdout,
+    );
     secrets.push(enrolled.secret, ...enrolled.recovery_codes);
     const second = new PayerSession(base);
     form = await second.get('/dashboard/sign-in');
@@ -71,7 +82,8 @@ describe('the log of a server at trace level', () => {
     expect((await second.post('/dashboard/sign-in/code', { _csrf: csrfOf(form), code: enrolled.recovery_codes[0] })).location).toBe('/dashboard');
     secrets.push(second.cookies.get('quipu_session')!);
     // The operator API, right and wrong.
-    for (const bearer of [OPERATOR_TOKEN, WRONG_OPERATOR_TOKEN]) await call(base, 'GET', '/operator/v1/credits', { headers: { authorization: `Bearer ${bearer}` } });
+    for (const bearer of [OPERATOR_TOKEN, WRONG_OPERATOR_TOKEN])
+      await call(base, 'GET', '/operator/v1/credits', { headers: { authorization: `Bearer ${bearer}` } });
 
     await expect.poll(() => logLines(quipu).filter((line) => line.msg === 'operator call').length, { timeout: 5_000 }).toBe(2);
     const lines = logLines(quipu).map((line) => JSON.stringify(line));

@@ -10,7 +10,13 @@ import { logLines, quipu, serveOnFreePort, withServerProcesses } from '../helper
 import { PRODUCTION_SETTINGS } from '../helpers/production.js';
 
 const processes = withServerProcesses();
-const production = (settings: Record<string, string> = {}) => ({ DATABASE_URL: processes.database.url, DATA_DIR: processes.database.dataDir, LOG_LEVEL: 'info', ...PRODUCTION_SETTINGS, ...settings });
+const production = (settings: Record<string, string> = {}) => ({
+  DATABASE_URL: processes.database.url,
+  DATA_DIR: processes.database.dataDir,
+  LOG_LEVEL: 'info',
+  ...PRODUCTION_SETTINGS,
+  ...settings,
+});
 const OPERATOR_API_OFF = /OPERATOR_TOKEN is not set: the operator API \(\/operator\/v1\) and \/metrics answer 403/;
 
 /** A GET on a connection of its own: the listener must still take new ones. */

@@ -58,13 +58,20 @@ async function paidPayment(on: TestServer, child: OpenedReceiver, fields: Record
 }
 
 async function paymentRow(on: TestServer, paymentId: string) {
-  return on.ctx.db.selectFrom('payments').select(['funds_delivery_at', 'conciliation_at', 'fund_delivery_id']).where('payment_id', '=', paymentId).executeTakeFirstOrThrow();
+  return on.ctx.db
+    .selectFrom('payments')
+    .select(['funds_delivery_at', 'conciliation_at', 'fund_delivery_id'])
+    .where('payment_id', '=', paymentId)
+    .executeTakeFirstOrThrow();
 }
 
 const fundsDueAt = async (paymentId: string, on = server) => (await paymentRow(on, paymentId)).funds_delivery_at!;
-const moveClock = async (body: Record<string, string>) => expect((await client(server.baseUrl, integrator.api_key).post('/sandbox/clock', body)).status).toBe(200);
-const deliveriesOf = (receiverId: number, on = server) => on.ctx.db.selectFrom('fund_deliveries').selectAll().where('receiver_id', '=', receiverId).orderBy('delivered_at').execute();
-const reportsOf = async (receiverId: number, on = server) => (await listMessageRows(on.ctx.db, { receiverId, kinds: ['receiver.accountability'], limit: 100 })).reverse();
+const moveClock = async (body: Record<string, string>) =>
+  expect((await client(server.baseUrl, integrator.api_key).post('/sandbox/clock', body)).status).toBe(200);
+const deliveriesOf = (receiverId: number, on = server) =>
+  on.ctx.db.selectFrom('fund_deliveries').selectAll().where('receiver_id', '=', receiverId).orderBy('delivered_at').execute();
+const reportsOf = async (receiverId: number, on = server) =>
+  (await listMessageRows(on.ctx.db, { receiverId, kinds: ['receiver.accountability'], limit: 100 })).reverse();
 
 /** Midday in Santiago two days on: the payments of one test then settle together whatever the hour it runs at. */
 async function toMidday(): Promise<void> {
@@ -110,13 +117,31 @@ describe('a funds delivery', () => {
 
     const [delivery, ...others] = await deliveriesOf(child.receiverId);
     expect(others).toEqual([]);
-    expect(delivery).toEqual({ delivery_id: expect.any(String), receiver_id: child.receiverId, currency: 'CLP', delivered_at: due, total: 32_000_000, payment_count: 2, created_at: expect.any(Number) });
+    expect(delivery).toEqual({
+      delivery_id: expect.any(String),
+      receiver_id: child.receiverId,
+      currency: 'CLP',
+      delivered_at: due,
+      total: 32_000_000,
+      payment_count: 2,
+      created_at: expect.any(Number),
+    });
     const id = delivery!.delivery_id;
     for (const included of [refundedInPart, whole]) expect((await paymentRow(server, included)).fund_delivery_id).toBe(id);
     for (const left of [reversed, unconfirmed, marked]) expect((await paymentRow(server, left)).fund_delivery_id).toBeNull();
 
-    const { message } = await eventually(() => attemptedReport(child.receiverId), (r) => r.message.status === 'delivered');
-    expect(message).toMatchObject({ kind: 'receiver.accountability', subject_type: 'receiver', subject_id: String(child.receiverId), url: reports.url, signing: 'khipu-signature', attempts: 1 });
+    const { message } = await eventually(
+      () => attemptedReport(child.receiverId),
+      (r) => r.message.status === 'delivered',
+    );
+    expect(message).toMatchObject({
+      kind: 'receiver.accountability',
+      subject_type: 'receiver',
+      subject_id: String(child.receiverId),
+      url: reports.url,
+      signing: 'khipu-signature',
+      attempts: 1,
+    });
     const received = reports.requests.filter((r) => r.body.includes(id));
     expect(received).toHaveLength(1);
     const request = received[0]!;
@@ -160,10 +185,12 @@ describe('a funds delivery', () => {
       [secondDue, 20_000_000, 1],
     ]);
     const bodies = (await reportsOf(child.receiverId)).map((m) => JSON.parse(m.body));
-    expect(bodies.map((b) => [b.delivery_id, b.delivery_date, b.payments.map((p: { payment_id: string }) => p.payment_id), b.total]).sort()).toEqual([
-      [deliveries[0]!.delivery_id, new Date(firstDue).toISOString(), [first], '1000.0000'],
-      [deliveries[1]!.delivery_id, new Date(secondDue).toISOString(), [second], '2000.0000'],
-    ].sort());
+    expect(bodies.map((b) => [b.delivery_id, b.delivery_date, b.payments.map((p: { payment_id: string }) => p.payment_id), b.total]).sort()).toEqual(
+      [
+        [deliveries[0]!.delivery_id, new Date(firstDue).toISOString(), [first], '1000.0000'],
+        [deliveries[1]!.delivery_id, new Date(secondDue).toISOString(), [second], '2000.0000'],
+      ].sort(),
+    );
 
     // A receiver without a rendition_url has its delivery recorded all the same, and nothing sent.
     const [recorded] = await deliveriesOf(silent.receiverId);
@@ -177,20 +204,34 @@ describe('a funds delivery', () => {
     try {
       const refusing = await openReceiver(server, integrator, { ...RECEIVER_FIELDS, rendition_url: failing.url });
       const unreachable = await openReceiver(server, integrator, { ...RECEIVER_FIELDS, rendition_url: `http://127.0.0.1:${await freePort()}/rendition` });
-      const payments = [await paidPayment(server, refusing, { amount: 1000, subject: 'Failing' }), await paidPayment(server, unreachable, { amount: 1000, subject: 'Unreachable' })];
+      const payments = [
+        await paidPayment(server, refusing, { amount: 1000, subject: 'Failing' }),
+        await paidPayment(server, unreachable, { amount: 1000, subject: 'Unreachable' }),
+      ];
       await moveClock({ to: new Date(Math.max(...(await Promise.all(payments.map((p) => fundsDueAt(p)))))).toISOString() });
       expect(await deliverFunds(server.ctx)).toBe(2);
 
       const refused = await attemptedReport(refusing.receiverId);
       expect(refused.message).toMatchObject({ status: 'pending', attempts: 1 });
-      expect(refused.attempts[0]).toMatchObject({ number: 1, trigger: 'first', outcome: 'failed', status_code: 500, error: 'HTTP 500', response_excerpt: 'not yet' });
+      expect(refused.attempts[0]).toMatchObject({
+        number: 1,
+        trigger: 'first',
+        outcome: 'failed',
+        status_code: 500,
+        error: 'HTTP 500',
+        response_excerpt: 'not yet',
+      });
       const unanswered = await attemptedReport(unreachable.receiverId);
       expect(unanswered.message.status).toBe('pending');
       expect(unanswered.attempts[0]).toMatchObject({ number: 1, outcome: 'failed', status_code: null, error: expect.stringContaining('ECONNREFUSED') });
 
       await moveClock({ advance: '2d' });
       for (const child of [refusing, unreachable]) {
-        const { message, attempts } = await eventually(() => attemptedReport(child.receiverId), (r) => r.message.status !== 'pending', 30_000);
+        const { message, attempts } = await eventually(
+          () => attemptedReport(child.receiverId),
+          (r) => r.message.status !== 'pending',
+          30_000,
+        );
         expect(message).toMatchObject({ status: 'exhausted', attempts: MAX_ATTEMPTS, next_attempt_at: null, delivered_at: null });
         expect(attempts.map((a) => a.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
         expect(attempts.map((a) => a.trigger)).toEqual(['first', ...new Array(8).fill('retry')]);
@@ -231,7 +272,9 @@ describe('rendition_url of production accounts', () => {
       named = await openReceiver(prod, developerIntegrator, { ...RECEIVER_FIELDS, rendition_url: local.url.replace('127.0.0.1', host) });
       dues.push(await fundsDueAt(await paidPayment(prod, named, { amount: 1000, subject: 'Named' }), prod));
     }
-    expect((await client(prod.baseUrl, developerIntegrator.api_key).post('/sandbox/clock', { to: new Date(Math.max(...dues)).toISOString() })).status).toBe(200);
+    expect((await client(prod.baseUrl, developerIntegrator.api_key).post('/sandbox/clock', { to: new Date(Math.max(...dues)).toISOString() })).status).toBe(
+      200,
+    );
 
     await updateMerchant(prod.ctx, legacy.receiverId, { developer: false });
     // A rendition_url kept from before today's rule (the migration takes it from the account's
@@ -250,10 +293,16 @@ describe('rendition_url of production accounts', () => {
   it('are refused at delivery when they lead to a private address, the reason logged, nothing sent', async () => {
     expect(await deliverFunds(prod.ctx)).toBe(named ? 2 : 1);
     const literal = await attemptedReport(legacy.receiverId, prod);
-    expect(literal.attempts[0]).toMatchObject({ outcome: 'failed', status_code: null, error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address; only public internet addresses may be notified/) });
+    expect(literal.attempts[0]).toMatchObject({
+      outcome: 'failed',
+      status_code: null,
+      error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address; only public internet addresses may be notified/),
+    });
     if (named && resolvedHost) {
       const resolved = await attemptedReport(named.receiverId, prod);
-      expect(resolved.attempts[0]!.error).toMatch(new RegExp(`^refused: ${resolvedHost.host} resolves to ${resolvedHost.address.replace(/\./g, '\\.')}, a loopback address`));
+      expect(resolved.attempts[0]!.error).toMatch(
+        new RegExp(`^refused: ${resolvedHost.host} resolves to ${resolvedHost.address.replace(/\./g, '\\.')}, a loopback address`),
+      );
     }
     expect(local.requests).toEqual([]);
   });
@@ -264,7 +313,9 @@ describe('rendition_url of production accounts', () => {
     const before = await countRows(prod.ctx.db, 'merchants');
     const one = await api.post('/v3/receivers', { ...RECEIVER_FIELDS, rendition_url: 'http://10.0.0.1/rendition' });
     expect(one.status).toBe(400);
-    expect(one.body.errors).toEqual([{ field: 'rendition_url', message: expect.stringContaining('is a private address; only public internet addresses may be notified') }]);
+    expect(one.body.errors).toEqual([
+      { field: 'rendition_url', message: expect.stringContaining('is a private address; only public internet addresses may be notified') },
+    ]);
     const both = await api.post('/v3/receivers', { ...RECEIVER_FIELDS, notify_url: 'http://169.254.169.254/n', rendition_url: 'http://localhost/rendition' });
     expect(both.status).toBe(400);
     expect(both.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['notify_url', 'rendition_url']);

@@ -68,7 +68,12 @@ describe('POST /sandbox/clock/reset', () => {
       await worker.stop();
       await failing.close();
     }
-    const messageOf = () => server.ctx.db.selectFrom('messages').select(['next_attempt_at', 'round_started_at', 'status']).where('subject_id', '=', payment.paymentId).executeTakeFirstOrThrow();
+    const messageOf = () =>
+      server.ctx.db
+        .selectFrom('messages')
+        .select(['next_attempt_at', 'round_started_at', 'status'])
+        .where('subject_id', '=', payment.paymentId)
+        .executeTakeFirstOrThrow();
     const failed = await eventually(messageOf, (m) => m.next_attempt_at !== null && m.next_attempt_at > server.ctx.clock.now().getTime());
     const [later, due] = JOBS.map((job) => job.name);
     await createJobRows(server.ctx.db, [later!], server.ctx.clock.now().getTime() + 10 * 60_000);
@@ -104,9 +109,15 @@ describe('quipu clock', () => {
       expect(Math.abs(Date.parse(reset.stdout.trim()) - Date.now())).toBeLessThan(HOUR);
       expect((await quipu(['clock', 'show'], env)).stdout).toMatch(/^0 \(developer clock /);
       // The test server, another process than the command, reads the reset on its next poll.
-      await eventually(async () => (await api().get('/sandbox/clock')).body.offset_ms, (offset) => offset === 0);
+      await eventually(
+        async () => (await api().get('/sandbox/clock')).body.offset_ms,
+        (offset) => offset === 0,
+      );
       const other = client(serving.baseUrl, developer.api_key);
-      await eventually(async () => (await other.get('/sandbox/clock')).body.offset_ms, (offset) => offset === 0);
+      await eventually(
+        async () => (await other.get('/sandbox/clock')).body.offset_ms,
+        (offset) => offset === 0,
+      );
     } finally {
       for (const p of started) await p.stop();
     }

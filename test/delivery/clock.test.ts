@@ -112,7 +112,12 @@ describe('quipu clock', () => {
     const printed = Date.parse(advanced.stdout.trim());
     expect(printed - before).toBeGreaterThanOrEqual(48 * HOUR);
     // The server reads the new offset on its next invalidation-feed poll.
-    expect(await eventually(() => now(), (t) => t >= printed)).toBeGreaterThanOrEqual(printed);
+    expect(
+      await eventually(
+        () => now(),
+        (t) => t >= printed,
+      ),
+    ).toBeGreaterThanOrEqual(printed);
     const shown = await quipu(['clock', 'show'], env);
     expect(shown.code).toBe(0);
     const [, offset, time] = /^(\+\S+(?: \S+)*) \(developer clock (\S+)\)$/.exec(shown.stdout.trim())!;

@@ -41,7 +41,14 @@ describe('requests in flight per destination', () => {
     worker = testWorker(server, { concurrency: 32, perDestination: 8, batchSize: 50, timeoutMs: 20_000 });
     await healthy.waitFor((requests) => requests.length === fine.length);
     for (const p of fine) expect(healthy.requests.some((r) => r.body.includes(p.paymentId))).toBe(true);
-    expect((await eventually(() => attemptsOf(healthy.url), (rows) => rows.every((r) => r.status === 'delivered'))).length).toBe(fine.length);
+    expect(
+      (
+        await eventually(
+          () => attemptsOf(healthy.url),
+          (rows) => rows.every((r) => r.status === 'delivered'),
+        )
+      ).length,
+    ).toBe(fine.length);
 
     // All the while the hanging receiver held exactly its share, and none of its requests has ended.
     expect(hanging.requests).toHaveLength(8);
@@ -51,7 +58,10 @@ describe('requests in flight per destination', () => {
     // Once it answers, its backlog goes through too: each notification once.
     releaseHanging();
     hanging.answer(() => ({ status: 200 }));
-    await eventually(() => attemptsOf(hanging.url), (rows) => rows.every((r) => r.status === 'delivered'));
+    await eventually(
+      () => attemptsOf(hanging.url),
+      (rows) => rows.every((r) => r.status === 'delivered'),
+    );
     for (const p of stuck) expect(hanging.requests.filter((r) => r.body.includes(p.paymentId))).toHaveLength(1);
   }, 60_000);
 });

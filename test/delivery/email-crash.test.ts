@@ -54,7 +54,14 @@ describe('SIGKILL while emails are in flight', () => {
     const { merchant } = await createMerchant(ctx, { name: 'Crash shop', developer: true });
     const ids: string[] = [];
     for (let i = 0; i < N; i++) {
-      const payment = await createPayment(ctx, merchant, 'v3', { amount: 1000, currency: 'CLP', subject: `Order ${i}`, send_email: true, payer_name: `Payer ${i}`, payer_email: `payer${i}@example.com` });
+      const payment = await createPayment(ctx, merchant, 'v3', {
+        amount: 1000,
+        currency: 'CLP',
+        subject: `Order ${i}`,
+        send_email: true,
+        payer_name: `Payer ${i}`,
+        payer_email: `payer${i}@example.com`,
+      });
       ids.push(payment.paymentId);
     }
 

@@ -78,7 +78,15 @@ describe.each(FAULTS)('a mail server that $name', (fault) => {
   it('logs each failed attempt and retries it, while notifications are delivered', async () => {
     // Valid for longer than the two days of retries: an email is never sent after its payment expires.
     const expires = new Date(server.ctx.clock.now().getTime() + 5 * 24 * 3_600_000).toISOString();
-    const created = await api().post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Faulty mail', send_email: true, payer_name: 'Ana', payer_email: 'ana@example.com', expires_date: expires });
+    const created = await api().post('/v3/payments', {
+      amount: 1000,
+      currency: 'CLP',
+      subject: 'Faulty mail',
+      send_email: true,
+      payer_name: 'Ana',
+      payer_email: 'ana@example.com',
+      expires_date: expires,
+    });
     expect(created.status).toBe(200);
     const paymentId = created.body.payment_id;
     if (mail) await mail.waitFor((mails) => mails.length === 1);
@@ -88,12 +96,18 @@ describe.each(FAULTS)('a mail server that $name', (fault) => {
     // A hanging server still holds its attempt: the notification did not wait for it.
     if (fault.name === 'hangs') expect((await emailOf(paymentId)).attempts).toBe(0);
 
-    const failed = await eventually(() => emailOf(paymentId), (e) => e.attempts === 1);
+    const failed = await eventually(
+      () => emailOf(paymentId),
+      (e) => e.attempts === 1,
+    );
     expect(failed).toMatchObject({ status: 'pending', next_attempt_at: expect.any(String), delivered_at: null });
     expect(failed.attempt_log[0]).toMatchObject({ number: 1, trigger: 'first', outcome: 'failed', ...fault.firstAttempt });
 
     expect((await api().post('/sandbox/clock', { advance: '6s' })).status).toBe(200);
-    const retried = await eventually(() => emailOf(paymentId), (e) => e.attempts === 2);
+    const retried = await eventually(
+      () => emailOf(paymentId),
+      (e) => e.attempts === 2,
+    );
     expect(retried.attempt_log[1]).toMatchObject({ number: 2, trigger: 'retry', outcome: 'failed', ...fault.firstAttempt });
     if (mail) {
       // Every attempt hands over the same email, under the same Message-ID.
@@ -108,13 +122,20 @@ describe.each(FAULTS)('a mail server that $name', (fault) => {
       release?.();
       mail.answer(ACCEPT);
       expect((await api().post('/sandbox/clock', { advance: '6m' })).status).toBe(200);
-      const delivered = await eventually(() => emailOf(paymentId), (e) => e.status === 'delivered');
+      const delivered = await eventually(
+        () => emailOf(paymentId),
+        (e) => e.status === 'delivered',
+      );
       expect(delivered.attempt_log.map((a: { outcome: string }) => a.outcome)).toEqual(['failed', 'failed', 'delivered']);
       expect(delivered.attempt_log[2]).toMatchObject({ status_code: 250, error: null });
     } else {
       // Down for good: exhausted when its two days are over, like a webhook.
       expect((await api().post('/sandbox/clock', { advance: '2d' })).status).toBe(200);
-      const exhausted = await eventually(() => emailOf(paymentId), (e) => e.status === 'exhausted', 30_000);
+      const exhausted = await eventually(
+        () => emailOf(paymentId),
+        (e) => e.status === 'exhausted',
+        30_000,
+      );
       expect(exhausted.attempts).toBe(9);
       expect(exhausted.next_attempt_at).toBeNull();
     }

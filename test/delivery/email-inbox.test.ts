@@ -30,7 +30,14 @@ afterAll(async () => {
 const api = (account: TestAccount) => client(server.baseUrl, account.api_key);
 
 async function emailedPayment(account: TestAccount, payer: string) {
-  const res = await api(account).post('/v3/payments', { amount: 1500, currency: 'CLP', subject: `Order for ${payer}`, send_email: true, payer_name: payer, payer_email: `${payer}@example.com` });
+  const res = await api(account).post('/v3/payments', {
+    amount: 1500,
+    currency: 'CLP',
+    subject: `Order for ${payer}`,
+    send_email: true,
+    payer_name: payer,
+    payer_email: `${payer}@example.com`,
+  });
   expect(res.status).toBe(200);
   return res.body as { payment_id: string; payment_url: string };
 }
@@ -63,7 +70,16 @@ describe('the local inbox', () => {
     expect(all.emails[0].html).toContain(`href="${mine[2]!.payment_url}"`);
 
     const detail = (await api(shop).get(`/quipu/v1/emails/${all.emails[0].id}`)).body;
-    expect(detail.attempt_log).toEqual([expect.objectContaining({ number: 1, trigger: 'first', outcome: 'delivered', status_code: null, error: null, response_excerpt: 'kept in the local inbox' })]);
+    expect(detail.attempt_log).toEqual([
+      expect.objectContaining({
+        number: 1,
+        trigger: 'first',
+        outcome: 'delivered',
+        status_code: null,
+        error: null,
+        response_excerpt: 'kept in the local inbox',
+      }),
+    ]);
 
     const first = (await api(shop).get('/quipu/v1/emails?limit=2')).body;
     expect(first.emails.map((e: { id: string }) => e.id)).toEqual(all.emails.slice(0, 2).map((e: { id: string }) => e.id));
@@ -78,7 +94,10 @@ describe('the local inbox', () => {
     // Emails are not notifications.
     expect((await api(shop).get('/quipu/v1/notifications')).body.notifications).toEqual([]);
 
-    const otherPage = await eventually(async () => (await api(other).get('/quipu/v1/emails')).body, (page) => page.emails.length === 1);
+    const otherPage = await eventually(
+      async () => (await api(other).get('/quipu/v1/emails')).body,
+      (page) => page.emails.length === 1,
+    );
     expect(otherPage.emails[0].payment_id).toBe(theirs.payment_id);
     expect((await api(other).get(`/quipu/v1/emails/${all.emails[0].id}`)).status).toBe(404);
     expect((await api(shop).get(`/quipu/v1/emails/${otherPage.emails[0].id}`)).status).toBe(404);

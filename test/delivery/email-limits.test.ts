@@ -24,7 +24,15 @@ afterAll(async () => {
   await mail?.close();
 });
 
-const emailed = (payerEmail: string) => client(server.baseUrl, account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Invoice', send_email: true, payer_name: 'Ana', payer_email: payerEmail });
+const emailed = (payerEmail: string) =>
+  client(server.baseUrl, account.api_key).post('/v3/payments', {
+    amount: 1000,
+    currency: 'CLP',
+    subject: 'Invoice',
+    send_email: true,
+    payer_name: 'Ana',
+    payer_email: payerEmail,
+  });
 
 describe('collection emails', () => {
   it(`to one address: ${COLLECTION_EMAIL_LIMITS.perRecipient.count} a day, then a 429 that writes nothing; another address goes on`, async () => {
@@ -39,7 +47,9 @@ describe('collection emails', () => {
   });
 
   it('per account and per recipient, the first limit reached is named', () => {
-    expect(emailLimitBreached({ account: COLLECTION_EMAIL_LIMITS.perAccount.count - 1, recipient: COLLECTION_EMAIL_LIMITS.perRecipient.count - 1 })).toBeUndefined();
+    expect(
+      emailLimitBreached({ account: COLLECTION_EMAIL_LIMITS.perAccount.count - 1, recipient: COLLECTION_EMAIL_LIMITS.perRecipient.count - 1 }),
+    ).toBeUndefined();
     expect(emailLimitBreached({ account: COLLECTION_EMAIL_LIMITS.perAccount.count, recipient: 0 })).toBe('account');
     expect(emailLimitBreached({ account: 0, recipient: COLLECTION_EMAIL_LIMITS.perRecipient.count })).toBe('recipient');
   });

@@ -61,7 +61,15 @@ async function clockTo(at: number): Promise<void> {
 }
 
 function emailedPayment(fields: Record<string, unknown>) {
-  return api().post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Order', send_email: true, send_reminders: true, payer_name: 'Ana Pérez', ...fields });
+  return api().post('/v3/payments', {
+    amount: 1000,
+    currency: 'CLP',
+    subject: 'Order',
+    send_email: true,
+    send_reminders: true,
+    payer_name: 'Ana Pérez',
+    ...fields,
+  });
 }
 
 function expectBothLanguages(received: ReceivedMail, paymentUrl: string) {
@@ -103,8 +111,19 @@ describe('payer emails through the mail server', () => {
     // The inbox API shows what the mail server got, and the server's answer.
     expect(collection).toMatchObject({ kind: 'payment.email.collection', to: 'ana@example.com', subject: received.parsed.subject });
     expect(collection!.text.trim()).toBe(received.parsed.text!.trim());
-    const detail = await eventually(() => emailDetail(collection!.id), (e) => e.status === 'delivered');
-    expect(detail.attempt_log).toEqual([expect.objectContaining({ number: 1, outcome: 'delivered', status_code: 250, error: null, response_excerpt: expect.stringContaining('OK: queued as test') })]);
+    const detail = await eventually(
+      () => emailDetail(collection!.id),
+      (e) => e.status === 'delivered',
+    );
+    expect(detail.attempt_log).toEqual([
+      expect.objectContaining({
+        number: 1,
+        outcome: 'delivered',
+        status_code: 250,
+        error: null,
+        response_excerpt: expect.stringContaining('OK: queued as test'),
+      }),
+    ]);
 
     // Reminders: 1 day and 3 hours before expiry (3 days before falls before creation).
     expect(await sendDueReminders(server.ctx)).toBe(0);
@@ -129,9 +148,17 @@ describe('payer emails through the mail server', () => {
 
   it('sends the collection email of a v2 payment too, and none for a payment that did not ask', async () => {
     const php = v2Client('php', account, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
-    const created = await php.request('POST', '/payments', { form: { subject: 'Pedido v2', currency: 'CLP', amount: '2500', send_email: true, payer_name: 'Bea', payer_email: 'bea@example.com' } });
+    const created = await php.request('POST', '/payments', {
+      form: { subject: 'Pedido v2', currency: 'CLP', amount: '2500', send_email: true, payer_name: 'Bea', payer_email: 'bea@example.com' },
+    });
     expect(created.status).toBe(200);
-    const silent = await api().post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'No email', payer_name: 'Cata', payer_email: 'cata@example.com' });
+    const silent = await api().post('/v3/payments', {
+      amount: 1000,
+      currency: 'CLP',
+      subject: 'No email',
+      payer_name: 'Cata',
+      payer_email: 'cata@example.com',
+    });
     expect(silent.status).toBe(200);
 
     await mail.waitFor(() => mailsTo('bea@example.com').length === 1);
@@ -157,11 +184,19 @@ describe('payer emails through the mail server', () => {
     await clockTo(t0 + 26 * HOUR);
     expect(await sendDueReminders(server.ctx)).toBe(3);
     for (const id of Object.values(ids)) {
-      const emails = await eventually(() => emailsOf(id), (list) => list.length === 2 && list.every((e) => e.attempts >= 1));
+      const emails = await eventually(
+        () => emailsOf(id),
+        (list) => list.length === 2 && list.every((e) => e.attempts >= 1),
+      );
       expect(emails.map((e) => e.status)).toEqual(['pending', 'pending']);
     }
     const refused = await emailDetail((await emailsOf(ids.expiring))[0]!.id);
-    expect(refused.attempt_log[0]).toMatchObject({ outcome: 'failed', status_code: 451, error: expect.stringMatching(/^SMTP 451 .*Mailbox busy, try later/), response_excerpt: expect.stringContaining('451') });
+    expect(refused.attempt_log[0]).toMatchObject({
+      outcome: 'failed',
+      status_code: 451,
+      error: expect.stringMatching(/^SMTP 451 .*Mailbox busy, try later/),
+      response_excerpt: expect.stringContaining('451'),
+    });
 
     // Paid and deleted: their emails are withdrawn at once, and no reminder is written after.
     await payByTransfer(server.ctx, account.merchant, ids.paid);
@@ -188,7 +223,10 @@ describe('payer emails through the mail server', () => {
     expect(await sendDueReminders(server.ctx)).toBe(0);
     // The collection email ends too, at its own next attempt: withdrawn the same way, or out of
     // attempts (its two days of 451s are over).
-    await eventually(() => emailsOf(ids.expiring), (list) => list.length === 3 && list.every((e) => ENDED.includes(e.status)));
+    await eventually(
+      () => emailsOf(ids.expiring),
+      (list) => list.length === 3 && list.every((e) => ENDED.includes(e.status)),
+    );
 
     // The mail server takes email again: nothing about these payments is left to send.
     mail.answer(ACCEPT);
@@ -202,10 +240,18 @@ describe('payer emails through the mail server', () => {
     const t0 = server.ctx.clock.now().getTime();
     const ids: string[] = [];
     for (const n of [1, 2]) {
-      const created = await emailedPayment({ subject: `Statement ${n}`, payer_email: `statement${n}@example.com`, expires_date: new Date(t0 + 50 * HOUR).toISOString() });
+      const created = await emailedPayment({
+        subject: `Statement ${n}`,
+        payer_email: `statement${n}@example.com`,
+        expires_date: new Date(t0 + 50 * HOUR).toISOString(),
+      });
       ids.push(created.body.payment_id);
     }
-    for (const id of ids) await eventually(() => emailsOf(id), (list) => list.length === 1 && list[0]!.attempts >= 1);
+    for (const id of ids)
+      await eventually(
+        () => emailsOf(id),
+        (list) => list.length === 1 && list[0]!.attempts >= 1,
+      );
 
     const payments = await Promise.all(ids.map(async (id) => (await findPayment(server.ctx.db, account.merchant.receiverId, id))!));
     const statement = payments.map((payment, n) => ({
@@ -223,7 +269,10 @@ describe('payer emails through the mail server', () => {
       paymentMethod: 'regular_transfer' as const,
       fundsSource: null,
     }));
-    expect((await recordCredits(server.ctx, statement, 'operator')).map((o) => (o.status === 'unmatched' ? o.reason : o.status))).toEqual(['matched', 'matched']);
+    expect((await recordCredits(server.ctx, statement, 'operator')).map((o) => (o.status === 'unmatched' ? o.reason : o.status))).toEqual([
+      'matched',
+      'matched',
+    ]);
     for (const id of ids) {
       expect((await api().get(`/v3/payments/${id}`)).body.status).toBe('done');
       expect((await emailsOf(id)).map((e) => e.status)).toEqual(['cancelled']);

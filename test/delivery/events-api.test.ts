@@ -51,7 +51,10 @@ beforeAll(async () => {
   await tick();
   paid.a3 = await reconciledPayment(server, a, { notify_url: failing.url });
   paid.b1 = await reconciledPayment(server, b, { notify_url: ok.url });
-  await eventually(async () => (await api(a).get('/quipu/v1/events')).body.events as Event[], (list) => list.every((e) => e.attempts > 0));
+  await eventually(
+    async () => (await api(a).get('/quipu/v1/events')).body.events as Event[],
+    (list) => list.every((e) => e.attempts > 0),
+  );
 });
 afterAll(async () => {
   await worker?.stop();
@@ -80,7 +83,12 @@ describe('GET /quipu/v1/events', () => {
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
-    expect(res.body.events[1]).toMatchObject({ kind: PAYMENT_NOTIFICATION_KIND['1.3'], status: 'delivered', next_attempt_at: null, delivered_at: expect.any(String) });
+    expect(res.body.events[1]).toMatchObject({
+      kind: PAYMENT_NOTIFICATION_KIND['1.3'],
+      status: 'delivered',
+      next_attempt_at: null,
+      delivered_at: expect.any(String),
+    });
     expect(ids(res.body.events)).not.toContain((await eventOf(b, paid.b1)).id);
   });
 
@@ -100,14 +108,23 @@ describe('GET /quipu/v1/events', () => {
     // Four more created in the same millisecond as the first: only the id orders them.
     const [first] = (await api(c).get('/quipu/v1/events?limit=500')).body.events as Event[];
     const row = (await server.ctx.db.selectFrom('messages').selectAll().where('message_id', '=', first!.id).executeTakeFirstOrThrow())!;
-    for (let i = 0; i < 4; i++) await insertMessage(server.ctx.db, { ...row, message_id: `${row.message_id.slice(0, -2)}t${i}`, subject_id: `tie-${i}`, lease_id: null, locked_until: null });
+    for (let i = 0; i < 4; i++)
+      await insertMessage(server.ctx.db, {
+        ...row,
+        message_id: `${row.message_id.slice(0, -2)}t${i}`,
+        subject_id: `tie-${i}`,
+        lease_id: null,
+        locked_until: null,
+      });
     const all: Event[] = (await api(c).get('/quipu/v1/events')).body.events;
     expect(all).toHaveLength(7);
 
     const pages: Event[][] = [];
     let cursor: string | null = null;
     do {
-      const res: JsonResponse<{ events: Event[]; has_more: boolean; next_cursor: string | null }> = await api(c).get(`/quipu/v1/events?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: JsonResponse<{ events: Event[]; has_more: boolean; next_cursor: string | null }> = await api(c).get(
+        `/quipu/v1/events?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(res.status).toBe(200);
       pages.push(res.body.events);
       expect(res.body.has_more).toBe(res.body.next_cursor !== null);
@@ -160,7 +177,10 @@ describe('GET /quipu/v1/events/:id', () => {
     // Two more attempts of the failing one: the 5 s and 5 min retries.
     await api(a).post('/sandbox/clock', { advance: '6m' });
     const event = await eventOf(a, paid.a3);
-    const res = await eventually(() => detail(a, event.id), (r) => r.body.attempts >= 3);
+    const res = await eventually(
+      () => detail(a, event.id),
+      (r) => r.body.attempts >= 3,
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: event.id, kind: PAYMENT_NOTIFICATION_KIND['3.0'], content_type: 'application/json', status: 'pending' });
     expect(JSON.parse(res.body.body).payment_id).toBe(paid.a3.paymentId);
@@ -191,9 +211,19 @@ describe('GET /quipu/v1/events/:id', () => {
   it.runIf(otherChannel !== undefined)('shows a kind sent by another channel with its address and no HTTP headers', async () => {
     const c = await server.account();
     const dueAt = server.ctx.clock.now().getTime() + 86_400_000;
-    const message = await server.ctx.outbox.write(server.ctx.db, { kind: otherChannel!, receiverId: c.receiver_id, subjectId: 'elsewhere', url: 'mailto:payer@example.com', contentType: 'text/plain', body: 'hello', dueAt });
+    const message = await server.ctx.outbox.write(server.ctx.db, {
+      kind: otherChannel!,
+      receiverId: c.receiver_id,
+      subjectId: 'elsewhere',
+      url: 'mailto:payer@example.com',
+      contentType: 'text/plain',
+      body: 'hello',
+      dueAt,
+    });
     const listed = await api(c).get(`/quipu/v1/events?kind=${otherChannel}`);
-    expect(listed.body.events).toEqual([expect.objectContaining({ id: message.message_id, kind: otherChannel, destination: 'payer@example.com', status: 'pending', attempts: 0 })]);
+    expect(listed.body.events).toEqual([
+      expect.objectContaining({ id: message.message_id, kind: otherChannel, destination: 'payer@example.com', status: 'pending', attempts: 0 }),
+    ]);
     const shown = await detail(c, message.message_id);
     expect(shown.body).toMatchObject({ body: 'hello', content_type: 'text/plain', headers: null, attempt_log: [] });
   });
@@ -219,7 +249,10 @@ describe('POST /quipu/v1/events/:id/resend', () => {
     const res = await api(a).post(`/quipu/v1/events/${event.id}/resend`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: event.id, status: 'pending', attempts: 1, delivered_at: null, next_attempt_at: expect.any(String) });
-    const after = await eventually(() => detail(a, event.id), (r) => r.body.status === 'delivered' && r.body.attempts === 2);
+    const after = await eventually(
+      () => detail(a, event.id),
+      (r) => r.body.status === 'delivered' && r.body.attempts === 2,
+    );
     expect(after.body.attempt_log.map((x: { trigger: string }) => x.trigger)).toEqual(['first', 'resend']);
     expect(sent()).toHaveLength(2);
     expect(sent()[1]!.body).toBe(sent()[0]!.body);
@@ -245,7 +278,10 @@ describe('POST /quipu/v1/events/:id/resend', () => {
       expect(res.status).toBe(409);
       expect(res.headers.get('retry-after')).toBe('1');
       release();
-      const done = await eventually(() => detail(a, event.id), (r) => r.body.status === 'delivered');
+      const done = await eventually(
+        () => detail(a, event.id),
+        (r) => r.body.status === 'delivered',
+      );
       expect(done.body.attempts).toBe(1);
     } finally {
       await hanging.close();

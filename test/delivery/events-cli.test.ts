@@ -58,7 +58,11 @@ describe('quipu events', () => {
     expect(first.events.map((e: { subject_id: string }) => e.subject_id)).toEqual([paid.a2.paymentId]);
     expect(first.has_more).toBe(true);
     const second = await json(['events', 'list', '--receiver', String(a.receiver_id), '--limit', '1', '--cursor', first.next_cursor, '--json']);
-    expect(second).toMatchObject({ events: [{ subject_id: paid.a1.paymentId, kind: PAYMENT_NOTIFICATION_KIND['3.0'], destination: ok.url }], has_more: false, next_cursor: null });
+    expect(second).toMatchObject({
+      events: [{ subject_id: paid.a1.paymentId, kind: PAYMENT_NOTIFICATION_KIND['3.0'], destination: ok.url }],
+      has_more: false,
+      next_cursor: null,
+    });
 
     const byKind = await json(['events', 'list', '--kind', PAYMENT_NOTIFICATION_KIND['1.3'], '--status', 'delivered', '--json']);
     expect(byKind.events.map((e: { subject_id: string }) => e.subject_id)).toEqual([paid.a2.paymentId]);
@@ -88,7 +92,10 @@ describe('quipu events', () => {
 
     const resent = await json(['events', 'resend', event.id, '--json']);
     expect(resent).toMatchObject({ id: event.id, status: 'pending', delivered_at: null });
-    const after = await eventually(() => json(['events', 'show', event.id, '--json']), (v) => v.status === 'delivered' && v.attempts === 2);
+    const after = await eventually(
+      () => json(['events', 'show', event.id, '--json']),
+      (v) => v.status === 'delivered' && v.attempts === 2,
+    );
     expect(after.attempt_log.map((x: { trigger: string }) => x.trigger)).toEqual(['first', 'resend']);
   }, 90_000);
 
@@ -126,7 +133,11 @@ async function listen(args: string[]): Promise<Listener> {
   child.stdout!.on('data', (d) => (stdout += d));
   child.stderr!.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await eventually(async () => stderr, (text) => text.includes('listening') || child.exitCode !== null, 30_000);
+  await eventually(
+    async () => stderr,
+    (text) => text.includes('listening') || child.exitCode !== null,
+    30_000,
+  );
   expect(stderr).toMatch(/^database: .*\nquipu listen: listening \(.*\); Ctrl-C to stop\n$/);
   return { child, stdout: () => stdout, exited };
 }
@@ -134,14 +145,24 @@ async function listen(args: string[]): Promise<Listener> {
 const lines = (listener: Listener) => listener.stdout().split('\n').filter(Boolean);
 
 describe('quipu listen', () => {
-  it("prints each message written after it started and each attempt, until Ctrl-C", async () => {
+  it('prints each message written after it started and each attempt, until Ctrl-C', async () => {
     const listener = await listen([]);
     try {
       const payment = await reconciledPayment(server, a, { notify_url: ok.url });
-      const printed = await eventually(async () => lines(listener), (l) => l.some((line) => line.includes(' attempt ')), 30_000);
+      const printed = await eventually(
+        async () => lines(listener),
+        (l) => l.some((line) => line.includes(' attempt ')),
+        30_000,
+      );
       expect(printed).toHaveLength(2);
-      expect(printed[0]).toMatch(new RegExp(`^\\S+  message  ${PAYMENT_NOTIFICATION_KIND['3.0'].replaceAll('.', '\\.')}  payment ${payment.paymentId}  -> ${ok.url}  \\S+$`));
-      expect(printed[1]).toMatch(new RegExp(`^\\S+  attempt  ${PAYMENT_NOTIFICATION_KIND['3.0'].replaceAll('.', '\\.')}  payment ${payment.paymentId}  -> ${ok.url}  #1 200 \\d+ ms delivered  \\S+$`));
+      expect(printed[0]).toMatch(
+        new RegExp(`^\\S+  message  ${PAYMENT_NOTIFICATION_KIND['3.0'].replaceAll('.', '\\.')}  payment ${payment.paymentId}  -> ${ok.url}  \\S+$`),
+      );
+      expect(printed[1]).toMatch(
+        new RegExp(
+          `^\\S+  attempt  ${PAYMENT_NOTIFICATION_KIND['3.0'].replaceAll('.', '\\.')}  payment ${payment.paymentId}  -> ${ok.url}  #1 200 \\d+ ms delivered  \\S+$`,
+        ),
+      );
       // Nothing of the past.
       for (const earlier of Object.values(paid)) expect(listener.stdout()).not.toContain(earlier.paymentId);
     } finally {
@@ -156,9 +177,20 @@ describe('quipu listen', () => {
       await reconciledPayment(server, b, { notify_url: ok.url, notify_api_version: '1.3' });
       await reconciledPayment(server, a, { notify_url: ok.url });
       const payment = await reconciledPayment(server, a, { notify_url: ok.url, notify_api_version: '1.3' });
-      const printed = await eventually(async () => lines(listener).map((line) => JSON.parse(line)), (l) => l.some((x) => x.type === 'attempt'), 30_000);
+      const printed = await eventually(
+        async () => lines(listener).map((line) => JSON.parse(line)),
+        (l) => l.some((x) => x.type === 'attempt'),
+        30_000,
+      );
       expect(printed).toEqual([
-        expect.objectContaining({ type: 'message', kind: PAYMENT_NOTIFICATION_KIND['1.3'], subject_type: 'payment', subject_id: payment.paymentId, receiver_id: a.receiver_id, destination: ok.url }),
+        expect.objectContaining({
+          type: 'message',
+          kind: PAYMENT_NOTIFICATION_KIND['1.3'],
+          subject_type: 'payment',
+          subject_id: payment.paymentId,
+          receiver_id: a.receiver_id,
+          destination: ok.url,
+        }),
         expect.objectContaining({
           type: 'attempt',
           event_id: printed[0].id,

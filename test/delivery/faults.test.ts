@@ -29,7 +29,11 @@ async function notificationOf(paymentId: string) {
   return (await api().get(`/quipu/v1/notifications/${list.body.notifications[0].notification_id}`)).body;
 }
 
-const withAttempts = (paymentId: string, attempts: number) => eventually(() => notificationOf(paymentId), (n) => n.attempts >= attempts);
+const withAttempts = (paymentId: string, attempts: number) =>
+  eventually(
+    () => notificationOf(paymentId),
+    (n) => n.attempts >= attempts,
+  );
 
 describe('faulty receivers', () => {
   it('retries receivers that are down, slow, failing or redirecting while the others are delivered', async () => {
@@ -85,9 +89,19 @@ describe('faulty receivers', () => {
     releaseSlow();
     slow.answer(() => ({ status: 200 }));
     expect((await api().post('/sandbox/clock', { advance: '6m' })).status).toBe(200);
-    const recovered = await eventually(() => notificationOf(faulty.failing.paymentId), (n) => n.status === 'delivered');
+    const recovered = await eventually(
+      () => notificationOf(faulty.failing.paymentId),
+      (n) => n.status === 'delivered',
+    );
     expect(recovered.attempt_log.map((a: { outcome: string }) => a.outcome)).toEqual(['failed', 'failed', 'delivered']);
-    expect((await eventually(() => notificationOf(faulty.slow.paymentId), (n) => n.status === 'delivered')).attempts).toBe(3);
+    expect(
+      (
+        await eventually(
+          () => notificationOf(faulty.slow.paymentId),
+          (n) => n.status === 'delivered',
+        )
+      ).attempts,
+    ).toBe(3);
     expect((await withAttempts(faulty.down.paymentId, 3)).status).toBe('pending');
     expect((await withAttempts(faulty.redirecting.paymentId, 3)).status).toBe('pending');
     expect(target.requests).toHaveLength(0);
@@ -99,7 +113,10 @@ describe('faulty receivers', () => {
     const created = await receiver(() => ({ status: 201, body: 'created' }));
     const noContent = await receiver(() => ({ status: 204 }));
     workers.push(testWorker(setup.server));
-    const payments = { 201: await reconciledPayment(setup.server, setup.account, { notify_url: created.url }), 204: await reconciledPayment(setup.server, setup.account, { notify_url: noContent.url }) };
+    const payments = {
+      201: await reconciledPayment(setup.server, setup.account, { notify_url: created.url }),
+      204: await reconciledPayment(setup.server, setup.account, { notify_url: noContent.url }),
+    };
     for (const [status, payment] of Object.entries(payments)) {
       const n = await withAttempts(payment.paymentId, 1);
       expect(n).toMatchObject({ status: 'pending', delivered_at: null, next_attempt_at: expect.any(String) });
@@ -111,7 +128,10 @@ describe('faulty receivers', () => {
     const chatty = await receiver(() => ({ status: 200, body: 'a'.repeat(600) + 'b'.repeat(200_000) }));
     workers.push(testWorker(setup.server));
     const payment = await reconciledPayment(setup.server, setup.account, { notify_url: chatty.url });
-    const n = await eventually(() => notificationOf(payment.paymentId), (v) => v.status !== 'pending');
+    const n = await eventually(
+      () => notificationOf(payment.paymentId),
+      (v) => v.status !== 'pending',
+    );
     expect(n.status).toBe('delivered');
     expect(n.attempt_log[0]).toMatchObject({ outcome: 'delivered', http_status: 200, response_excerpt: 'a'.repeat(500) });
   });

@@ -72,7 +72,9 @@ describe('notification formats', () => {
       (r) => r.body.status !== 'pending',
     );
     expect(detail.body).toMatchObject({ status: 'delivered', attempts: 1, api_version: '3.0', url: receiver.url, body: request.body });
-    expect(detail.body.attempt_log).toEqual([expect.objectContaining({ number: 1, trigger: 'first', outcome: 'delivered', http_status: 200, error: null, response_excerpt: 'ok' })]);
+    expect(detail.body.attempt_log).toEqual([
+      expect.objectContaining({ number: 1, trigger: 'first', outcome: 'delivered', http_status: 200, error: null, response_excerpt: 'ok' }),
+    ]);
   });
 
   it('delivers 1.3: a form whose token resolves to the paid payment', async () => {

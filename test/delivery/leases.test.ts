@@ -61,7 +61,10 @@ describe('leases of claimed notifications', () => {
     const b = deliveryWorker(server.ctx, { ...timing, concurrency: 8, perDestination: 8, batchSize: 8 });
     a.start();
     try {
-      await eventually(async () => [...open.values()].reduce((x, y) => x + y, 0), (n) => n === 2);
+      await eventually(
+        async () => [...open.values()].reduce((x, y) => x + y, 0),
+        (n) => n === 2,
+      );
       b.start();
       const recorded = () => server.ctx.db.selectFrom('notifications').select('attempts').execute();
       await eventually(recorded, (rows) => rows.length === 5 && rows.every((r) => r.attempts >= 1), 20_000);
@@ -136,7 +139,8 @@ describe.skipIf(testDatabaseKind() === 'sqlite')('a slow account lookup', () => 
     }
     const lock = new pg.Client({ connectionString: server.database.url });
     await lock.connect();
-    const leased = () => server.ctx.db.selectFrom('notifications').select(['lease_id', 'attempts']).where('payment_id', '=', payment.paymentId).executeTakeFirstOrThrow();
+    const leased = () =>
+      server.ctx.db.selectFrom('notifications').select(['lease_id', 'attempts']).where('payment_id', '=', payment.paymentId).executeTakeFirstOrThrow();
     try {
       await lock.query('begin');
       await lock.query('lock table merchants in access exclusive mode');

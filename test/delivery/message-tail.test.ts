@@ -25,7 +25,14 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 const write = (account: TestAccount, kind: MessageKind = PAYMENT_NOTIFICATION_KIND['3.0'], db: Kysely<DB> = server.ctx.db) =>
-  server.ctx.outbox.write(db, { kind, receiverId: account.receiver_id, subjectId: `subject-${++subjects}`, url: 'http://127.0.0.1:9/notify', contentType: 'application/json', body: '{}' });
+  server.ctx.outbox.write(db, {
+    kind,
+    receiverId: account.receiver_id,
+    subjectId: `subject-${++subjects}`,
+    url: 'http://127.0.0.1:9/notify',
+    contentType: 'application/json',
+    body: '{}',
+  });
 
 async function logAttempt(message: MessageRow, options: { attemptId?: number; db?: Kysely<DB> } = {}): Promise<number> {
   const now = server.ctx.clock.now().getTime();
@@ -71,7 +78,9 @@ describe('MessageTail', () => {
     expect(await reported(tail)).toEqual({ messages: [message.message_id], attempts: [] });
     const attempt = await logAttempt(message);
     const batch = await tail.poll();
-    expect(batch.attempts).toEqual([expect.objectContaining({ attempt_id: attempt, kind: message.kind, subject_id: message.subject_id, url: message.url, status_code: 200 })]);
+    expect(batch.attempts).toEqual([
+      expect.objectContaining({ attempt_id: attempt, kind: message.kind, subject_id: message.subject_id, url: message.url, status_code: 200 }),
+    ]);
     expect(await reported(tail)).toEqual(nothing);
   });
 

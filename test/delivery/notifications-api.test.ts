@@ -19,7 +19,8 @@ let env: Record<string, string>;
 
 const apiA = () => client(server.baseUrl, a.api_key);
 const idOf = async (account: TestAccount, payment: Payment) =>
-  (await client(server.baseUrl, account.api_key).get(`/quipu/v1/notifications?payment_id=${payment.paymentId}`)).body.notifications[0].notification_id as string;
+  (await client(server.baseUrl, account.api_key).get(`/quipu/v1/notifications?payment_id=${payment.paymentId}`)).body.notifications[0]
+    .notification_id as string;
 const detail = (account: TestAccount, id: string) => client(server.baseUrl, account.api_key).get(`/quipu/v1/notifications/${id}`);
 
 beforeAll(async () => {
@@ -38,7 +39,10 @@ beforeAll(async () => {
   await tick();
   paid.a3 = await reconciledPayment(server, a, { notify_url: failing.url });
   paid.b1 = await reconciledPayment(server, b, { notify_url: ok.url });
-  await eventually(async () => (await apiA().get('/quipu/v1/notifications')).body.notifications, (list) => list.every((n: { attempts: number }) => n.attempts > 0));
+  await eventually(
+    async () => (await apiA().get('/quipu/v1/notifications')).body.notifications,
+    (list) => list.every((n: { attempts: number }) => n.attempts > 0),
+  );
 });
 afterAll(async () => {
   await worker?.stop();
@@ -53,7 +57,14 @@ describe('GET /quipu/v1/notifications', () => {
     expect(all.status).toBe(200);
     expect(all.body.has_more).toBe(false);
     expect(all.body.notifications.map((n: { payment_id: string }) => n.payment_id)).toEqual([paid.a3.paymentId, paid.a2.paymentId, paid.a1.paymentId]);
-    expect(all.body.notifications[0]).toMatchObject({ receiver_id: a.receiver_id, status: 'pending', attempts: 1, api_version: '3.0', url: failing.url, delivered_at: null });
+    expect(all.body.notifications[0]).toMatchObject({
+      receiver_id: a.receiver_id,
+      status: 'pending',
+      attempts: 1,
+      api_version: '3.0',
+      url: failing.url,
+      delivered_at: null,
+    });
     expect(all.body.notifications[1]).toMatchObject({ status: 'delivered', api_version: '1.3', next_attempt_at: null });
 
     const delivered = await apiA().get('/quipu/v1/notifications?status=delivered');
@@ -112,7 +123,10 @@ describe('POST /quipu/v1/notifications/:id/resend', () => {
     expect(res.status).toBe(200);
     // A new round: not delivered again until a receiver answers 200 again.
     expect(res.body).toMatchObject({ notification_id: id, status: 'pending', attempts: 1, delivered_at: null, next_attempt_at: expect.any(String) });
-    const after = await eventually(() => detail(a, id), (r) => r.body.status === 'delivered' && r.body.attempts === 2);
+    const after = await eventually(
+      () => detail(a, id),
+      (r) => r.body.status === 'delivered' && r.body.attempts === 2,
+    );
     expect(after.body.attempt_log.map((x: { trigger: string; number: number }) => [x.number, x.trigger])).toEqual([
       [1, 'first'],
       [2, 'resend'],
@@ -142,7 +156,10 @@ describe('POST /quipu/v1/notifications/:id/resend', () => {
       expect(res.status).toBe(409);
       expect(res.headers.get('retry-after')).toBe('1');
       release();
-      const done = await eventually(() => detail(a, id), (r) => r.body.status === 'delivered');
+      const done = await eventually(
+        () => detail(a, id),
+        (r) => r.body.status === 'delivered',
+      );
       expect(done.body.attempts).toBe(1);
     } finally {
       await hanging.close();
@@ -170,7 +187,10 @@ describe('quipu notifications', () => {
     const resent = await quipu(['notifications', 'resend', id, '--json'], env);
     expect(resent.code).toBe(0);
     expect(JSON.parse(resent.stdout)).toMatchObject({ notification_id: id, status: 'pending' });
-    const after = await eventually(() => detail(a, id), (r) => r.body.attempts === 2 && r.body.status === 'delivered');
+    const after = await eventually(
+      () => detail(a, id),
+      (r) => r.body.attempts === 2 && r.body.status === 'delivered',
+    );
     expect(after.body.attempt_log[1].trigger).toBe('resend');
 
     // Without --receiver the operator sees every account's notifications.

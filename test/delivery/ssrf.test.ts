@@ -40,7 +40,10 @@ afterAll(async () => {
 async function onlyNotification(apiKey: string, paymentId: string, on: TestServer = server) {
   const api = client(on.baseUrl, apiKey);
   const id = (await api.get(`/quipu/v1/notifications?payment_id=${paymentId}`)).body.notifications[0].notification_id;
-  return eventually(async () => (await api.get(`/quipu/v1/notifications/${id}`)).body, (n) => n.attempts > 0);
+  return eventually(
+    async () => (await api.get(`/quipu/v1/notifications/${id}`)).body,
+    (n) => n.attempts > 0,
+  );
 }
 
 describe('notify_url at payment creation', () => {
@@ -63,22 +66,38 @@ describe('notify_url at payment creation', () => {
 
   it('accepts public addresses for production accounts, and local ones for developer accounts', async () => {
     const production = await server.account({ developer: false });
-    expect((await client(server.baseUrl, production.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x', notify_url: 'https://8.8.8.8/n' })).status).toBe(200);
+    expect(
+      (await client(server.baseUrl, production.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x', notify_url: 'https://8.8.8.8/n' }))
+        .status,
+    ).toBe(200);
     const developer = await server.account();
-    expect((await client(server.baseUrl, developer.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x', notify_url: 'http://127.0.0.1:9/n' })).status).toBe(200);
+    expect(
+      (
+        await client(server.baseUrl, developer.api_key).post('/v3/payments', {
+          amount: 1000,
+          currency: 'CLP',
+          subject: 'x',
+          notify_url: 'http://127.0.0.1:9/n',
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
 describe("an account's default notify_url", () => {
   it('follows the same rule when the account is opened, changed, or moved to production', async () => {
     const before = await countRows(server.ctx.db, 'merchants');
-    await expect(server.account({ developer: false, notifyUrl: 'http://10.0.0.7/notify' })).rejects.toMatchObject({ fields: [{ field: 'notify_url', message: expect.stringContaining('is a private address') }] });
+    await expect(server.account({ developer: false, notifyUrl: 'http://10.0.0.7/notify' })).rejects.toMatchObject({
+      fields: [{ field: 'notify_url', message: expect.stringContaining('is a private address') }],
+    });
     await expect(server.account({ developer: false, notifyUrl: 'not a url' })).rejects.toMatchObject({ fields: [{ field: 'notify_url' }] });
     expect(await countRows(server.ctx.db, 'merchants')).toBe(before);
     const developer = await server.account({ notifyUrl: receiver.url });
     await expect(updateMerchant(server.ctx, developer.receiver_id, { developer: false })).rejects.toMatchObject({ fields: [{ field: 'notify_url' }] });
     const production = await server.account({ developer: false, notifyUrl: 'https://8.8.8.8/n' });
-    await expect(updateMerchant(server.ctx, production.receiver_id, { notifyUrl: 'http://localhost/n' })).rejects.toMatchObject({ fields: [{ field: 'notify_url' }] });
+    await expect(updateMerchant(server.ctx, production.receiver_id, { notifyUrl: 'http://localhost/n' })).rejects.toMatchObject({
+      fields: [{ field: 'notify_url' }],
+    });
     expect((await server.ctx.merchants.byReceiverId(production.receiver_id))!.notifyUrl).toBe('https://8.8.8.8/n');
   });
 });
@@ -99,7 +118,11 @@ describe('delivery to non-public addresses', () => {
     const payment = await reconciledPayment(server, production);
     const n = await onlyNotification(production.api_key, payment.paymentId);
     expect(n.status).toBe('pending');
-    expect(n.attempt_log[0]).toMatchObject({ outcome: 'failed', http_status: null, error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address; only public internet addresses may be notified/) });
+    expect(n.attempt_log[0]).toMatchObject({
+      outcome: 'failed',
+      http_status: null,
+      error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address; only public internet addresses may be notified/),
+    });
     expect(receiver.requests.some((r) => r.body.includes(payment.paymentId))).toBe(false);
   });
 
@@ -119,7 +142,14 @@ describe('delivery to non-public addresses', () => {
     const developer = await server.account({ notifyUrl: receiver.url });
     const payment = await reconciledPayment(server, developer);
     await receiver.waitFor((requests) => requests.some((r) => r.body.includes(payment.paymentId)));
-    expect((await eventually(() => onlyNotification(developer.api_key, payment.paymentId), (n) => n.status === 'delivered')).attempt_log[0].http_status).toBe(200);
+    expect(
+      (
+        await eventually(
+          () => onlyNotification(developer.api_key, payment.paymentId),
+          (n) => n.status === 'delivered',
+        )
+      ).attempt_log[0].http_status,
+    ).toBe(200);
   });
 });
 
@@ -133,7 +163,11 @@ describe('a production installation (SANDBOX=false)', () => {
       expect(developer.merchant.developer).toBe(true);
       const payment = await reconciledPayment(installation, developer);
       const n = await onlyNotification(developer.api_key, payment.paymentId, installation);
-      expect(n.attempt_log[0]).toMatchObject({ outcome: 'failed', http_status: null, error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address; only public internet addresses may be notified/) });
+      expect(n.attempt_log[0]).toMatchObject({
+        outcome: 'failed',
+        http_status: null,
+        error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address; only public internet addresses may be notified/),
+      });
       expect(receiver.requests.some((r) => r.body.includes(payment.paymentId))).toBe(false);
     } finally {
       await productionWorker.stop();
@@ -150,10 +184,14 @@ describe('a production installation (SANDBOX=false)', () => {
       const before = await countRows(installation.ctx.db, 'payments');
       const payment = await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Private', notify_url: 'http://127.0.0.1:9/notify' });
       expect(payment.status).toBe(400);
-      expect(payment.body.errors).toEqual([{ field: 'notify_url', message: expect.stringContaining('is a loopback address; only public internet addresses may be notified') }]);
+      expect(payment.body.errors).toEqual([
+        { field: 'notify_url', message: expect.stringContaining('is a loopback address; only public internet addresses may be notified') },
+      ]);
       expect(await countRows(installation.ctx.db, 'payments')).toBe(before);
 
-      await expect(updateMerchant(installation.ctx, integrator.receiver_id, { notifyUrl: 'http://10.0.0.1/notify' })).rejects.toMatchObject({ fields: [{ field: 'notify_url' }] });
+      await expect(updateMerchant(installation.ctx, integrator.receiver_id, { notifyUrl: 'http://10.0.0.1/notify' })).rejects.toMatchObject({
+        fields: [{ field: 'notify_url' }],
+      });
 
       const accounts = await countRows(installation.ctx.db, 'merchants');
       const receiver = await api.post('/v3/receivers', { ...validReceiver, notify_url: 'http://192.168.1.10/notify' });
@@ -161,7 +199,16 @@ describe('a production installation (SANDBOX=false)', () => {
       expect(receiver.body.errors).toEqual([{ field: 'notify_url', message: expect.stringContaining('a private address') }]);
       expect(await countRows(installation.ctx.db, 'merchants')).toBe(accounts);
       // The same developer account on a sandbox installation may: localhost receivers are the point.
-      expect((await client(server.baseUrl, (await server.account()).api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Local', notify_url: 'http://127.0.0.1:9/notify' })).status).toBe(200);
+      expect(
+        (
+          await client(server.baseUrl, (await server.account()).api_key).post('/v3/payments', {
+            amount: 1000,
+            currency: 'CLP',
+            subject: 'Local',
+            notify_url: 'http://127.0.0.1:9/notify',
+          })
+        ).status,
+      ).toBe(200);
     } finally {
       await installation.close();
     }

@@ -105,7 +105,10 @@ describe('an automatic payment, from the subscription to the reconciled charge',
     const paymentId: string = charge.body.payment_id;
 
     // The debit job submits the charge to DemoBank: the payment is verifying until it settles.
-    await eventually(() => api().get(`/v3/payments/${paymentId}`), (res) => res.body.status === 'verifying');
+    await eventually(
+      () => api().get(`/v3/payments/${paymentId}`),
+      (res) => res.body.status === 'verifying',
+    );
     const now = new Date((await api().get('/sandbox/clock')).body.now);
     const moved = await api().post('/sandbox/clock', { to: new Date(nextBusinessDay(now).getTime() + 60_000).toISOString() });
     expect(moved.status).toBe(200);

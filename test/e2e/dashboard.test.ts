@@ -79,7 +79,10 @@ describe('the dashboard in a browser', () => {
 
     await page.click('#demobank-pay');
     expect(await page.textContent('#status')).toContain('done');
-    await eventually(async () => hooks.requests.length, (n) => n >= 1);
+    await eventually(
+      async () => hooks.requests.length,
+      (n) => n >= 1,
+    );
     await eventually(
       async () => {
         await page.reload();
@@ -92,7 +95,10 @@ describe('the dashboard in a browser', () => {
 
     await notification.locator('button.resend').click();
     expect(await page.textContent('#notice')).toContain('El mensaje se enviará de nuevo ahora.');
-    await eventually(async () => hooks.requests.length, (n) => n >= 2);
+    await eventually(
+      async () => hooks.requests.length,
+      (n) => n >= 2,
+    );
 
     await page.fill('#refund-amount', '1500');
     await page.click('#refund');

@@ -31,7 +31,8 @@ beforeAll(async () => {
   config = await oidc.discovery(new URL(setup.server.baseUrl), String(setup.account.receiver_id), undefined, oidc.ClientSecretBasic(setup.account.secret), {
     execute: [oidc.allowInsecureRequests],
   });
-  paymentId = (await client(setup.server.baseUrl, setup.account.api_key).post('/v3/payments', { amount: 2500, currency: 'CLP', subject: 'OAuth browser test' })).body.payment_id;
+  paymentId = (await client(setup.server.baseUrl, setup.account.api_key).post('/v3/payments', { amount: 2500, currency: 'CLP', subject: 'OAuth browser test' }))
+    .body.payment_id;
 });
 afterAll(async () => {
   await browser?.close();
@@ -80,7 +81,11 @@ describe('authorization code flow in a browser, with openid-client', () => {
     const arrived = shop.requests[before]!;
     expect(arrived.method).toBe('GET');
 
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(arrived.path, callback), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(arrived.path, callback), {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+    });
     expect(tokens.token_type).toBe('bearer');
     expect(tokens.expires_in).toBe(31536000);
     expect(tokens.refresh_token).toBeUndefined();
@@ -92,7 +97,9 @@ describe('authorization code flow in a browser, with openid-client', () => {
     expect(payment.body.payment_id).toBe(paymentId);
 
     await oidc.tokenRevocation(config, tokens.access_token);
-    expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401);
+    expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(
+      401,
+    );
   });
 
   it('posts the code to the callback with response_mode=form_post, under the page’s strict CSP', async () => {
@@ -106,7 +113,9 @@ describe('authorization code flow in a browser, with openid-client', () => {
     expect(arrived.method).toBe('POST');
     const request = new Request(callback, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: arrived.body });
     const tokens = await oidc.authorizationCodeGrant(config, request, { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
-    expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+    expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(
+      200,
+    );
   });
 
   it('returns a refusal (A001) as an OAuth error that openid-client recognises, with the contract’s codes', async () => {
@@ -128,9 +137,11 @@ describe('authorization code flow in a browser, with openid-client', () => {
     ['a link', (url: URL) => html`<a id="go" href="${url.href}">Conectar tu banco</a>`],
     [
       'a form POST',
-      (url: URL) => html`<form method="post" action="${url.origin}${url.pathname}">
-${[...url.searchParams].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-<button id="go">Conectar tu banco</button></form>`,
+      (url: URL) =>
+        html`<form method="post" action="${url.origin}${url.pathname}">
+          ${[...url.searchParams].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
+          <button id="go">Conectar tu banco</button>
+        </form>`,
     ],
   ])('starts from %s on the merchant’s own site and finishes in the same browser', async (_name, start) => {
     const verifier = oidc.randomPKCECodeVerifier();
@@ -153,11 +164,19 @@ ${[...url.searchParams].map(([name, value]) => html`<input type="hidden" name="$
     await shop.waitFor((requests) => requests.slice(before).some((r) => r.path.startsWith('/callback')));
     const arrived = shop.requests.slice(before).find((r) => r.path.startsWith('/callback'))!;
     const tokens = await oidc.authorizationCodeGrant(config, new URL(arrived.path, callback), { pkceCodeVerifier: verifier, expectedState: state });
-    expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+    expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(
+      200,
+    );
   });
 
   it('refuses a flow opened in another browser, changing nothing', async () => {
-    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: callback, scope: 'openid api', response_mode: 'query', institution_id: 'Bawdf', state: oidc.randomState() });
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: callback,
+      scope: 'openid api',
+      response_mode: 'query',
+      institution_id: 'Bawdf',
+      state: oidc.randomState(),
+    });
     const opener = await (await browser.newContext()).newPage();
     try {
       await opener.goto(url.href);
@@ -179,6 +198,8 @@ ${[...url.searchParams].map(([name, value]) => html`<input type="hidden" name="$
   it('issues client credentials tokens to openid-client', async () => {
     const tokens = await oidc.clientCredentialsGrant(config);
     expect(tokens.scope).toBe('api');
-    expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200);
+    expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(
+      200,
+    );
   });
 });

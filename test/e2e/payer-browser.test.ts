@@ -109,7 +109,13 @@ describe('paying with DemoBank in a browser', () => {
     const expected = createHmac('sha256', setup.account.secret).update(`${t}.${notification.body}`).digest('base64');
     expect(s).toBe(expected);
     const body = JSON.parse(notification.body);
-    expect(body).toMatchObject({ payment_id: created.payment_id, receiver_id: setup.account.receiver_id, amount: '5000.0000', bank_id: 'Bawdf', personal_identifier: '11.111.111-1' });
+    expect(body).toMatchObject({
+      payment_id: created.payment_id,
+      receiver_id: setup.account.receiver_id,
+      amount: '5000.0000',
+      bank_id: 'Bawdf',
+      personal_identifier: '11.111.111-1',
+    });
   });
 
   it('notifies with API 1.3: a token that resolves to the paid payment', async () => {
@@ -227,10 +233,30 @@ describe('paying with DemoBank in a browser', () => {
     const fed = await fetch(`${setup.server.baseUrl}/operator/v1/credits`, {
       method: 'POST',
       headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ credits: [{ bank_reference: `late-${reference}`, account, amount: 5000, currency: 'CLP', reference, credited_at: later.toISOString(), payer_bank_id: 'dfFbF', payer_name: 'Ana Pérez', payer_personal_identifier: '12.345.678-5' }] }),
+      body: JSON.stringify({
+        credits: [
+          {
+            bank_reference: `late-${reference}`,
+            account,
+            amount: 5000,
+            currency: 'CLP',
+            reference,
+            credited_at: later.toISOString(),
+            payer_bank_id: 'dfFbF',
+            payer_name: 'Ana Pérez',
+            payer_personal_identifier: '12.345.678-5',
+          },
+        ],
+      }),
     });
     expect(await fed.json()).toMatchObject({ matched: 1 });
-    expect(await getPayment(created.payment_id)).toMatchObject({ status: 'done', out_of_date_conciliation: true, payment_method: 'regular_transfer', bank: 'Banco de Chile (Edwards Citi)', payer_name: 'Ana Pérez' });
+    expect(await getPayment(created.payment_id)).toMatchObject({
+      status: 'done',
+      out_of_date_conciliation: true,
+      payment_method: 'regular_transfer',
+      bank: 'Banco de Chile (Edwards Citi)',
+      payer_name: 'Ana Pérez',
+    });
     await page.goto(`${setup.server.baseUrl}/payment/receipt/${created.payment_id}`);
     expect(await page.textContent('main')).toContain('El abono llegó después del vencimiento del cobro.');
   });

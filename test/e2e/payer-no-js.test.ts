@@ -35,7 +35,13 @@ const statusOf = async (id: string) => {
 };
 
 async function createPayment(): Promise<{ payment_id: string; payment_url: string }> {
-  const created = await api().post('/v3/payments', { amount: 5000, currency: 'CLP', subject: 'Order 7', return_url: shopUrl('/return'), cancel_url: shopUrl('/cancel') });
+  const created = await api().post('/v3/payments', {
+    amount: 5000,
+    currency: 'CLP',
+    subject: 'Order 7',
+    return_url: shopUrl('/return'),
+    cancel_url: shopUrl('/cancel'),
+  });
   expect(created.status).toBe(200);
   return created.body;
 }
@@ -58,7 +64,12 @@ describe('payer pages without JavaScript', () => {
     await page.waitForURL(shopUrl('/return'));
     expect(await page.textContent('h1')).toBe('Back at the shop');
     expect(await statusOf(created.payment_id)).toBe('done/normal');
-    expect((await api().get(`/v3/payments/${created.payment_id}`)).body).toMatchObject({ bank_id: 'Bawdf', payer_email: 'payer@example.com', personal_identifier: '11.111.111-1', payment_method: 'simplified_transfer' });
+    expect((await api().get(`/v3/payments/${created.payment_id}`)).body).toMatchObject({
+      bank_id: 'Bawdf',
+      payer_email: 'payer@example.com',
+      personal_identifier: '11.111.111-1',
+      payment_method: 'simplified_transfer',
+    });
   });
 
   it('decline and land on cancel_url', async () => {

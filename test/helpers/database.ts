@@ -23,7 +23,10 @@ export function testDatabaseKind(): 'sqlite' | 'postgres' {
   return process.env.TEST_DATABASE_URL?.startsWith('postgres') ? 'postgres' : 'sqlite';
 }
 
-export async function createTestDatabase(kind = testDatabaseKind(), adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'): Promise<TestDatabase> {
+export async function createTestDatabase(
+  kind = testDatabaseKind(),
+  adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quipu-test-'));
   if (kind === 'sqlite') {
     return {
@@ -56,7 +59,8 @@ export async function createTestDatabase(kind = testDatabaseKind(), adminUrl = p
 
 function pgBouncerPort(): number {
   const port = Number(process.env.TEST_PGBOUNCER_PORT);
-  if (!port) throw new Error('TEST_DATABASE_VIA=pgbouncer without TEST_PGBOUNCER_PORT: the global setup test/helpers/via-pgbouncer.ts starts PgBouncer and sets it');
+  if (!port)
+    throw new Error('TEST_DATABASE_VIA=pgbouncer without TEST_PGBOUNCER_PORT: the global setup test/helpers/via-pgbouncer.ts starts PgBouncer and sets it');
   return port;
 }
 
@@ -79,7 +83,7 @@ export async function refuseConnections(database: TestDatabase): Promise<() => P
 }
 
 async function answering(url: string): Promise<void> {
-  for (const deadline = Date.now() + 10_000; ; ) {
+  for (const deadline = Date.now() + 10_000; ;) {
     const client = new pg.Client({ connectionString: url });
     // PgBouncer ends the connection after refusing the query: that rejection is the answer, not an error of its own.
     client.on('error', () => undefined);
@@ -126,8 +130,25 @@ export async function databaseBefore(migration: string): Promise<EarlierDatabase
 /** A merchants row as migration 001 made the table, for the databases of databaseBefore. */
 export function earlyMerchantRow(receiverId: number, at: number, profile: Record<string, string> = {}) {
   return {
-    receiver_id: receiverId, name: 'Shop', secret_enc: 'x', api_key_hash: `h${receiverId}`, developer: 1, notify_url: null, notify_api_version: '3.0',
-    feature_confirm: 0, feature_integrator: 0, feature_refunds: 0, feature_contract_url: 0, feature_psp: 0, parent_receiver_id: null,
-    payment_methods: '[]', users: '[]', collect_accounts: '[]', country_code: 'CL', profile: JSON.stringify(profile), created_at: at, updated_at: at,
+    receiver_id: receiverId,
+    name: 'Shop',
+    secret_enc: 'x',
+    api_key_hash: `h${receiverId}`,
+    developer: 1,
+    notify_url: null,
+    notify_api_version: '3.0',
+    feature_confirm: 0,
+    feature_integrator: 0,
+    feature_refunds: 0,
+    feature_contract_url: 0,
+    feature_psp: 0,
+    parent_receiver_id: null,
+    payment_methods: '[]',
+    users: '[]',
+    collect_accounts: '[]',
+    country_code: 'CL',
+    profile: JSON.stringify(profile),
+    created_at: at,
+    updated_at: at,
   };
 }

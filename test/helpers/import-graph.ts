@@ -26,8 +26,12 @@ function specifiers(file: string): { specifier: string; typeOnly: boolean }[] {
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
-      const namedTypes = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) && !clause.name
-        && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly);
+      const namedTypes =
+        clause?.namedBindings &&
+        ts.isNamedImports(clause.namedBindings) &&
+        !clause.name &&
+        clause.namedBindings.elements.length > 0 &&
+        clause.namedBindings.elements.every((e) => e.isTypeOnly);
       found.push({ specifier: node.moduleSpecifier.text, typeOnly: Boolean(clause?.isTypeOnly || namedTypes) });
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       found.push({ specifier: node.moduleSpecifier.text, typeOnly: node.isTypeOnly });

@@ -52,7 +52,9 @@ export async function startMailServer(responder: MailResponder = ACCEPT): Promis
     allowInsecureAuth: true,
     closeTimeout: 100,
     onAuth: (auth, _session, callback) =>
-      auth.username === MAIL_USER && auth.password === MAIL_PASSWORD ? callback(null, { user: auth.username }) : callback(new Error('Invalid username or password')),
+      auth.username === MAIL_USER && auth.password === MAIL_PASSWORD
+        ? callback(null, { user: auth.username })
+        : callback(new Error('Invalid username or password')),
     onData: (stream, session, callback) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));

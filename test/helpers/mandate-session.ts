@@ -29,7 +29,11 @@ export async function mandateTabAtCoordinates(baseUrl: string, redirectUrl: stri
 }
 
 /** Signs the mandate through the pages; returns where the payer lands (return_url or cancel_url). */
-export async function signMandateThroughPages(baseUrl: string, redirectUrl: string, { rut, answers = DEMO_COORDINATES.pay }: MandateSigningOptions = {}): Promise<string> {
+export async function signMandateThroughPages(
+  baseUrl: string,
+  redirectUrl: string,
+  { rut, answers = DEMO_COORDINATES.pay }: MandateSigningOptions = {},
+): Promise<string> {
   const tab = await mandateTabAtCoordinates(baseUrl, redirectUrl, rut);
   const done = await tab.submit(answers);
   if (done.status !== 303 || !done.location) throw new Error(`mandate not signed: ${done.status} ${done.html}`);

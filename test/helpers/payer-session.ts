@@ -18,7 +18,11 @@ export class PayerSession {
 
   async #send(path: string, init: RequestInit): Promise<PageResponse> {
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(new URL(path, this.baseUrl), { ...init, redirect: 'manual', headers: { ...this.headers, ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
+    const res = await fetch(new URL(path, this.baseUrl), {
+      ...init,
+      redirect: 'manual',
+      headers: { ...this.headers, ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) },
+    });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const [name, ...value] = pair!.split('=');

@@ -22,7 +22,10 @@ export async function payByTransfer(ctx: AppContext, merchant: Merchant, payment
 }
 
 export async function countRows(db: Kysely<DB>, table: keyof DB): Promise<number> {
-  const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -27,4 +27,3 @@ export function withServerProcesses(): { readonly database: TestDatabase; readon
     started,
   };
 }
-

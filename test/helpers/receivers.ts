@@ -36,7 +36,12 @@ export async function openReceiver(on: TestServer, by: TestAccount, fields: Reco
   const created = await client(on.baseUrl, by.api_key).post('/v3/receivers', fields);
   expect(created.status).toBe(200);
   const receiverId = Number(created.body.receiver_id);
-  const token = await formPost(on.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth({ receiver_id: receiverId, secret: created.body.secret }));
+  const token = await formPost(
+    on.baseUrl,
+    '/oauth2/token',
+    { grant_type: 'client_credentials' },
+    basicAuth({ receiver_id: receiverId, secret: created.body.secret }),
+  );
   const headers = { authorization: `Bearer ${token.body.access_token}` };
   return { receiverId, secret: created.body.secret, api: (method, path, body) => call(on.baseUrl, method, path, { headers, body }) };
 }

@@ -48,7 +48,11 @@ export class ScriptedBank implements BankConnector {
   readonly #unregister: () => void;
 
   /** `standIn`: the scripted bank takes the place of the process's own connector of `bankId`. */
-  constructor(banks: BankDirectory, readonly bankId: string, options: { mandates?: boolean; standIn?: boolean } = {}) {
+  constructor(
+    banks: BankDirectory,
+    readonly bankId: string,
+    options: { mandates?: boolean; standIn?: boolean } = {},
+  ) {
     if (options.mandates) this.mandates = new ScriptedMandates();
     this.#unregister = options.standIn ? banks.standIn(this) : banks.add(this);
   }

@@ -39,7 +39,15 @@ export interface TestServer {
 
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const database = await createTestDatabase();
-  const base = loadConfig({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', INVALIDATION_POLL_MS: '100', ...testHashCost(env), ...env });
+  const base = loadConfig({
+    DATABASE_URL: database.url,
+    DATA_DIR: database.dataDir,
+    PORT: '0',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    INVALIDATION_POLL_MS: '100',
+    ...testHashCost(env),
+    ...env,
+  });
   const runtime: Runtime = await startRuntime(base, createLogger(base.logLevel, 2), { longRunning: true });
   const app = await buildServer(runtime.ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -73,7 +81,10 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
  * account opened on it: started before them, closed after them. Its properties are set in the
  * beforeAll hook it registers, so they are read in later hooks and in tests.
  */
-export function useTestServer(env: Record<string, string> = {}, input: Partial<NewMerchant> = {}): { readonly server: TestServer; readonly account: TestAccount } {
+export function useTestServer(
+  env: Record<string, string> = {},
+  input: Partial<NewMerchant> = {},
+): { readonly server: TestServer; readonly account: TestAccount } {
   const started: { server?: TestServer; account?: TestAccount } = {};
   beforeAll(async () => {
     started.server = await startTestServer(env);

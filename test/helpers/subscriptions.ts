@@ -45,7 +45,13 @@ export async function createSubscriptionOver(api: Api, fields: Record<string, un
 }
 
 /** The payer signs the subscription's mandate at `bankId`, through the use cases the signing pages call. */
-export async function signAt(ctx: AppContext, subscriptionId: string, bankId: string, credentials: PayerCredentials, answers: readonly string[]): Promise<void> {
+export async function signAt(
+  ctx: AppContext,
+  subscriptionId: string,
+  bankId: string,
+  credentials: PayerCredentials,
+  answers: readonly string[],
+): Promise<void> {
   const signing = await startMandateSigning(ctx, subscriptionId, bankId);
   await signInForMandate(ctx, signing.signingId, credentials);
   await signMandate(ctx, signing.signingId, answers);
@@ -55,6 +61,11 @@ export async function signAt(ctx: AppContext, subscriptionId: string, bankId: st
  * The payer signs at DemoBank: `11.111.111-1` and the signing coordinates enable the mandate at
  * once; the scenario table's RUTs and coordinates give the other outcomes.
  */
-export async function signAtDemoBank(ctx: AppContext, subscriptionId: string, rut = '11.111.111-1', answers: readonly string[] = DEMO_COORDINATES.pay): Promise<void> {
+export async function signAtDemoBank(
+  ctx: AppContext,
+  subscriptionId: string,
+  rut = '11.111.111-1',
+  answers: readonly string[] = DEMO_COORDINATES.pay,
+): Promise<void> {
   await signAt(ctx, subscriptionId, DEMO_BANK_ID, { identifier: rut, password: DEMO_BANK_PASSWORD }, answers);
 }

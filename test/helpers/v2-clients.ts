@@ -184,7 +184,9 @@ export interface V2ClientOptions {
 }
 
 export function signWith(style: ClientStyle, secret: string, method: string, url: string, params: [string, string][]): string {
-  const pairs = params.map(([k, v]) => (style.sortEncoded ? [style.signEncode(k), style.signEncode(v), style.signEncode(k)] : [style.signEncode(k), style.signEncode(v), k]));
+  const pairs = params.map(([k, v]) =>
+    style.sortEncoded ? [style.signEncode(k), style.signEncode(v), style.signEncode(k)] : [style.signEncode(k), style.signEncode(v), k],
+  );
   pairs.sort((a, b) => (a[2]! < b[2]! ? -1 : a[2]! > b[2]! ? 1 : 0));
   let text = `${method}&${style.signEncode(url)}`;
   for (const [k, v] of pairs) text += `&${k}=${v}`;

@@ -23,7 +23,9 @@ describe('API_RATE_LIMIT', () => {
   });
 
   it('answers an account past its limit 429 with Retry-After, in the error shape of v3 and v2; another account is not held back', async () => {
-    const answers = await Promise.all(Array.from({ length: LIMIT * 3 }, (_, i) => call(setup.server.baseUrl, 'GET', i % 2 ? '/v3/banks' : '/2.0/banks', { apiKey: setup.account.api_key })));
+    const answers = await Promise.all(
+      Array.from({ length: LIMIT * 3 }, (_, i) => call(setup.server.baseUrl, 'GET', i % 2 ? '/v3/banks' : '/2.0/banks', { apiKey: setup.account.api_key })),
+    );
     const limited = answers.filter((a) => a.status === 429);
     expect(answers.filter((a) => a.status === 200).length).toBeLessThanOrEqual(LIMIT);
     expect(limited.length).toBeGreaterThanOrEqual(LIMIT * 2);

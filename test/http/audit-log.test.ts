@@ -34,16 +34,40 @@ const api = () => client(setup.server.baseUrl, setup.account.api_key);
 async function recordsAfter(after: number, count: number, mine: (record: AuditRecord) => boolean = () => true): Promise<AuditRecord[]> {
   const read = async () =>
     (await setup.server.ctx.db.selectFrom('audit_log').selectAll().where('seq', '>', after).orderBy('seq').execute())
-      .map((r) => ({ seq: Number(r.seq), actorKind: r.actor_kind, actor: r.actor, receiverId: r.receiver_id === null ? null : Number(r.receiver_id), action: r.action, target: r.target, outcome: r.outcome, address: r.address }) as AuditRecord)
+      .map(
+        (r) =>
+          ({
+            seq: Number(r.seq),
+            actorKind: r.actor_kind,
+            actor: r.actor,
+            receiverId: r.receiver_id === null ? null : Number(r.receiver_id),
+            action: r.action,
+            target: r.target,
+            outcome: r.outcome,
+            address: r.address,
+          }) as AuditRecord,
+      )
       .filter(mine);
   await expect.poll(async () => (await read()).length, { timeout: 5_000 }).toBeGreaterThanOrEqual(count);
   return read();
 }
-const lastSeq = async () => Number((await setup.server.ctx.db.selectFrom('audit_log').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst())?.seq ?? 0);
+const lastSeq = async () =>
+  Number(
+    (
+      await setup.server.ctx.db
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.max('seq').as('seq'))
+        .executeTakeFirst()
+    )?.seq ?? 0,
+  );
 
 async function signIn(credentials: { email: string; password: string }): Promise<{ session: PayerSession; answer: PageResponse }> {
   const session = new PayerSession(setup.server.baseUrl);
-  const answer = await session.post('/dashboard/sign-in', { _csrf: csrfOf(await session.get('/dashboard/sign-in')), email: credentials.email, password: credentials.password });
+  const answer = await session.post('/dashboard/sign-in', {
+    _csrf: csrfOf(await session.get('/dashboard/sign-in')),
+    email: credentials.email,
+    password: credentials.password,
+  });
   return { session, answer };
 }
 
@@ -59,8 +83,24 @@ describe('what is recorded', () => {
     expect((await signIn({ email: users.owner.email, password: 'not-it' })).answer.status).toBe(401);
     expect((await signIn(users.owner)).answer.status).toBe(303);
     expect((await recordsAfter(after, 2, (r) => r.action === 'sign-in')).map(({ seq: _seq, ...r }) => r)).toEqual([
-      { actorKind: 'user', actor: 'owner@audit.test', receiverId: setup.account.receiver_id, action: 'sign-in', target: null, outcome: 'refused', address: '127.0.0.1' },
-      { actorKind: 'user', actor: 'owner@audit.test', receiverId: setup.account.receiver_id, action: 'sign-in', target: null, outcome: 'ok', address: '127.0.0.1' },
+      {
+        actorKind: 'user',
+        actor: 'owner@audit.test',
+        receiverId: setup.account.receiver_id,
+        action: 'sign-in',
+        target: null,
+        outcome: 'refused',
+        address: '127.0.0.1',
+      },
+      {
+        actorKind: 'user',
+        actor: 'owner@audit.test',
+        receiverId: setup.account.receiver_id,
+        action: 'sign-in',
+        target: null,
+        outcome: 'ok',
+        address: '127.0.0.1',
+      },
     ]);
   });
 
@@ -73,8 +113,19 @@ describe('what is recorded', () => {
     expect((await viewer.post(`${page}/refund`, { _csrf: csrfOf(await viewer.get(page)), amount: '100' })).status).toBe(403);
     expect((await owner.post(`${page}/refund`, { _csrf: csrfOf(await owner.get(page)), amount: '100' })).status).toBe(303);
     const records = await recordsAfter(after, 2, (r) => r.action === 'payment.refund');
-    expect(records).toContainEqual(expect.objectContaining({ actorKind: 'user', actor: 'viewer@audit.test', action: 'payment.refund', target: `${page}/refund`, outcome: 'refused' }));
-    expect(records).toContainEqual(expect.objectContaining({ actorKind: 'user', actor: 'owner@audit.test', receiverId: setup.account.receiver_id, action: 'payment.refund', target: `${page}/refund`, outcome: 'ok' }));
+    expect(records).toContainEqual(
+      expect.objectContaining({ actorKind: 'user', actor: 'viewer@audit.test', action: 'payment.refund', target: `${page}/refund`, outcome: 'refused' }),
+    );
+    expect(records).toContainEqual(
+      expect.objectContaining({
+        actorKind: 'user',
+        actor: 'owner@audit.test',
+        receiverId: setup.account.receiver_id,
+        action: 'payment.refund',
+        target: `${page}/refund`,
+        outcome: 'ok',
+      }),
+    );
   });
 
   it("the API's refunds and deletes, by the account whose key asked; a read is not recorded", async () => {
@@ -95,7 +146,8 @@ describe('what is recorded', () => {
 
   it('operator calls, right token or wrong', async () => {
     const after = await lastSeq();
-    for (const token of [OPERATOR_TOKEN, 'w'.repeat(40)]) await fetch(`${setup.server.baseUrl}/operator/v1/credits`, { headers: { authorization: `Bearer ${token}` } });
+    for (const token of [OPERATOR_TOKEN, 'w'.repeat(40)])
+      await fetch(`${setup.server.baseUrl}/operator/v1/credits`, { headers: { authorization: `Bearer ${token}` } });
     expect((await recordsAfter(after, 2, (r) => r.actorKind === 'operator')).map((r) => [r.actorKind, r.action, r.target, r.outcome])).toEqual([
       ['operator', 'operator.call', 'GET /operator/v1/credits', 'ok'],
       ['operator', 'operator.call', 'GET /operator/v1/credits', 'refused'],
@@ -106,7 +158,19 @@ describe('what is recorded', () => {
 describe('the chain', () => {
   it('stays one chain when many requests append at once', async () => {
     const after = await lastSeq();
-    await Promise.all(Array.from({ length: 40 }, (_, i) => audit(setup.server.ctx, { actorKind: 'cli', actor: 'test', receiverId: null, action: 'cli.command', target: `parallel ${i}`, outcome: 'ok', address: null })));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        audit(setup.server.ctx, {
+          actorKind: 'cli',
+          actor: 'test',
+          receiverId: null,
+          action: 'cli.command',
+          target: `parallel ${i}`,
+          outcome: 'ok',
+          address: null,
+        }),
+      ),
+    );
     const records = await recordsAfter(after, 40, (r) => r.target?.startsWith('parallel ') === true);
     expect(new Set(records.map((r) => r.seq)).size).toBe(40);
     const verified = await verifyAudit(setup.server.ctx);
@@ -125,7 +189,10 @@ describe('the owner reads it', () => {
     expect(page.html).toContain('owner@audit.test');
     const exported = await ownerSession.get('/dashboard/audit/export');
     expect(exported.headers.get('content-type')).toContain('application/jsonl');
-    const lines = exported.html.trim().split('\n').map((line) => JSON.parse(line) as AuditRecord);
+    const lines = exported.html
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AuditRecord);
     expect(lines.length).toBeGreaterThan(3);
     expect(lines.every((r) => r.receiverId === setup.account.receiver_id)).toBe(true);
     expect(lines.every((r, i) => i === 0 || r.seq > lines[i - 1]!.seq)).toBe(true);

@@ -117,13 +117,11 @@ describe('POST /v1/automatic-payment/subscription with a broken rule', () => {
   });
 
   it('names every broken field at once', async () => {
-    const res = await refused(SUBSCRIPTION_PATH, { ...without(NEW_SUBSCRIPTION, 'name'), email: 'nope', max_amount: 0, notify_url: 'nope', service_reference: long(256) }, [
-      'name',
-      'email',
-      'max_amount',
-      'notify_url',
-      'service_reference',
-    ]);
+    const res = await refused(
+      SUBSCRIPTION_PATH,
+      { ...without(NEW_SUBSCRIPTION, 'name'), email: 'nope', max_amount: 0, notify_url: 'nope', service_reference: long(256) },
+      ['name', 'email', 'max_amount', 'notify_url', 'service_reference'],
+    );
     expect(res.body.errors.find((e: { field: string }) => e.field === 'name').message).toBe('is required');
   });
 
@@ -133,9 +131,19 @@ describe('POST /v1/automatic-payment/subscription with a broken rule', () => {
   });
 
   it("refuses a production account's private notify_url, naming it with the other broken fields", async () => {
-    const res = await refused(SUBSCRIPTION_PATH, { ...NEW_SUBSCRIPTION, notify_url: 'http://10.0.0.7/subscription', name: long(256) }, ['name', 'notify_url'], client(setup.server.baseUrl, production.api_key));
+    const res = await refused(
+      SUBSCRIPTION_PATH,
+      { ...NEW_SUBSCRIPTION, notify_url: 'http://10.0.0.7/subscription', name: long(256) },
+      ['name', 'notify_url'],
+      client(setup.server.baseUrl, production.api_key),
+    );
     expect(res.body.errors.find((e: { field: string }) => e.field === 'notify_url').message).toMatch(/private address/);
-    await refused(SUBSCRIPTION_PATH, { ...NEW_SUBSCRIPTION, notify_url: 'http://localhost:8080/subscription' }, ['notify_url'], client(setup.server.baseUrl, production.api_key));
+    await refused(
+      SUBSCRIPTION_PATH,
+      { ...NEW_SUBSCRIPTION, notify_url: 'http://localhost:8080/subscription' },
+      ['notify_url'],
+      client(setup.server.baseUrl, production.api_key),
+    );
     // A developer-mode account may aim it at its own machine.
     expect((await api.post(SUBSCRIPTION_PATH, { ...NEW_SUBSCRIPTION, notify_url: 'http://127.0.0.1:9/subscription' })).status).toBe(200);
   });
@@ -192,13 +200,11 @@ describe('POST /v1/automatic-payment/charge-intent with a broken rule', () => {
   });
 
   it('names every broken field at once, the subscription among them', async () => {
-    const res = await refused(CHARGE_PATH, { ...newCharge(subscriptions.signed), amount: 60000, subject: long(256), notify_url: 'nope', notify_api_version: '9' }, [
-      'subscription_id',
-      'amount',
-      'subject',
-      'notify_url',
-      'notify_api_version',
-    ]);
+    const res = await refused(
+      CHARGE_PATH,
+      { ...newCharge(subscriptions.signed), amount: 60000, subject: long(256), notify_url: 'nope', notify_api_version: '9' },
+      ['subscription_id', 'amount', 'subject', 'notify_url', 'notify_api_version'],
+    );
     expect(res.body.message).toMatch(/SIGNED/);
   });
 
@@ -210,18 +216,32 @@ describe('POST /v1/automatic-payment/charge-intent with a broken rule', () => {
   it("refuses a production account's private notify_url and error_response_url", async () => {
     const productionApi = client(setup.server.baseUrl, production.api_key);
     const subscriptionId = await createSubscriptionOver(productionApi);
-    const res = await refused(CHARGE_PATH, newCharge(subscriptionId, { notify_url: 'http://192.168.1.10/charge', error_response_url: 'http://[::1]/error' }), ['subscription_id', 'notify_url', 'error_response_url'], productionApi);
+    const res = await refused(
+      CHARGE_PATH,
+      newCharge(subscriptionId, { notify_url: 'http://192.168.1.10/charge', error_response_url: 'http://[::1]/error' }),
+      ['subscription_id', 'notify_url', 'error_response_url'],
+      productionApi,
+    );
     expect(res.body.errors.find((e: { field: string }) => e.field === 'notify_url').message).toMatch(/private address/);
   });
 });
 
 describe('reading a subscription', () => {
-  const paths = [(id: string) => `${SUBSCRIPTION_PATH}/${id}`, (id: string) => `/v1/automatic-payment/subscription-status?subscription_id=${encodeURIComponent(id)}`];
+  const paths = [
+    (id: string) => `${SUBSCRIPTION_PATH}/${id}`,
+    (id: string) => `/v1/automatic-payment/subscription-status?subscription_id=${encodeURIComponent(id)}`,
+  ];
 
   it.each(paths.map((p) => [p('ID'), p] as const))('%s answers exactly the documented fields', async (_shown, path) => {
     const res = await api.get(path(subscriptions.enabled));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ subscription_id: subscriptions.enabled, status: 'ENABLED', developer: true, customer_bank_code: 'Bawdf', service_reference: '' });
+    expect(res.body).toEqual({
+      subscription_id: subscriptions.enabled,
+      status: 'ENABLED',
+      developer: true,
+      customer_bank_code: 'Bawdf',
+      service_reference: '',
+    });
   });
 
   it.each(paths.map((p) => [p('ID'), p] as const))('%s is 404 for an unknown id and for another account’s', async (_shown, path) => {
@@ -243,7 +263,13 @@ describe('reading a subscription', () => {
     const productionApi = client(setup.server.baseUrl, production.api_key);
     const id = await createSubscriptionOver(productionApi, { service_reference: '12345678K' });
     for (const path of paths) {
-      expect((await productionApi.get(path(id))).body).toEqual({ subscription_id: id, status: 'DISABLED', developer: false, customer_bank_code: 'no-bank', service_reference: '12345678K' });
+      expect((await productionApi.get(path(id))).body).toEqual({
+        subscription_id: id,
+        status: 'DISABLED',
+        developer: false,
+        customer_bank_code: 'no-bank',
+        service_reference: '12345678K',
+      });
     }
     // The developer-mode account does not see it.
     expect((await api.get(`${SUBSCRIPTION_PATH}/${id}`)).status).toBe(404);
@@ -264,7 +290,10 @@ describe('answers and credentials', () => {
   it('answers a create with exactly subscription_id (a UUID) and its redirect_url', async () => {
     const res = await api.post(SUBSCRIPTION_PATH, NEW_SUBSCRIPTION);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ subscription_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/), redirect_url: `${setup.server.baseUrl}/pac-manager/${res.body.subscription_id}` });
+    expect(res.body).toEqual({
+      subscription_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      redirect_url: `${setup.server.baseUrl}/pac-manager/${res.body.subscription_id}`,
+    });
   });
 
   it('answers a charge intent with exactly a 12-character payment_id, which reads as a payment', async () => {
@@ -285,7 +314,9 @@ describe('answers and credentials', () => {
     const headers = { authorization: `Bearer ${await clientCredentialsToken(setup.server, setup.account)}` };
     const created = await call(setup.server.baseUrl, 'POST', SUBSCRIPTION_PATH, { headers, body: NEW_SUBSCRIPTION });
     expect(created.status).toBe(200);
-    const read = await call(setup.server.baseUrl, 'GET', `/v1/automatic-payment/subscription-status?subscription_id=${created.body.subscription_id}`, { headers });
+    const read = await call(setup.server.baseUrl, 'GET', `/v1/automatic-payment/subscription-status?subscription_id=${created.body.subscription_id}`, {
+      headers,
+    });
     expect(read.body).toMatchObject({ subscription_id: created.body.subscription_id, status: 'DISABLED' });
     const charged = await call(setup.server.baseUrl, 'POST', CHARGE_PATH, { headers, body: newCharge(subscriptions.enabled) });
     expect(charged.status).toBe(200);
@@ -343,7 +374,16 @@ describe('/openapi.json', () => {
     const charge = doc.paths[CHARGE_PATH].post;
     expect(Object.keys(charge.responses)).toContain('200');
     const chargeBody = charge.requestBody.content['application/json'].schema;
-    expect(chargeBody.required.sort()).toEqual(['amount', 'body', 'custom', 'error_response_url', 'notify_url', 'subject', 'subscription_id', 'transaction_id']);
+    expect(chargeBody.required.sort()).toEqual([
+      'amount',
+      'body',
+      'custom',
+      'error_response_url',
+      'notify_url',
+      'subject',
+      'subscription_id',
+      'transaction_id',
+    ]);
     expect(chargeBody.properties.body.maxLength).toBe(5120);
   });
 });

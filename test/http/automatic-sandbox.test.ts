@@ -48,7 +48,12 @@ async function signedSubscription(rut = '11.111.111-1', who: TestAccount = accou
 async function chargeOf(subscriptionId: string, who: TestAccount = account): Promise<string> {
   const created = await api(who).post(
     '/v1/automatic-payment/charge-intent',
-    newCharge(subscriptionId, { notify_url: receiver.url, notify_api_version: '3.0', error_response_url: receiver.url, transaction_id: `T-${subscriptionId.slice(0, 8)}` }),
+    newCharge(subscriptionId, {
+      notify_url: receiver.url,
+      notify_api_version: '3.0',
+      error_response_url: receiver.url,
+      transaction_id: `T-${subscriptionId.slice(0, 8)}`,
+    }),
   );
   expect(created.status).toBe(200);
   return created.body.payment_id as string;
@@ -56,13 +61,14 @@ async function chargeOf(subscriptionId: string, who: TestAccount = account): Pro
 
 /** The requests the receiver got whose JSON body has these fields. */
 async function receivedWith(fields: Record<string, unknown>, count = 1): Promise<ReceivedRequest[]> {
-  const matching = (requests: ReceivedRequest[]) => requests.filter((r) => r.body.startsWith('{') && Object.entries(fields).every(([k, v]) => bodyOf(r)[k] === v));
+  const matching = (requests: ReceivedRequest[]) =>
+    requests.filter((r) => r.body.startsWith('{') && Object.entries(fields).every(([k, v]) => bodyOf(r)[k] === v));
   await receiver.waitFor((requests) => matching(requests).length >= count);
   return matching(receiver.requests);
 }
 
 describe('POST /sandbox/demobank/charges/{payment_id}/settle|fail', () => {
-  it("settle: DemoBank takes the due debit and settles it now; the payment is done and its 3.0 notification delivered, signed", async () => {
+  it('settle: DemoBank takes the due debit and settles it now; the payment is done and its 3.0 notification delivered, signed', async () => {
     const subscriptionId = await signedSubscription();
     const paymentId = await chargeOf(subscriptionId);
     expect((await api().get(`/v3/payments/${paymentId}`)).body.status).toBe('pending');
@@ -71,7 +77,12 @@ describe('POST /sandbox/demobank/charges/{payment_id}/settle|fail', () => {
     expect(settled.body).toEqual({ payment_id: paymentId, status: 'done', status_detail: 'normal' });
     expect((await api().get(`/v3/payments/${paymentId}`)).body).toMatchObject({ status: 'done', status_detail: 'normal' });
     const [notification] = await receivedWith({ payment_id: paymentId });
-    expect(bodyOf(notification!)).toMatchObject({ payment_id: paymentId, amount: '10000.0000', bank_id: 'Bawdf', transaction_id: `T-${subscriptionId.slice(0, 8)}` });
+    expect(bodyOf(notification!)).toMatchObject({
+      payment_id: paymentId,
+      amount: '10000.0000',
+      bank_id: 'Bawdf',
+      transaction_id: `T-${subscriptionId.slice(0, 8)}`,
+    });
     expect(signedBy(account.secret, notification!)).toBe(true);
 
     const again = await api().post(`/sandbox/demobank/charges/${paymentId}/settle`);
@@ -151,9 +162,17 @@ describe('POST /sandbox/demobank/subscriptions/{id}/approve|reject|revoke', () =
     expect(twice.body.message).toBe('The mandate is not in force: there is nothing to revoke');
     // Nor can a revoked mandate be approved.
     expect((await api().post(`/sandbox/demobank/subscriptions/${id}/approve`)).status).toBe(400);
-    const history = await server.ctx.db.selectFrom('subscription_changes').select(['event', 'origin']).where('subscription_id', '=', id).orderBy('changed_at').execute();
+    const history = await server.ctx.db
+      .selectFrom('subscription_changes')
+      .select(['event', 'origin'])
+      .where('subscription_id', '=', id)
+      .orderBy('changed_at')
+      .execute();
     expect(history.at(-1)).toEqual({ event: 'revoked-by-payer', origin: 'payer' });
-    expect((await server.ctx.db.selectFrom('messages').select('message_id').where('kind', '=', 'subscription.signing').where('subject_id', '=', id).execute()).length).toBe(2);
+    expect(
+      (await server.ctx.db.selectFrom('messages').select('message_id').where('kind', '=', 'subscription.signing').where('subject_id', '=', id).execute())
+        .length,
+    ).toBe(2);
   });
 
   it("is 404 for an unknown subscription and another account's; 400 for one never signed at DemoBank", async () => {
@@ -185,19 +204,30 @@ describe('the sandbox and production accounts', () => {
 });
 
 describe('GET /sandbox/scenarios', () => {
-  it("serves the scenario table as JSON without credentials", async () => {
+  it('serves the scenario table as JSON without credentials', async () => {
     const res = await call(server.baseUrl, 'GET', '/sandbox/scenarios');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/json');
     expect(res.body).toEqual({ scenarios: SCENARIOS });
     const ids = res.body.scenarios.map((s: { id: string }) => s.id);
-    expect(ids).toEqual(expect.arrayContaining(['mandate-enabled', 'mandate-rejected', 'mandate-pending-approval', 'mandate-revoked', 'charge-settles', 'charge-insufficient-funds']));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'mandate-enabled',
+        'mandate-rejected',
+        'mandate-pending-approval',
+        'mandate-revoked',
+        'charge-settles',
+        'charge-insufficient-funds',
+      ]),
+    );
     expect(JSON.stringify(res.body)).toContain(PENDING_APPROVAL_RUT);
   });
 
   it('is in the OpenAPI document, with the decisions', async () => {
     const paths = (await call(server.baseUrl, 'GET', '/openapi.json')).body.paths;
-    expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/sandbox/scenarios', '/sandbox/demobank/charges/{id}/{decision}', '/sandbox/demobank/subscriptions/{id}/{decision}']));
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining(['/sandbox/scenarios', '/sandbox/demobank/charges/{id}/{decision}', '/sandbox/demobank/subscriptions/{id}/{decision}']),
+    );
     expect(paths['/sandbox/scenarios'].get.security).toEqual([]);
   });
 });

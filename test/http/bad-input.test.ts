@@ -4,7 +4,6 @@ import { call } from '../helpers/http.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
 import { useTestServer } from '../helpers/server.js';
 
-
 const setup = useTestServer({ BODY_LIMIT: String(64 * 1024) });
 
 async function post(rawBody: string | undefined, contentType?: string) {
@@ -83,20 +82,35 @@ describe('a JSON member given twice', () => {
 
   it('a refund whose amount is given twice is refused, nothing refunded', async () => {
     const refunding = await setup.server.account({ features: { refunds: true } });
-    const created = await call(setup.server.baseUrl, 'POST', '/v3/payments', { apiKey: refunding.api_key, body: { amount: 5000, currency: 'CLP', subject: 'Refund twice' } });
+    const created = await call(setup.server.baseUrl, 'POST', '/v3/payments', {
+      apiKey: refunding.api_key,
+      body: { amount: 5000, currency: 'CLP', subject: 'Refund twice' },
+    });
     await payByTransfer(setup.server.ctx, refunding.merchant, created.body.payment_id);
     const before = await countRows(setup.server.ctx.db, 'refunds');
-    const res = await call(setup.server.baseUrl, 'POST', `/v3/payments/${created.body.payment_id}/refunds`, { apiKey: refunding.api_key, rawBody: '{"amount":-100,"amount":4000}', headers: { 'content-type': 'application/json' } });
+    const res = await call(setup.server.baseUrl, 'POST', `/v3/payments/${created.body.payment_id}/refunds`, {
+      apiKey: refunding.api_key,
+      rawBody: '{"amount":-100,"amount":4000}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'amount', message: 'must be given once' }]);
     expect(await countRows(setup.server.ctx.db, 'refunds')).toBe(before);
   });
 
   it('on v1 automatic payments and v2 JSON too', async () => {
-    const subscription = await call(setup.server.baseUrl, 'POST', '/v1/automatic-payment/subscription', { apiKey: setup.account.api_key, rawBody: '{"a":1,"a":2}', headers: { 'content-type': 'application/json' } });
+    const subscription = await call(setup.server.baseUrl, 'POST', '/v1/automatic-payment/subscription', {
+      apiKey: setup.account.api_key,
+      rawBody: '{"a":1,"a":2}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(subscription.status).toBe(400);
     expect(subscription.body.errors).toEqual([{ field: 'a', message: 'must be given once' }]);
-    const v2 = await call(setup.server.baseUrl, 'POST', '/2.0/payments/x/refunds', { apiKey: setup.account.api_key, rawBody: '{"amount":1,"amount":2}', headers: { 'content-type': 'application/json' } });
+    const v2 = await call(setup.server.baseUrl, 'POST', '/2.0/payments/x/refunds', {
+      apiKey: setup.account.api_key,
+      rawBody: '{"amount":1,"amount":2}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(v2.status).toBe(400);
     expect(v2.body.errors).toEqual([{ field: 'amount', message: 'must be given once' }]);
   });

@@ -81,7 +81,8 @@ const enabledSubscription = async (on: TestServer, account: TestAccount) => {
   return id;
 };
 /** A charge intent's payment, its debit not submitted yet. */
-const charge = async (on: TestServer, account: TestAccount) => (await createCharge(on.ctx, account.merchant, newCharge(await enabledSubscription(on, account)) as Record<string, RawValue>)).paymentId;
+const charge = async (on: TestServer, account: TestAccount) =>
+  (await createCharge(on.ctx, account.merchant, newCharge(await enabledSubscription(on, account)) as Record<string, RawValue>)).paymentId;
 const operation = async (on: TestServer, account: TestAccount) => (await issueDescriptor(on.ctx, account.merchant, NEW_DESCRIPTOR)).operationId;
 const operationOwnerOf = async (on: TestServer, operationId: string) =>
   (await on.ctx.db.selectFrom('operations').select('receiver_id').where('operation_id', '=', operationId).executeTakeFirstOrThrow()).receiver_id;
@@ -106,14 +107,26 @@ function v2Endpoints(prefix: string): Record<string, Endpoint> {
       check: async (res, account, on) => expect(await ownerOf(on, res.body.payment_id)).toBe(account.receiver_id),
       owned: true,
     },
-    [`DELETE ${prefix}/payments/:id`]: { prepare: async (on, account) => ({ method: 'DELETE', path: `${prefix}/payments/${await pending(on, account)}` }), owned: true },
-    [`POST ${prefix}/payments/:id/confirm`]: { prepare: async (on, account) => ({ method: 'POST', path: `${prefix}/payments/${await paid(on, account)}/confirm` }), owned: true },
-    [`POST ${prefix}/payments/:id/refunds`]: { prepare: async (on, account) => ({ method: 'POST', path: `${prefix}/payments/${await paid(on, account)}/refunds` }), owned: true },
+    [`DELETE ${prefix}/payments/:id`]: {
+      prepare: async (on, account) => ({ method: 'DELETE', path: `${prefix}/payments/${await pending(on, account)}` }),
+      owned: true,
+    },
+    [`POST ${prefix}/payments/:id/confirm`]: {
+      prepare: async (on, account) => ({ method: 'POST', path: `${prefix}/payments/${await paid(on, account)}/confirm` }),
+      owned: true,
+    },
+    [`POST ${prefix}/payments/:id/refunds`]: {
+      prepare: async (on, account) => ({ method: 'POST', path: `${prefix}/payments/${await paid(on, account)}/refunds` }),
+      owned: true,
+    },
     [`POST ${prefix}/receivers`]: {
       prepare: async () => ({ method: 'POST', path: `${prefix}/receivers`, form: validReceiver }),
       check: async (res, account, on) => expect(await parentOf(on, res.body.receiver_id)).toBe(account.receiver_id),
     },
-    [`GET ${prefix}/merchants/:id/paymentMethods`]: { prepare: async (_on, account) => ({ method: 'GET', path: `${prefix}/merchants/${account.receiver_id}/paymentMethods` }), owned: true },
+    [`GET ${prefix}/merchants/:id/paymentMethods`]: {
+      prepare: async (_on, account) => ({ method: 'GET', path: `${prefix}/merchants/${account.receiver_id}/paymentMethods` }),
+      owned: true,
+    },
   };
 }
 
@@ -133,14 +146,28 @@ const ENDPOINTS: Record<string, Endpoint> = {
     owned: true,
   },
   'DELETE /v3/payments/:id': { prepare: async (on, account) => ({ method: 'DELETE', path: `/v3/payments/${await pending(on, account)}` }), owned: true },
-  'POST /v3/payments/:id/confirm': { prepare: async (on, account) => ({ method: 'POST', path: `/v3/payments/${await paid(on, account)}/confirm` }), owned: true },
-  'POST /v3/payments/:id/refunds': { prepare: async (on, account) => ({ method: 'POST', path: `/v3/payments/${await paid(on, account)}/refunds`, json: { amount: 100 } }), owned: true },
-  'GET /v3/predict': { prepare: async () => ({ method: 'GET', path: `/v3/predict?${new URLSearchParams({ payer_email: 'payer@example.com', bank_id: 'Bawdf', amount: '1000', currency: 'CLP' })}` }) },
+  'POST /v3/payments/:id/confirm': {
+    prepare: async (on, account) => ({ method: 'POST', path: `/v3/payments/${await paid(on, account)}/confirm` }),
+    owned: true,
+  },
+  'POST /v3/payments/:id/refunds': {
+    prepare: async (on, account) => ({ method: 'POST', path: `/v3/payments/${await paid(on, account)}/refunds`, json: { amount: 100 } }),
+    owned: true,
+  },
+  'GET /v3/predict': {
+    prepare: async () => ({
+      method: 'GET',
+      path: `/v3/predict?${new URLSearchParams({ payer_email: 'payer@example.com', bank_id: 'Bawdf', amount: '1000', currency: 'CLP' })}`,
+    }),
+  },
   'POST /v3/receivers': {
     prepare: async () => ({ method: 'POST', path: '/v3/receivers', json: validReceiver }),
     check: async (res, account, on) => expect(await parentOf(on, res.body.receiver_id)).toBe(account.receiver_id),
   },
-  'GET /v3/merchants/:id/paymentMethods': { prepare: async (_on, account) => ({ method: 'GET', path: `/v3/merchants/${account.receiver_id}/paymentMethods` }), owned: true },
+  'GET /v3/merchants/:id/paymentMethods': {
+    prepare: async (_on, account) => ({ method: 'GET', path: `/v3/merchants/${account.receiver_id}/paymentMethods` }),
+    owned: true,
+  },
   ...v2Endpoints('/2.0'),
   ...v2Endpoints('/api/2.0'),
   'GET /quipu/v1/notifications': {
@@ -152,7 +179,10 @@ const ENDPOINTS: Record<string, Endpoint> = {
     check: (res, account) => expect(res.body.receiver_id).toBe(account.receiver_id),
     owned: true,
   },
-  'POST /quipu/v1/notifications/:id/resend': { prepare: async (on, account) => ({ method: 'POST', path: `/quipu/v1/notifications/${await notificationOf(on, account)}/resend` }), owned: true },
+  'POST /quipu/v1/notifications/:id/resend': {
+    prepare: async (on, account) => ({ method: 'POST', path: `/quipu/v1/notifications/${await notificationOf(on, account)}/resend` }),
+    owned: true,
+  },
   'GET /quipu/v1/events': {
     prepare: async (on, account) => ({ method: 'GET', path: `/quipu/v1/events?subject_id=${(await notified(on, account)).paymentId}` }),
     check: (res, account) => expect(res.body.events).toEqual([expect.objectContaining({ receiver_id: account.receiver_id })]),
@@ -162,7 +192,10 @@ const ENDPOINTS: Record<string, Endpoint> = {
     check: (res, account) => expect(res.body.receiver_id).toBe(account.receiver_id),
     owned: true,
   },
-  'POST /quipu/v1/events/:id/resend': { prepare: async (on, account) => ({ method: 'POST', path: `/quipu/v1/events/${await notificationOf(on, account)}/resend` }), owned: true },
+  'POST /quipu/v1/events/:id/resend': {
+    prepare: async (on, account) => ({ method: 'POST', path: `/quipu/v1/events/${await notificationOf(on, account)}/resend` }),
+    owned: true,
+  },
   'GET /quipu/v1/emails': {
     prepare: async (on, account) => ({ method: 'GET', path: `/quipu/v1/emails?payment_id=${await emailed(on, account)}` }),
     check: (res, account) => expect(res.body.emails).toEqual([expect.objectContaining({ receiver_id: account.receiver_id })]),
@@ -176,13 +209,26 @@ const ENDPOINTS: Record<string, Endpoint> = {
     prepare: async (on, account) => ({ method: 'GET', path: `/quipu/v1/payments?q=${await pending(on, account)}` }),
     check: (res, account) => expect(res.body.items).toEqual([expect.objectContaining({ receiver_id: account.receiver_id })]),
   },
-  'POST /quipu/v1/payments/:id/mark-paid': { prepare: async (on, account) => ({ method: 'POST', path: `/quipu/v1/payments/${await pending(on, account)}/mark-paid` }), owned: true },
+  'POST /quipu/v1/payments/:id/mark-paid': {
+    prepare: async (on, account) => ({ method: 'POST', path: `/quipu/v1/payments/${await pending(on, account)}/mark-paid` }),
+    owned: true,
+  },
   'POST /v1/automatic-payment/subscription': {
     prepare: async () => ({ method: 'POST', path: '/v1/automatic-payment/subscription', json: NEW_SUBSCRIPTION }),
-    check: async (res, account, on) => expect((await on.ctx.db.selectFrom('subscriptions').select('receiver_id').where('subscription_id', '=', res.body.subscription_id).executeTakeFirstOrThrow()).receiver_id).toBe(account.receiver_id),
+    check: async (res, account, on) =>
+      expect(
+        (await on.ctx.db.selectFrom('subscriptions').select('receiver_id').where('subscription_id', '=', res.body.subscription_id).executeTakeFirstOrThrow())
+          .receiver_id,
+      ).toBe(account.receiver_id),
   },
-  'GET /v1/automatic-payment/subscription/:id': { prepare: async (on, account) => ({ method: 'GET', path: `/v1/automatic-payment/subscription/${await subscription(on, account)}` }), owned: true },
-  'GET /v1/automatic-payment/subscription-status': { prepare: async (on, account) => ({ method: 'GET', path: `/v1/automatic-payment/subscription-status?subscription_id=${await subscription(on, account)}` }), owned: true },
+  'GET /v1/automatic-payment/subscription/:id': {
+    prepare: async (on, account) => ({ method: 'GET', path: `/v1/automatic-payment/subscription/${await subscription(on, account)}` }),
+    owned: true,
+  },
+  'GET /v1/automatic-payment/subscription-status': {
+    prepare: async (on, account) => ({ method: 'GET', path: `/v1/automatic-payment/subscription-status?subscription_id=${await subscription(on, account)}` }),
+    owned: true,
+  },
   // Another account's subscription is refused as a field of the charge (400), not as a resource.
   'POST /v1/automatic-payment/charge-intent': {
     prepare: async (on, account) => ({ method: 'POST', path: '/v1/automatic-payment/charge-intent', json: newCharge(await enabledSubscription(on, account)) }),
@@ -202,14 +248,23 @@ const ENDPOINTS: Record<string, Endpoint> = {
   },
   'GET /sandbox/descriptors/:id': {
     prepare: async (on, account) => ({ method: 'GET', path: `/sandbox/descriptors/${await operation(on, account)}` }),
-    check: (res, account) => expect(res.body).toEqual(expect.objectContaining({ receiver_id: account.receiver_id, params: expect.objectContaining({ amount: NEW_DESCRIPTOR.params.amount }) })),
+    check: (res, account) =>
+      expect(res.body).toEqual(
+        expect.objectContaining({ receiver_id: account.receiver_id, params: expect.objectContaining({ amount: NEW_DESCRIPTOR.params.amount }) }),
+      ),
     owned: true,
   },
   'GET /sandbox/clock': { prepare: async () => ({ method: 'GET', path: '/sandbox/clock' }) },
   'POST /sandbox/clock': { prepare: async () => ({ method: 'POST', path: '/sandbox/clock', json: { advance: '1s' } }) },
   'POST /sandbox/clock/reset': { prepare: async () => ({ method: 'POST', path: '/sandbox/clock/reset' }) },
-  'POST /sandbox/demobank/payments/:id/:outcome': { prepare: async (on, account) => ({ method: 'POST', path: `/sandbox/demobank/payments/${await uncertain(on, account)}/fail` }), owned: true },
-  'POST /sandbox/demobank/charges/:id/:decision': { prepare: async (on, account) => ({ method: 'POST', path: `/sandbox/demobank/charges/${await charge(on, account)}/settle` }), owned: true },
+  'POST /sandbox/demobank/payments/:id/:outcome': {
+    prepare: async (on, account) => ({ method: 'POST', path: `/sandbox/demobank/payments/${await uncertain(on, account)}/fail` }),
+    owned: true,
+  },
+  'POST /sandbox/demobank/charges/:id/:decision': {
+    prepare: async (on, account) => ({ method: 'POST', path: `/sandbox/demobank/charges/${await charge(on, account)}/settle` }),
+    owned: true,
+  },
   'POST /sandbox/demobank/subscriptions/:id/:decision': {
     prepare: async (on, account) => ({ method: 'POST', path: `/sandbox/demobank/subscriptions/${await enabledSubscription(on, account)}/revoke` }),
     check: (res) => expect(res.body.status).toBe('DISABLED'),
@@ -229,7 +284,11 @@ const ROUTES = Object.keys(ENDPOINTS).sort();
 const OWNED = ROUTES.filter((route) => ENDPOINTS[route]!.owned);
 
 function send(on: TestServer, request: Call, headers: Record<string, string>): Promise<JsonResponse> {
-  if (request.form) return call(on.baseUrl, request.method, request.path, { headers: { ...headers, 'content-type': FORM }, rawBody: new URLSearchParams(request.form).toString() });
+  if (request.form)
+    return call(on.baseUrl, request.method, request.path, {
+      headers: { ...headers, 'content-type': FORM },
+      rawBody: new URLSearchParams(request.form).toString(),
+    });
   return call(on.baseUrl, request.method, request.path, { headers, body: request.json });
 }
 
@@ -278,7 +337,9 @@ describe('the endpoints that authenticate a merchant', () => {
   });
 
   it('leave out the dashboard: a bearer token opens none of its pages, which send to the sign-in form', async () => {
-    const pages = registeredRoutes(server.app).filter((route) => route.method === 'GET' && route.url.startsWith('/dashboard/') && !/sign-in|assets/.test(route.url));
+    const pages = registeredRoutes(server.app).filter(
+      (route) => route.method === 'GET' && route.url.startsWith('/dashboard/') && !/sign-in|assets/.test(route.url),
+    );
     expect(pages.map((route) => route.url)).toContain('/dashboard/operations/:id');
     for (const route of pages) {
       const res = await fetch(`${server.baseUrl}${concretePath(route.url)}`, { headers: bearer(token), redirect: 'manual' });

@@ -25,8 +25,15 @@ afterEach(() => {
 
 const banks = async (apiKey: string) => (await client(server.baseUrl, apiKey).get('/v3/banks')).status;
 const signedBanks = async (receiverId: number, secret: string) =>
-  (await v2Client('php', { receiver_id: receiverId, secret }, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' }).request('GET', '/banks')).status;
-const token = async (receiverId: number, secret: string) => (await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth({ receiver_id: receiverId, secret }))).status;
+  (
+    await v2Client(
+      'php',
+      { receiver_id: receiverId, secret },
+      { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' },
+    ).request('GET', '/banks')
+  ).status;
+const token = async (receiverId: number, secret: string) =>
+  (await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth({ receiver_id: receiverId, secret }))).status;
 
 /** Every later wall-clock reading is `ms` ahead (the server runs in this process). */
 function timePasses(ms: number): void {
@@ -60,7 +67,10 @@ describe('the API key', () => {
 
   it('refuses a grace beyond thirty days, and changes nothing', async () => {
     const account = await server.account();
-    await expect(updateMerchant(server.ctx, account.receiver_id, { rotateApiKey: true, graceMs: 31 * 24 * HOUR })).rejects.toMatchObject({ kind: 'validation', fields: [{ field: 'grace' }] });
+    await expect(updateMerchant(server.ctx, account.receiver_id, { rotateApiKey: true, graceMs: 31 * 24 * HOUR })).rejects.toMatchObject({
+      kind: 'validation',
+      fields: [{ field: 'grace' }],
+    });
     expect(await banks(account.api_key)).toBe(200);
   });
 });

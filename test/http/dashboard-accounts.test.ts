@@ -21,7 +21,8 @@ let users = 0;
 
 const setup = useTestServer({}, { name: 'Teteras Andinas' });
 
-const newUser = (password?: string) => addDashboardUser(setup.server.ctx, setup.account.receiver_id, { email: `rojas.ana${++users}@teteras.test`, ...(password ? { password } : {}) });
+const newUser = (password?: string) =>
+  addDashboardUser(setup.server.ctx, setup.account.receiver_id, { email: `rojas.ana${++users}@teteras.test`, ...(password ? { password } : {}) });
 
 async function signIn(credentials: DashboardCredentials, userAgent = 'TestBrowser/1.0'): Promise<{ session: PayerSession; answer: PageResponse }> {
   const session = new PayerSession(setup.server.baseUrl, { 'user-agent': userAgent });
@@ -35,7 +36,14 @@ async function post(session: PayerSession, page: string, action: string, fields:
 
 const userRow = (email: string) => setup.server.ctx.db.selectFrom('dashboard_users').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
 const sessionCount = async (email: string) =>
-  (await setup.server.ctx.db.selectFrom('dashboard_sessions as s').innerJoin('dashboard_users as u', 'u.user_id', 's.user_id').select('s.token_hash').where('u.email', '=', email).execute()).length;
+  (
+    await setup.server.ctx.db
+      .selectFrom('dashboard_sessions as s')
+      .innerJoin('dashboard_users as u', 'u.user_id', 's.user_id')
+      .select('s.token_hash')
+      .where('u.email', '=', email)
+      .execute()
+  ).length;
 
 describe('a password the user chooses', () => {
   it('is refused when common, built on a context word, or the current one again, and nothing changes', async () => {
@@ -61,7 +69,9 @@ describe('a password the user chooses', () => {
   });
 
   it('is checked at account creation too: a common password given to addDashboardUser is refused, the user not written', async () => {
-    await expect(addDashboardUser(setup.server.ctx, setup.account.receiver_id, { email: 'weak@teteras.test', password: 'iloveyou' })).rejects.toThrow('password: is one of the most common passwords');
+    await expect(addDashboardUser(setup.server.ctx, setup.account.receiver_id, { email: 'weak@teteras.test', password: 'iloveyou' })).rejects.toThrow(
+      'password: is one of the most common passwords',
+    );
     expect(await setup.server.ctx.db.selectFrom('dashboard_users').select('email').where('email', '=', 'weak@teteras.test').execute()).toEqual([]);
   });
 });
@@ -94,7 +104,11 @@ describe('a generated password', () => {
 
   it('no longer signs in once expired, said only to whoever gives it right; a reset gives a new one', async () => {
     const user = await newUser();
-    await setup.server.ctx.db.updateTable('dashboard_users').set({ password_expires_at: Date.now() - 1 }).where('email', '=', user.email).execute();
+    await setup.server.ctx.db
+      .updateTable('dashboard_users')
+      .set({ password_expires_at: Date.now() - 1 })
+      .where('email', '=', user.email)
+      .execute();
     const expired = await signIn(user);
     expect(expired.answer.status).toBe(403);
     expect(expired.answer.html).toContain('contraseña inicial venció');
@@ -159,7 +173,8 @@ describe('the sessions page', () => {
     expect(page.html).toContain('127.0.0.1');
     expect(page.html).toMatch(/<tr data-session="[0-9a-f]{32}" class="current">.*Laptop\/1\.0.*esta sesión/);
     // The token's hash names no session on the page.
-    for (const row of await setup.server.ctx.db.selectFrom('dashboard_sessions').select('token_hash').execute()) expect(page.html).not.toContain(row.token_hash);
+    for (const row of await setup.server.ctx.db.selectFrom('dashboard_sessions').select('token_hash').execute())
+      expect(page.html).not.toContain(row.token_hash);
   });
 
   it('ends one other session, or all the others, only with the password, and audits each try', async () => {
@@ -169,7 +184,14 @@ describe('the sessions page', () => {
     const { session: tablet } = await signIn(user, 'Tablet/3.0');
     const idOf = (html: string, agent: string) => new RegExp(`<tr data-session="([0-9a-f]{32})"[^>]*>(?:(?!</tr>).)*${agent}`).exec(html)![1]!;
     const phoneId = idOf((await laptop.get(SESSIONS)).html, 'Phone/2.0');
-    const seqBefore = Number((await setup.server.ctx.db.selectFrom('audit_log').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst())?.seq ?? 0);
+    const seqBefore = Number(
+      (
+        await setup.server.ctx.db
+          .selectFrom('audit_log')
+          .select((eb) => eb.fn.max('seq').as('seq'))
+          .executeTakeFirst()
+      )?.seq ?? 0,
+    );
 
     const wrong = await post(laptop, SESSIONS, `${SESSIONS}/end`, { session: phoneId, password: 'not-the-password' });
     expect(wrong.status).toBe(401);
@@ -190,7 +212,16 @@ describe('the sessions page', () => {
     expect(await sessionCount(user.email)).toBe(1);
 
     const mine = async () =>
-      (await setup.server.ctx.db.selectFrom('audit_log').select(['action', 'outcome', 'target']).where('seq', '>', seqBefore).where('actor', '=', user.email).where('action', '=', 'session.end').orderBy('seq').execute()).map((r) => r.outcome);
+      (
+        await setup.server.ctx.db
+          .selectFrom('audit_log')
+          .select(['action', 'outcome', 'target'])
+          .where('seq', '>', seqBefore)
+          .where('actor', '=', user.email)
+          .where('action', '=', 'session.end')
+          .orderBy('seq')
+          .execute()
+      ).map((r) => r.outcome);
     await expect.poll(mine, { timeout: 5_000 }).toEqual(['refused', 'ok', 'refused', 'ok']);
   });
 });

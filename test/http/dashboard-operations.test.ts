@@ -55,7 +55,10 @@ describe('the operations list', () => {
     const session = await signedIn(account);
     const ran = await issueOperation(server.baseUrl, account.api_key);
     await runThroughPages(server.baseUrl, ran.id);
-    const waiting = await issueOperation(server.baseUrl, account.api_key, { bank: 'dSXgfesd', params: { amount: 990.5, currency_code: 'USD', target_account_number: '77-1' } });
+    const waiting = await issueOperation(server.baseUrl, account.api_key, {
+      bank: 'dSXgfesd',
+      params: { amount: 990.5, currency_code: 'USD', target_account_number: '77-1' },
+    });
     const theirs = await issueOperation(server.baseUrl, other.api_key);
 
     const home = await session.get('/dashboard');
@@ -72,9 +75,15 @@ describe('the operations list', () => {
     expect(done).toContain('$15.000');
     expect(done).toContain('<td class="target">Tienda SpA · 123459876</td>');
     expect(done).toContain('<td class="result">OK (ok)</td>');
-    const stored = await server.ctx.db.selectFrom('operations').select(['created_at', 'expires_at']).where('operation_id', '=', ran.id).executeTakeFirstOrThrow();
+    const stored = await server.ctx.db
+      .selectFrom('operations')
+      .select(['created_at', 'expires_at'])
+      .where('operation_id', '=', ran.id)
+      .executeTakeFirstOrThrow();
     const es = messages('es');
-    expect(done).toContain(`<td>${formatInstant(new Date(Number(stored.created_at)), es)}</td><td>${formatInstant(new Date(Number(stored.expires_at)), es)}</td>`);
+    expect(done).toContain(
+      `<td>${formatInstant(new Date(Number(stored.created_at)), es)}</td><td>${formatInstant(new Date(Number(stored.expires_at)), es)}</td>`,
+    );
     const pending = rowOf(list, waiting.id);
     expect(pending).toContain('<td>dSXgfesd</td>');
     expect(pending).toContain('US$990,50');
@@ -118,7 +127,9 @@ describe('an operation’s page', () => {
     const { events, ...fields } = (await client(server.baseUrl, account.api_key).get(`/quipu/v1/operations/${op.id}`)).body;
     expect(fields.result).toBe('OK');
     for (const [name, value] of Object.entries(fields)) expect(page.html).toContain(`<dd data-field="${name}">${value}</dd>`);
-    expect([...page.html.matchAll(/<li class="(\w+)"><time>[^<]+<\/time>(\w+)<\/li>/g)].map((m) => [m[2], m[1]])).toEqual(events.map((e: { name: string; type: string }) => [e.name, e.type]));
+    expect([...page.html.matchAll(/<li class="(\w+)"><time>[^<]+<\/time>(\w+)<\/li>/g)].map((m) => [m[2], m[1]])).toEqual(
+      events.map((e: { name: string; type: string }) => [e.name, e.type]),
+    );
 
     const message = /<div class="message" data-message-id="([^"]+)">[\s\S]*?<\/div>/.exec(page.html)!;
     expect(message[0]).toContain('operation.result</a>');
@@ -159,7 +170,12 @@ describe('an operation’s page', () => {
     expect(page.html).toContain('<dd data-field="result">CONTINUE</dd>');
     expect(page.html).not.toContain('Contenido del descriptor');
     expect(page.html).not.toContain('data-param');
-    for (const value of [NEW_DESCRIPTOR.params.payer_name, NEW_DESCRIPTOR.params.payer_email, NEW_DESCRIPTOR.params.subject, NEW_DESCRIPTOR.params.target_account_personal_identifier]) {
+    for (const value of [
+      NEW_DESCRIPTOR.params.payer_name,
+      NEW_DESCRIPTOR.params.payer_email,
+      NEW_DESCRIPTOR.params.subject,
+      NEW_DESCRIPTOR.params.target_account_personal_identifier,
+    ]) {
       expect(page.html).not.toContain(value);
       expect((await session.get(OPERATIONS)).html).not.toContain(value);
     }

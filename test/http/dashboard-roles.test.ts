@@ -25,7 +25,8 @@ beforeAll(async () => {
   server = await startTestServer();
   hooks = await startReceiver();
   account = await server.account({ features: { refunds: true }, notifyUrl: hooks.url });
-  for (const role of ['owner', 'developer', 'viewer'] as const) users[role] = await addDashboardUser(server.ctx, account.receiver_id, { password: CHOSEN_PASSWORD, email: `${role}@roles.test`, role });
+  for (const role of ['owner', 'developer', 'viewer'] as const)
+    users[role] = await addDashboardUser(server.ctx, account.receiver_id, { password: CHOSEN_PASSWORD, email: `${role}@roles.test`, role });
 });
 afterAll(async () => {
   await hooks?.close();
@@ -52,7 +53,8 @@ async function payment(paid: boolean): Promise<string> {
 }
 
 const paymentOf = (id: string) => getPayment(server.ctx, account.merchant, id);
-const messagesOf = async (id: string) => server.ctx.db.selectFrom('messages').select(['message_id', 'attempts', 'status']).where('subject_id', '=', id).execute();
+const messagesOf = async (id: string) =>
+  server.ctx.db.selectFrom('messages').select(['message_id', 'attempts', 'status']).where('subject_id', '=', id).execute();
 
 interface Action {
   what: string;
@@ -104,7 +106,13 @@ const ACTIONS: Action[] = [
   {
     what: 'rotate the API key',
     allowed: ['owner', 'developer'],
-    prepare: async () => ({ page: '/dashboard/settings', action: '/dashboard/settings/rotate-key', fields: { confirm: 'yes' }, state: async () => (await server.ctx.db.selectFrom('merchants').select('api_key_hash').where('receiver_id', '=', account.receiver_id).executeTakeFirst())?.api_key_hash }),
+    prepare: async () => ({
+      page: '/dashboard/settings',
+      action: '/dashboard/settings/rotate-key',
+      fields: { confirm: 'yes' },
+      state: async () =>
+        (await server.ctx.db.selectFrom('merchants').select('api_key_hash').where('receiver_id', '=', account.receiver_id).executeTakeFirst())?.api_key_hash,
+    }),
   },
   {
     what: 'change the notification settings',
@@ -119,7 +127,12 @@ const ACTIONS: Action[] = [
   {
     what: 'move the clock',
     allowed: ['owner', 'developer'],
-    prepare: async () => ({ page: '/dashboard/developer', action: '/dashboard/developer/clock/advance', fields: { advance: '1h' }, state: async () => server.ctx.clock.offsetMs }),
+    prepare: async () => ({
+      page: '/dashboard/developer',
+      action: '/dashboard/developer/clock/advance',
+      fields: { advance: '1h' },
+      state: async () => server.ctx.clock.offsetMs,
+    }),
   },
 ];
 
@@ -145,12 +158,19 @@ describe('the pages offer only the forms the role may use', () => {
     const id = await payment(true);
     const viewer = await signedIn(users.viewer);
     const owner = await signedIn(users.owner);
-    const forms = (page: PageResponse) => [...page.html.matchAll(/<form method="post" action="([^"]+)"/g)].map((m) => m[1]!).filter((a) => !a.includes('sign-out'));
+    const forms = (page: PageResponse) =>
+      [...page.html.matchAll(/<form method="post" action="([^"]+)"/g)].map((m) => m[1]!).filter((a) => !a.includes('sign-out'));
     expect(forms(await viewer.get(`/dashboard/payments/${id}`))).toEqual([]);
     expect(forms(await viewer.get('/dashboard/settings'))).toEqual(['/dashboard/settings/password']);
     expect(forms(await viewer.get('/dashboard/developer'))).toEqual([]);
     expect(forms(await owner.get(`/dashboard/payments/${id}`))).toEqual(expect.arrayContaining([`/dashboard/payments/${id}/refund`]));
-    expect(forms(await owner.get('/dashboard/settings'))).toEqual(['/dashboard/settings/reveal', '/dashboard/settings/rotate-key', '/dashboard/settings/rotate-secret', '/dashboard/settings', '/dashboard/settings/password']);
+    expect(forms(await owner.get('/dashboard/settings'))).toEqual([
+      '/dashboard/settings/reveal',
+      '/dashboard/settings/rotate-key',
+      '/dashboard/settings/rotate-secret',
+      '/dashboard/settings',
+      '/dashboard/settings/password',
+    ]);
     expect((await viewer.get('/dashboard')).html).toContain('<span class="role" id="role">lector</span>');
   });
 });
@@ -167,7 +187,7 @@ describe('sessions', () => {
     expect((await (await signedIn(person)).get('/dashboard')).html).toContain('<span class="role" id="role">desarrollador</span>');
   });
 
-  it('changing one\'s own password checks the current one, ends every other session and keeps this browser signed in', async () => {
+  it("changing one's own password checks the current one, ends every other session and keeps this browser signed in", async () => {
     const person = await addDashboardUser(server.ctx, account.receiver_id, { password: CHOSEN_PASSWORD, email: 'new-password@roles.test', role: 'viewer' });
     const [here, elsewhere] = [await signedIn(person), await signedIn(person)];
     const change = (fields: Record<string, string>) => post(here, '/dashboard/settings', '/dashboard/settings/password', fields);

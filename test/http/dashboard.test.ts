@@ -47,7 +47,8 @@ async function newPayment(fields: Record<string, unknown> = {}, key = setup.acco
 }
 
 /** Posts one of the page's forms, found by its action, with the page's token. */
-const submit = (session: PayerSession, page: PageResponse, action: string, fields: Record<string, string> = {}) => session.post(action, { _csrf: csrfOf(page), ...fields });
+const submit = (session: PayerSession, page: PageResponse, action: string, fields: Record<string, string> = {}) =>
+  session.post(action, { _csrf: csrfOf(page), ...fields });
 
 const statusOf = async (id: string) => (await api().get(`/v3/payments/${id}`)).body.status as string;
 
@@ -156,7 +157,8 @@ describe("one account's data", () => {
   it("answers another account's payment, event, subscription and email with a 404 page", async () => {
     const session = await signedIn();
     const theirPayment = await newPayment({ payer_email: 'p@example.com', payer_name: 'P', send_email: true }, other.api_key);
-    const theirEvent = (await setup.server.ctx.db.selectFrom('messages').select('message_id').where('subject_id', '=', theirPayment).executeTakeFirstOrThrow()).message_id;
+    const theirEvent = (await setup.server.ctx.db.selectFrom('messages').select('message_id').where('subject_id', '=', theirPayment).executeTakeFirstOrThrow())
+      .message_id;
     const theirSubscription = await createSubscriptionOver(client(setup.server.baseUrl, other.api_key));
     for (const path of [
       `/dashboard/payments/${theirPayment}`,
@@ -186,7 +188,13 @@ describe("one account's data", () => {
 describe('payments', () => {
   it('finds a payment by its subject and shows every field, its timeline and its messages', async () => {
     const session = await signedIn();
-    const id = await newPayment({ subject: 'Blue teapot 7731', transaction_id: 'tx-7731', payer_email: 'ana@example.com', payer_name: 'Ana', send_email: true });
+    const id = await newPayment({
+      subject: 'Blue teapot 7731',
+      transaction_id: 'tx-7731',
+      payer_email: 'ana@example.com',
+      payer_name: 'Ana',
+      send_email: true,
+    });
     await newPayment({ subject: 'Red mug' });
     const list = await session.get('/dashboard/payments?q=teapot');
     expect(list.status).toBe(200);
@@ -309,7 +317,9 @@ describe('events', () => {
     const session = await signedIn();
     const id = await newPayment({ payer_email: 'ana@example.com', payer_name: 'Ana', send_email: true });
     const list = await session.get('/dashboard/events?kind=payment.email.collection');
-    const messageId = new RegExp(`<tr data-message-id="([^"]+)"><td>[^<]*</td><td><a[^>]*>payment.email.collection</a></td><td><code>${id}</code>`).exec(list.html)![1]!;
+    const messageId = new RegExp(`<tr data-message-id="([^"]+)"><td>[^<]*</td><td><a[^>]*>payment.email.collection</a></td><td><code>${id}</code>`).exec(
+      list.html,
+    )![1]!;
     const page = await session.get(`/dashboard/events/${messageId}`);
     expect(page.status).toBe(200);
     expect(page.html).toContain(`href="/dashboard/payments/${id}"`);
@@ -348,7 +358,12 @@ describe('settings', () => {
     const person = await addDashboardUser(setup.server.ctx, owned.receiver_id, { password: CHOSEN_PASSWORD, email: 'urls@shop.test' });
     const { session } = await signIn(person);
     const page = await session.get('/dashboard/settings');
-    const bad = await submit(session, page, '/dashboard/settings', { notify_url: 'not a url', notify_api_version: '1.3', rendition_url: 'ftp://x', redirect_uris: '' });
+    const bad = await submit(session, page, '/dashboard/settings', {
+      notify_url: 'not a url',
+      notify_api_version: '1.3',
+      rendition_url: 'ftp://x',
+      redirect_uris: '',
+    });
     expect(bad.status).toBe(400);
     expect(bad.html).toContain('Revisa los campos marcados');
     expect(bad.html).toContain('value="not a url"');
@@ -387,7 +402,8 @@ describe('developer mode', () => {
     const session = await signedIn();
     const page = await session.get('/dashboard/developer');
     for (const id of ['transfer-pays', 'mandate-enabled', 'charge-refused']) expect(page.html).toContain(`action="/dashboard/developer/scenarios/${id}/run"`);
-    const subjects = async () => (await setup.server.ctx.db.selectFrom('payments').select('subject').where('receiver_id', '=', setup.account.receiver_id).execute()).map((p) => p.subject);
+    const subjects = async () =>
+      (await setup.server.ctx.db.selectFrom('payments').select('subject').where('receiver_id', '=', setup.account.receiver_id).execute()).map((p) => p.subject);
 
     const forged = await session.post('/dashboard/developer/scenarios/transfer-pays/run', {});
     expect(forged.status).toBe(403);
@@ -431,7 +447,14 @@ describe('developer mode', () => {
   it('shows each email of the inbox as the payer sees it, in a sandboxed frame', async () => {
     const session = await signedIn();
     const id = await newPayment({ subject: 'Inbox teapot', payer_email: 'ana@example.com', payer_name: 'Ana', send_email: true });
-    const messageId = (await setup.server.ctx.db.selectFrom('messages').select('message_id').where('subject_id', '=', id).where('kind', '=', 'payment.email.collection').executeTakeFirstOrThrow()).message_id;
+    const messageId = (
+      await setup.server.ctx.db
+        .selectFrom('messages')
+        .select('message_id')
+        .where('subject_id', '=', id)
+        .where('kind', '=', 'payment.email.collection')
+        .executeTakeFirstOrThrow()
+    ).message_id;
     const inbox = await session.get('/dashboard/developer');
     expect(inbox.html).toContain(`href="/dashboard/developer/emails/${messageId}"`);
     const page = await session.get(`/dashboard/developer/emails/${messageId}`);

@@ -12,7 +12,6 @@ const PORTAL = '/demobank/portal';
 const MANDATES = `${PORTAL}/mandates`;
 const SESSION_COOKIE = 'quipu_demobank_session';
 
-
 const setup = useTestServer({}, { name: 'Gym <b>"Ñuñoa"</b> & Co' });
 
 const api = () => client(setup.server.baseUrl, setup.account.api_key);
@@ -25,7 +24,15 @@ async function signedSubscription(rut: string, fields: Record<string, unknown> =
 
 const statusOf = async (id: string) => (await api().get(`/v1/automatic-payment/subscription/${id}`)).body.status as string;
 const signingBodies = async (id: string) =>
-  (await setup.server.ctx.db.selectFrom('messages').select('body').where('kind', '=', 'subscription.signing').where('subject_id', '=', id).orderBy('created_at').execute()).map((r) => JSON.parse(r.body));
+  (
+    await setup.server.ctx.db
+      .selectFrom('messages')
+      .select('body')
+      .where('kind', '=', 'subscription.signing')
+      .where('subject_id', '=', id)
+      .orderBy('created_at')
+      .execute()
+  ).map((r) => JSON.parse(r.body));
 
 async function signIn(rut: string): Promise<{ session: PayerSession; signedIn: PageResponse }> {
   const session = new PayerSession(setup.server.baseUrl);

@@ -56,7 +56,12 @@ describe("DemoBank's test values", () => {
     const subscriptionId = await createSubscriptionOver(client(server.baseUrl, developer.api_key));
     const redirectUrl = `${server.baseUrl}/pac-manager/${subscriptionId}`;
     const session = new PayerSession(server.baseUrl);
-    expect(valuesOf((await session.get(await startDemoBankSigning(session, redirectUrl))).html)).toEqual([DEMO_RUT, PENDING_APPROVAL_RUT, INSUFFICIENT_FUNDS_RUT, DEMO_BANK_PASSWORD]);
+    expect(valuesOf((await session.get(await startDemoBankSigning(session, redirectUrl))).html)).toEqual([
+      DEMO_RUT,
+      PENDING_APPROVAL_RUT,
+      INSUFFICIENT_FUNDS_RUT,
+      DEMO_BANK_PASSWORD,
+    ]);
     const tab = await mandateTabAtCoordinates(server.baseUrl, redirectUrl);
     expect(valuesOf(tab.page.html)).toEqual([DEMO_COORDINATES.pay.join(' '), DEMO_COORDINATES.fail.join(' ')]);
   });

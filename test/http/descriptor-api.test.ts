@@ -45,9 +45,14 @@ const withParams = (params: Record<string, unknown>) => ({ ...NEW_DESCRIPTOR, pa
 
 /** What DemoBank was asked to transfer for this operation, and what it booked. */
 const demoBankOrders = async (operationId: string) =>
-  (await server.ctx.db.withTables<{ demobank_requests: { order_id: string; operation: string } }>().selectFrom('demobank_requests').select('operation').where('order_id', '=', operationId).execute()).filter(
-    (r) => r.operation === 'transfer',
-  ).length;
+  (
+    await server.ctx.db
+      .withTables<{ demobank_requests: { order_id: string; operation: string } }>()
+      .selectFrom('demobank_requests')
+      .select('operation')
+      .where('order_id', '=', operationId)
+      .execute()
+  ).filter((r) => r.operation === 'transfer').length;
 
 async function refused(body: unknown, fields: string[]): Promise<JsonResponse> {
   await issueOperation(server.baseUrl, account.api_key);
@@ -88,23 +93,48 @@ describe('POST /v1/descriptor/payment', () => {
 
   it('takes a bearer token as well as x-api-key, and none is a 401', async () => {
     const token = await clientCredentialsToken(server, account);
-    const res = await fetch(`${server.baseUrl}${DESCRIPTOR_PATH}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(NEW_DESCRIPTOR) });
+    const res = await fetch(`${server.baseUrl}${DESCRIPTOR_PATH}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(NEW_DESCRIPTOR),
+    });
     expect(res.status).toBe(200);
     const before = await rowCounts();
-    const none = await fetch(`${server.baseUrl}${DESCRIPTOR_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(NEW_DESCRIPTOR) });
+    const none = await fetch(`${server.baseUrl}${DESCRIPTOR_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(NEW_DESCRIPTOR),
+    });
     expect(none.status).toBe(401);
     expect(await rowCounts()).toEqual(before);
   });
 
   it('takes params with no member, and every limit at its edge', async () => {
     expect((await api.post(DESCRIPTOR_PATH, { bank: 'dSXgfesd', params: {} })).status).toBe(200);
-    const edge = Object.fromEntries(['subject', 'payer_name', 'target_account_bank', 'target_account_alias', 'target_account_name', 'target_account_number', 'target_account_personal_identifier'].map((f) => [f, long(255)]));
-    const res = await api.post(DESCRIPTOR_PATH, { bank: long(255), params: { ...edge, payer_email: `${'a'.repeat(243)}@example.com`, currency_code: 'CLF', amount: 0.0001 } });
+    const edge = Object.fromEntries(
+      [
+        'subject',
+        'payer_name',
+        'target_account_bank',
+        'target_account_alias',
+        'target_account_name',
+        'target_account_number',
+        'target_account_personal_identifier',
+      ].map((f) => [f, long(255)]),
+    );
+    const res = await api.post(DESCRIPTOR_PATH, {
+      bank: long(255),
+      params: { ...edge, payer_email: `${'a'.repeat(243)}@example.com`, currency_code: 'CLF', amount: 0.0001 },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   });
 
   it('keeps an account number sent as a JSON number as its decimal text, and a non-RUT identifier as given', async () => {
-    const op = await issueOperation(server.baseUrl, account.api_key, withParams({ target_account_number: 123459876, target_account_personal_identifier: 'P-AB123456' }));
+    const op = await issueOperation(
+      server.baseUrl,
+      account.api_key,
+      withParams({ target_account_number: 123459876, target_account_personal_identifier: 'P-AB123456' }),
+    );
     const shown = await api.get(`/sandbox/descriptors/${op.id}`);
     expect(shown.body.params).toMatchObject({ target_account_number: '123459876', target_account_personal_identifier: 'P-AB123456', amount: 15000 });
   });
@@ -178,14 +208,24 @@ describe('POST /v1/descriptor/payment', () => {
   });
 
   it('names every offending field at once', async () => {
-    await refused({ bank: 1, params: { amount: 'x', payer_email: 5, target_account_number: [1] } }, ['bank', 'params.amount', 'params.payer_email', 'params.target_account_number']);
+    await refused({ bank: 1, params: { amount: 'x', payer_email: 5, target_account_number: [1] } }, [
+      'bank',
+      'params.amount',
+      'params.payer_email',
+      'params.target_account_number',
+    ]);
   });
 });
 
 describe('running an operation at DemoBank', () => {
   it('runs by the descriptor itself, transfers once, and reads OK', async () => {
     const op = await issueOperation(server.baseUrl, account.api_key);
-    const credits = await server.ctx.db.withTables<{ demobank_transfers: { credit_seq: number | null } }>().selectFrom('demobank_transfers').select('credit_seq').where('credit_seq', 'is not', null).execute();
+    const credits = await server.ctx.db
+      .withTables<{ demobank_transfers: { credit_seq: number | null } }>()
+      .selectFrom('demobank_transfers')
+      .select('credit_seq')
+      .where('credit_seq', 'is not', null)
+      .execute();
     const landed = await runThroughPages(server.baseUrl, op.description);
     expect(landed.status).toBe(200);
     expect(landed.html).toContain('data-result="OK"');
@@ -193,10 +233,20 @@ describe('running an operation at DemoBank', () => {
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ operationId: op.id, result: 'OK', exitTitle: expect.any(String), exitMessage: expect.any(String) });
     expect(result.body).not.toHaveProperty('failureReason');
-    expect(result.body.events.map((e: { name: string }) => e.name)).toEqual(['OPERATION_ISSUED', 'PAYER_AUTHENTICATED', 'TRANSFER_SUBMITTED', 'TRANSFER_EXECUTED']);
+    expect(result.body.events.map((e: { name: string }) => e.name)).toEqual([
+      'OPERATION_ISSUED',
+      'PAYER_AUTHENTICATED',
+      'TRANSFER_SUBMITTED',
+      'TRANSFER_EXECUTED',
+    ]);
     expect(await demoBankOrders(op.id)).toBe(1);
     // The money went to the merchant's own account: nothing joins the collection account's credits.
-    const after = await server.ctx.db.withTables<{ demobank_transfers: { credit_seq: number | null } }>().selectFrom('demobank_transfers').select('credit_seq').where('credit_seq', 'is not', null).execute();
+    const after = await server.ctx.db
+      .withTables<{ demobank_transfers: { credit_seq: number | null } }>()
+      .selectFrom('demobank_transfers')
+      .select('credit_seq')
+      .where('credit_seq', 'is not', null)
+      .execute();
     expect(after.length).toBe(credits.length);
   });
 
@@ -210,7 +260,7 @@ describe('running an operation at DemoBank', () => {
     expect(page.html).not.toContain('999');
   });
 
-  it('the failure coordinates read ERROR with the bank\'s words', async () => {
+  it("the failure coordinates read ERROR with the bank's words", async () => {
     const op = await issueOperation(server.baseUrl, account.api_key);
     const landed = await runThroughPages(server.baseUrl, op.id, DEMO_COORDINATES.fail);
     expect(landed.html).toContain('data-result="ERROR"');
@@ -292,7 +342,14 @@ describe('descriptors refused with nothing done', () => {
     const kid = readEnvelope(op.description)!.k;
     const now = Date.now();
     const foreign = sealDescriptor(
-      { operationId: op.id, receiverId: account.receiver_id, bank: 'Bawdf', params: { amount: '1', target_account_number: '1' }, createdAt: now, expiresAt: now + 3600_000 },
+      {
+        operationId: op.id,
+        receiverId: account.receiver_id,
+        bank: 'Bawdf',
+        params: { amount: '1', target_account_number: '1' },
+        createdAt: now,
+        expiresAt: now + 3600_000,
+      },
       { kid, secret: randomBytes(32) },
       randomBytes(12),
     );

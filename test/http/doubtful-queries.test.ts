@@ -43,21 +43,37 @@ async function bothAccounts(send: (account: TestAccount) => Promise<JsonResponse
 
 describe('GET /v3/predict', () => {
   const base = { payer_email: 'payer@example.com', bank_id: 'dfFbF', amount: '1000', currency: 'CLP' };
-  const predict = (account: TestAccount, query: Record<string, string>, extra = '') => client(server.baseUrl, account.api_key).get(`/v3/predict?${new URLSearchParams(query)}${extra}`);
+  const predict = (account: TestAccount, query: Record<string, string>, extra = '') =>
+    client(server.baseUrl, account.api_key).get(`/v3/predict?${new URLSearchParams(query)}${extra}`);
   const LIMITS = { max_amount: 5000000, new_destinatary_max_amount: 250000 };
 
   // [what, query, the answer, Quipu-Warnings]
   const DOUBTFUL: [string, Record<string, string>, Record<string, unknown>, Record<string, string>][] = [
-    ['a payer_email that is no email: a lookup key no payer has', { ...base, payer_email: 'pagos at tienda' }, { result: 'ok', ...LIMITS }, { payer_email: 'must be an email address' }],
+    [
+      'a payer_email that is no email: a lookup key no payer has',
+      { ...base, payer_email: 'pagos at tienda' },
+      { result: 'ok', ...LIMITS },
+      { payer_email: 'must be an email address' },
+    ],
     [
       'a bank_id that names no bank: as the provider answers a payment it cannot make, with no limits',
       { ...base, bank_id: 'Zzzzz' },
       { result: 'not_available_account', max_amount: 0, new_destinatary_max_amount: 0 },
       { bank_id: 'is not a bank available to this account' },
     ],
-    ['a currency Quipu does not know: no bank moves it', { ...base, currency: 'XXX' }, { result: 'not_available_account', ...LIMITS }, { currency: expect.stringMatching(/^must be one of CLP, /) }],
+    [
+      'a currency Quipu does not know: no bank moves it',
+      { ...base, currency: 'XXX' },
+      { result: 'not_available_account', ...LIMITS },
+      { currency: expect.stringMatching(/^must be one of CLP, /) },
+    ],
     ['decimals CLP does not have', { ...base, amount: '1000.5' }, { result: 'ok' }, { amount: 'must not have decimals in this currency' }],
-    ['decimals past the limit, compared exactly', { ...base, amount: '5000000.00001' }, { result: 'max_amount_exceeded' }, { amount: 'must not have decimals in this currency' }],
+    [
+      'decimals past the limit, compared exactly',
+      { ...base, amount: '5000000.00001' },
+      { result: 'max_amount_exceeded' },
+      { amount: 'must not have decimals in this currency' },
+    ],
     ['a zero amount', { ...base, amount: '0' }, { result: 'ok' }, { amount: 'must be greater than zero' }],
     ['a negative amount', { ...base, amount: '-5' }, { result: 'ok' }, { amount: 'must be greater than zero' }],
     [
@@ -118,7 +134,12 @@ describe('OAuth', () => {
     expect(params.code).toEqual(expect.any(String));
     expect(params).not.toHaveProperty('state');
     expect(await countRows(server.ctx.db, 'oauth_authorizations')).toBe(before + 1);
-    const tokens = await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', code: params.code!, redirect_uri: CALLBACK }, basicAuth(developer));
+    const tokens = await formPost(
+      server.baseUrl,
+      '/oauth2/token',
+      { grant_type: 'authorization_code', code: params.code!, redirect_uri: CALLBACK },
+      basicAuth(developer),
+    );
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
     expect(tokens.body.scope).toBe('openid api');
     expect(decodeJwtPart(tokens.body.id_token, 1)).not.toHaveProperty('nonce');
@@ -133,7 +154,9 @@ describe('OAuth', () => {
 
   it('token: a client credentials scope Quipu does not know is not granted, and the response says what was', async () => {
     const before = await countRows(server.ctx.db, 'oauth_tokens');
-    const res = await bothAccounts((account) => formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials', scope: 'api admin' }, basicAuth(account)));
+    const res = await bothAccounts((account) =>
+      formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials', scope: 'api admin' }, basicAuth(account)),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.scope).toBe('api');
     expect(decodeJwtPart(res.body.access_token, 1)).toMatchObject({ scope: 'api' });
@@ -144,7 +167,8 @@ describe('OAuth', () => {
 
 describe('v2 forms', () => {
   const order = { subject: 'Order 42', currency: 'CLP', amount: '1000' };
-  const v2Of = (account: TestAccount): V2Client => v2Client('php', account, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
+  const v2Of = (account: TestAccount): V2Client =>
+    v2Client('php', account, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
 
   it('create payment: unknown fields are ignored after the signature that covers them, and named', async () => {
     const res = await v2Of(developer).request('POST', '/payments', { form: { ...order, colour: 'blue', subjet: 'x' } });
@@ -228,7 +252,14 @@ describe('the request log line', () => {
     const served = await serveOnFreePort({ ...env, LOG_LEVEL: 'info', RUN_WORKER: 'false' }, started);
     const account = /receiver_id\s+(\d+)/.exec(await served.waitFor(/API reference/))![1]!;
     expect((await quipu(['merchants', 'update', account, '--redirect-uri', CALLBACK], env)).code).toBe(0);
-    const query = new URLSearchParams({ client_id: account, redirect_uri: CALLBACK, response_type: 'code', response_mode: 'query', scope: 'api openid', institution_id: 'Bawdf' });
+    const query = new URLSearchParams({
+      client_id: account,
+      redirect_uri: CALLBACK,
+      response_type: 'code',
+      response_mode: 'query',
+      scope: 'api openid',
+      institution_id: 'Bawdf',
+    });
     const res = await fetch(`${served.baseUrl}/oauth2/authorize?${query}`, { headers: { 'x-request-id': 'doubt-log-oauth' }, redirect: 'manual' });
     expect(res.status).toBe(303);
     expect(res.headers.get(WARNINGS_HEADER)).toBeNull();

@@ -12,7 +12,6 @@ import { NEW_SUBSCRIPTION } from '../helpers/subscriptions.js';
 import { type Params, v2Client } from '../helpers/v2-clients.js';
 import { WARNINGS_HEADER, warningsOf } from '../helpers/warnings.js';
 
-
 let server: TestServer;
 let developer: TestAccount;
 let production: TestAccount;
@@ -48,11 +47,18 @@ const json = (path: string, body: unknown) => (account: TestAccount) => client(s
 const v2Form = (path: string, form: Params) => (account: TestAccount) =>
   v2Client('php', account, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' }).request('POST', path, { form });
 
-const operationParams = async (answer: JsonResponse) => (await client(server.baseUrl, developer.api_key).get(`/sandbox/descriptors/${answer.body.operation.id}`)).body;
-const paymentRow = (answer: JsonResponse) => server.ctx.db.selectFrom('payments').selectAll().where('payment_id', '=', answer.body.payment_id).executeTakeFirstOrThrow();
-const subscriptionRow = (answer: JsonResponse) => server.ctx.db.selectFrom('subscriptions').selectAll().where('subscription_id', '=', answer.body.subscription_id).executeTakeFirstOrThrow();
+const operationParams = async (answer: JsonResponse) =>
+  (await client(server.baseUrl, developer.api_key).get(`/sandbox/descriptors/${answer.body.operation.id}`)).body;
+const paymentRow = (answer: JsonResponse) =>
+  server.ctx.db.selectFrom('payments').selectAll().where('payment_id', '=', answer.body.payment_id).executeTakeFirstOrThrow();
+const subscriptionRow = (answer: JsonResponse) =>
+  server.ctx.db.selectFrom('subscriptions').selectAll().where('subscription_id', '=', answer.body.subscription_id).executeTakeFirstOrThrow();
 const receiverProfile = async (answer: JsonResponse) => {
-  const row = await server.ctx.db.selectFrom('merchants').select('profile').where('receiver_id', '=', Number(answer.body.receiver_id)).executeTakeFirstOrThrow();
+  const row = await server.ctx.db
+    .selectFrom('merchants')
+    .select('profile')
+    .where('receiver_id', '=', Number(answer.body.receiver_id))
+    .executeTakeFirstOrThrow();
   return JSON.parse(row.profile) as unknown;
 };
 
@@ -80,7 +86,14 @@ const DOUBTFUL: Doubtful[] = [
   },
   {
     what: 'a payment whose picture and contract are not http(s) URLs (only stored and echoed), born expired, with reminders but no email',
-    send: json('/v3/payments', { ...PAYMENT, picture_url: 'cdn/shoe.png', contract_url: 'contracts/42.pdf', fixed_payer_personal_identifier: '11.111.111-1', expires_date: PAST, send_reminders: true }),
+    send: json('/v3/payments', {
+      ...PAYMENT,
+      picture_url: 'cdn/shoe.png',
+      contract_url: 'contracts/42.pdf',
+      fixed_payer_personal_identifier: '11.111.111-1',
+      expires_date: PAST,
+      send_reminders: true,
+    }),
     read: paymentRow,
     stored: { picture_url: 'cdn/shoe.png', contract_url: 'contracts/42.pdf', expires_at: Date.parse(PAST), send_reminders: 0, next_reminder_at: null },
     warnings: {
@@ -168,6 +181,10 @@ describe('the request log line', () => {
     expect(res.status).toBe(200);
     const lines = () => logLines(quipu).filter((line) => line.reqId === 'doubt-log-1' && line.msg === 'request');
     await expect.poll(lines, { timeout: 5_000 }).toHaveLength(1);
-    expect(lines()[0]).toMatchObject({ level: 30, status: 200, warnings: [{ field: 'params.target_account_personal_identifier', message: 'looks like a RUT whose check digit does not match' }] });
+    expect(lines()[0]).toMatchObject({
+      level: 30,
+      status: 200,
+      warnings: [{ field: 'params.target_account_personal_identifier', message: 'looks like a RUT whose check digit does not match' }],
+    });
   }, 60_000);
 });

@@ -4,20 +4,22 @@ import { describe, expect, it } from 'vitest';
 import { call } from '../helpers/http.js';
 import { useTestServer } from '../helpers/server.js';
 
-
 const setup = useTestServer();
 
 describe('a refused credential', () => {
-  it.each([
-    ['/v3/banks'],
-    ['/2.0/banks'],
-  ])('%s: a missing key, an unknown key and an API key sent as a bearer token each say what to do', async (path) => {
+  it.each([['/v3/banks'], ['/2.0/banks']])('%s: a missing key, an unknown key and an API key sent as a bearer token each say what to do', async (path) => {
     const missing = await call(setup.server.baseUrl, 'GET', path);
     const unknown = await call(setup.server.baseUrl, 'GET', path, { apiKey: '00000000-0000-4000-8000-000000000000' });
     const asBearer = await call(setup.server.baseUrl, 'GET', path, { headers: { authorization: `Bearer ${setup.account.api_key}` } });
-    expect(missing.body).toEqual({ status: 401, message: 'Missing credentials: send your API key in the x-api-key header (or an access token as Authorization: Bearer <token>)' });
+    expect(missing.body).toEqual({
+      status: 401,
+      message: 'Missing credentials: send your API key in the x-api-key header (or an access token as Authorization: Bearer <token>)',
+    });
     expect(unknown.body).toEqual({ status: 401, message: "Unknown API key: check the x-api-key value against your account's API key" });
-    expect(asBearer.body).toEqual({ status: 401, message: 'This is an API key: send it in the x-api-key header, or get an access token from POST /oauth2/token' });
+    expect(asBearer.body).toEqual({
+      status: 401,
+      message: 'This is an API key: send it in the x-api-key header, or get an access token from POST /oauth2/token',
+    });
     expect(asBearer.headers.get('www-authenticate')).toBe('Bearer realm="quipu", error="invalid_token"');
   });
 
@@ -29,16 +31,31 @@ describe('a refused credential', () => {
 
 describe('a body of the wrong type', () => {
   it('is a 415 naming application/json on a JSON operation', async () => {
-    for (const [type, body] of [['text/plain', 'amount 1000'], ['application/x-www-form-urlencoded', 'amount=1000'], ['application/xml', '<a/>']]) {
-      const res = await call(setup.server.baseUrl, 'POST', '/v3/payments', { apiKey: setup.account.api_key, headers: { 'content-type': type! }, rawBody: body });
+    for (const [type, body] of [
+      ['text/plain', 'amount 1000'],
+      ['application/x-www-form-urlencoded', 'amount=1000'],
+      ['application/xml', '<a/>'],
+    ]) {
+      const res = await call(setup.server.baseUrl, 'POST', '/v3/payments', {
+        apiKey: setup.account.api_key,
+        headers: { 'content-type': type! },
+        rawBody: body,
+      });
       expect(res.status, type).toBe(415);
       expect(res.body, type).toEqual({ status: 415, message: `Unsupported Content-Type ${type}: send the body as application/json` });
     }
   });
 
   it('names both types where the operation takes a form or JSON (v2 refunds)', async () => {
-    const res = await call(setup.server.baseUrl, 'POST', '/2.0/payments/abcdefabcdef/refunds', { apiKey: setup.account.api_key, headers: { 'content-type': 'text/plain' }, rawBody: 'x' });
-    expect(res.body).toEqual({ status: 415, message: 'Unsupported Content-Type text/plain: send the body as application/json or application/x-www-form-urlencoded' });
+    const res = await call(setup.server.baseUrl, 'POST', '/2.0/payments/abcdefabcdef/refunds', {
+      apiKey: setup.account.api_key,
+      headers: { 'content-type': 'text/plain' },
+      rawBody: 'x',
+    });
+    expect(res.body).toEqual({
+      status: 415,
+      message: 'Unsupported Content-Type text/plain: send the body as application/json or application/x-www-form-urlencoded',
+    });
   });
 });
 

@@ -3,13 +3,18 @@ import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
-import { claimIdempotencyKey, type IdempotencyRecord, releaseIdempotencyKey, retakeIdempotencyKey, storeIdempotentResponse } from '../../src/store/idempotency.js';
+import {
+  claimIdempotencyKey,
+  type IdempotencyRecord,
+  releaseIdempotencyKey,
+  retakeIdempotencyKey,
+  storeIdempotentResponse,
+} from '../../src/store/idempotency.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { client } from '../helpers/http.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
 import { validReceiver } from '../helpers/receivers.js';
 import { useTestServer } from '../helpers/server.js';
-
 
 const setup = useTestServer({}, { features: { refunds: true, confirm: true } });
 
@@ -96,12 +101,18 @@ describe('Idempotency-Key', () => {
     const path = `/v3/payments/${created.body.payment_id}/confirm`;
     const first = await api.post(path, undefined, { 'idempotency-key': 'confirm-1' });
     expect(first.status).toBe(200);
-    const delivery = await setup.server.ctx.db.selectFrom('payments').select('funds_delivery_at').where('payment_id', '=', created.body.payment_id).executeTakeFirstOrThrow();
+    const delivery = await setup.server.ctx.db
+      .selectFrom('payments')
+      .select('funds_delivery_at')
+      .where('payment_id', '=', created.body.payment_id)
+      .executeTakeFirstOrThrow();
     const again = await api.post(path, undefined, { 'idempotency-key': 'confirm-1' });
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
-    expect(await setup.server.ctx.db.selectFrom('payments').select('funds_delivery_at').where('payment_id', '=', created.body.payment_id).executeTakeFirstOrThrow()).toEqual(delivery);
+    expect(
+      await setup.server.ctx.db.selectFrom('payments').select('funds_delivery_at').where('payment_id', '=', created.body.payment_id).executeTakeFirstOrThrow(),
+    ).toEqual(delivery);
     // Without the key, the same request is a second confirmation.
     expect((await api.post(path)).status).toBe(400);
   });
@@ -116,12 +127,22 @@ describe('Idempotency-Key', () => {
     const api = client(setup.server.baseUrl, setup.account.api_key);
     const now = setup.server.ctx.clock.now().getTime();
     // Another process's request, in flight or dead before committing: a claim with no answer (same request hash).
-    const hash = createHash('sha256').update(`POST /v3/payments {} ${JSON.stringify(body)}`).digest('hex');
+    const hash = createHash('sha256')
+      .update(`POST /v3/payments {} ${JSON.stringify(body)}`)
+      .digest('hex');
     const other = openDatabase(setup.server.database.url);
     try {
       await other.db
         .insertInto('idempotency_keys')
-        .values({ receiver_id: setup.account.receiver_id, idem_key: 'orphan', request_hash: hash, response_status: null, response_body: null, locked_until: now + 60_000, expires_at: now + 3_600_000 })
+        .values({
+          receiver_id: setup.account.receiver_id,
+          idem_key: 'orphan',
+          request_hash: hash,
+          response_status: null,
+          response_body: null,
+          locked_until: now + 60_000,
+          expires_at: now + 3_600_000,
+        })
         .execute();
     } finally {
       await other.close();
@@ -132,7 +153,11 @@ describe('Idempotency-Key', () => {
     expect(busy.body).toEqual({ status: 409, message: expect.any(String) });
     expect(busy.headers.get('retry-after')).toBe('1');
     expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before);
-    await setup.server.ctx.db.updateTable('idempotency_keys').set({ locked_until: now - 1 }).where('idem_key', '=', 'orphan').execute();
+    await setup.server.ctx.db
+      .updateTable('idempotency_keys')
+      .set({ locked_until: now - 1 })
+      .where('idem_key', '=', 'orphan')
+      .execute();
     const taken = await api.post('/v3/payments', body, { 'idempotency-key': 'orphan' });
     expect(taken.status).toBe(200);
     expect(taken.headers.get('idempotent-replayed')).toBeNull();
@@ -142,7 +167,11 @@ describe('Idempotency-Key', () => {
   it('forgets keys once they expire', async () => {
     const api = client(setup.server.baseUrl, setup.account.api_key);
     const first = await api.post('/v3/payments', body, { 'idempotency-key': 'short-lived' });
-    await setup.server.ctx.db.updateTable('idempotency_keys').set({ expires_at: setup.server.ctx.clock.now().getTime() - 1 }).where('idem_key', '=', 'short-lived').execute();
+    await setup.server.ctx.db
+      .updateTable('idempotency_keys')
+      .set({ expires_at: setup.server.ctx.clock.now().getTime() - 1 })
+      .where('idem_key', '=', 'short-lived')
+      .execute();
     const again = await api.post('/v3/payments', body, { 'idempotency-key': 'short-lived' });
     expect(again.status).toBe(200);
     expect(again.body.payment_id).not.toBe(first.body.payment_id);
@@ -163,7 +192,11 @@ describe('Idempotency-Key', () => {
       const integrator = client(setup.server.baseUrl, (await setup.server.account({ features: { integrator: true } })).api_key);
       const created = await integrator.post('/v3/receivers', receiver, { 'idempotency-key': 'receiver-1' });
       expect(created.status).toBe(200);
-      const stored = await setup.server.ctx.db.selectFrom('idempotency_keys').select('response_body').where('idem_key', '=', 'receiver-1').executeTakeFirstOrThrow();
+      const stored = await setup.server.ctx.db
+        .selectFrom('idempotency_keys')
+        .select('response_body')
+        .where('idem_key', '=', 'receiver-1')
+        .executeTakeFirstOrThrow();
       expect(stored.response_body).not.toContain(created.body.secret);
       const replayed = await integrator.post('/v3/receivers', receiver, { 'idempotency-key': 'receiver-1' });
       expect(replayed.headers.get('idempotent-replayed')).toBe('true');
@@ -193,7 +226,15 @@ describe('Idempotency-Key', () => {
   describe('a request that runs past its lock', () => {
     const claimOf = (key: string, lockedUntil: number): IdempotencyRecord => {
       const now = setup.server.ctx.clock.now().getTime();
-      return { receiver_id: setup.account.receiver_id, idem_key: key, request_hash: 'same request', response_status: null, response_body: null, locked_until: lockedUntil, expires_at: now + 3_600_000 };
+      return {
+        receiver_id: setup.account.receiver_id,
+        idem_key: key,
+        request_hash: 'same request',
+        response_status: null,
+        response_body: null,
+        locked_until: lockedUntil,
+        expires_at: now + 3_600_000,
+      };
     };
 
     it('can neither store its answer nor free the key once another process took its claim over', async () => {
@@ -235,7 +276,9 @@ describe('Idempotency-Key', () => {
       await payByTransfer(setup.server.ctx, setup.account.merchant, id);
       const path = `/v3/payments/${id}/refunds`;
       const key = { 'idempotency-key': 'slow-refund' };
-      const lockOf = async () => (await setup.server.ctx.db.selectFrom('idempotency_keys').select('locked_until').where('idem_key', '=', 'slow-refund').executeTakeFirst())?.locked_until;
+      const lockOf = async () =>
+        (await setup.server.ctx.db.selectFrom('idempotency_keys').select('locked_until').where('idem_key', '=', 'slow-refund').executeTakeFirst())
+          ?.locked_until;
       const session = new pg.Client({ connectionString: setup.server.database.url });
       await session.connect();
       try {

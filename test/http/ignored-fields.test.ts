@@ -38,9 +38,16 @@ async function paid(amount = 1000): Promise<string> {
 
 /** A payment as GET shows it, without what differs between two payments created from the same fields. */
 async function described(paymentId: string): Promise<Record<string, unknown>> {
-  const { payment_id: _id, payment_url: _url, simplified_transfer_url: _simplified, transfer_url: _transfer, app_url: _app, notification_token: _token, conciliation_date: _date, ...rest } = (
-    await api.get(`/v3/payments/${paymentId}`)
-  ).body;
+  const {
+    payment_id: _id,
+    payment_url: _url,
+    simplified_transfer_url: _simplified,
+    transfer_url: _transfer,
+    app_url: _app,
+    notification_token: _token,
+    conciliation_date: _date,
+    ...rest
+  } = (await api.get(`/v3/payments/${paymentId}`)).body;
   return rest;
 }
 
@@ -72,14 +79,34 @@ describe('the real clients that send unknown members', () => {
 describe('known members keep every rule next to unknown ones', () => {
   it.each([
     ['POST /v3/payments', '/v3/payments', { ...ORDER, amount: 'ten', colour: 'blue' }, ['amount']],
-    ['POST /v3/payments (schema and account rules)', '/v3/payments', { ...ORDER, subject: 'x'.repeat(300), mandatory_payment_method: 'CARD', colour: 'blue' }, ['subject', 'mandatory_payment_method']],
+    [
+      'POST /v3/payments (schema and account rules)',
+      '/v3/payments',
+      { ...ORDER, subject: 'x'.repeat(300), mandatory_payment_method: 'CARD', colour: 'blue' },
+      ['subject', 'mandatory_payment_method'],
+    ],
     ['POST /v3/receivers', '/v3/receivers', { ...validReceiver, country_code: 'XX', colour: 'blue' }, ['country_code']],
     ['POST /v1/automatic-payment/subscription', '/v1/automatic-payment/subscription', { ...NEW_SUBSCRIPTION, email: 'nope', colour: 'blue' }, ['email']],
-    ['POST /v1/automatic-payment/charge-intent', '/v1/automatic-payment/charge-intent', { ...newCharge('no-such-subscription'), colour: 'blue' }, ['subscription_id']],
+    [
+      'POST /v1/automatic-payment/charge-intent',
+      '/v1/automatic-payment/charge-intent',
+      { ...newCharge('no-such-subscription'), colour: 'blue' },
+      ['subscription_id'],
+    ],
     ['POST /v3/payments (a NUL)', '/v3/payments', { ...ORDER, subject: 'a\u0000b', colour: 'blue' }, ['subject']],
     ['POST /v3/receivers (a NUL)', '/v3/receivers', { ...validReceiver, business_name: 'a\u0000b', colour: 'blue' }, ['business_name']],
-    ['POST /v1/automatic-payment/subscription (a NUL)', '/v1/automatic-payment/subscription', { ...NEW_SUBSCRIPTION, name: 'a\u0000b', colour: 'blue' }, ['name']],
-    ['POST /v1/automatic-payment/charge-intent (a NUL)', '/v1/automatic-payment/charge-intent', { ...newCharge('no-such-subscription'), subject: 'a\u0000b', colour: 'blue' }, ['subject']],
+    [
+      'POST /v1/automatic-payment/subscription (a NUL)',
+      '/v1/automatic-payment/subscription',
+      { ...NEW_SUBSCRIPTION, name: 'a\u0000b', colour: 'blue' },
+      ['name'],
+    ],
+    [
+      'POST /v1/automatic-payment/charge-intent (a NUL)',
+      '/v1/automatic-payment/charge-intent',
+      { ...newCharge('no-such-subscription'), subject: 'a\u0000b', colour: 'blue' },
+      ['subject'],
+    ],
   ] as const)('%s: a 400 naming the known member, the header naming the unknown one, nothing written', async (_name, path, body, fields) => {
     const before = await rowCounts();
     const res = await api.post(path, body);
@@ -101,7 +128,11 @@ describe('known members keep every rule next to unknown ones', () => {
   });
 
   it('a member given twice is refused, unknown or not: the request would mean two things', async () => {
-    const res = await call(setup.server.baseUrl, 'POST', '/v3/payments', { apiKey: setup.account.api_key, headers: { 'content-type': 'application/json' }, rawBody: '{"amount":1000,"currency":"CLP","subject":"x","colour":1,"colour":2}' });
+    const res = await call(setup.server.baseUrl, 'POST', '/v3/payments', {
+      apiKey: setup.account.api_key,
+      headers: { 'content-type': 'application/json' },
+      rawBody: '{"amount":1000,"currency":"CLP","subject":"x","colour":1,"colour":2}',
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'colour', message: 'must be given once' }]);
   });
@@ -119,7 +150,7 @@ describe('whatever an ignored member holds', () => {
       'a\u0000b': 1,
       'line\r\nX-Injected: 1': 1,
       'a, b': 1,
-      'año': 1,
+      año: 1,
       '\ud800': 1,
       empty: null,
     });
@@ -172,7 +203,12 @@ describe('every v3 and automatic payment body', () => {
     const charge = await api.post('/v1/automatic-payment/charge-intent', { ...newCharge(subscriptionId, { amount: 12000 }), currency: 'USD', max_amount: 1 });
     expect(charge.status, JSON.stringify(charge.body)).toBe(200);
     expect(charge.headers.get(HEADER)).toBe('currency, max_amount');
-    expect((await api.get(`/v3/payments/${charge.body.payment_id}`)).body).toMatchObject({ amount: 12000, currency: 'CLP', subject: 'November', transaction_id: 'INV-1' });
+    expect((await api.get(`/v3/payments/${charge.body.payment_id}`)).body).toMatchObject({
+      amount: 12000,
+      currency: 'CLP',
+      subject: 'November',
+      transaction_id: 'INV-1',
+    });
   });
 
   it('v2 forms ignore unknown fields too, naming them', async () => {
@@ -229,7 +265,11 @@ describe('the request log line', () => {
     const { database, started } = processes;
     const quipu = await serveOnFreePort({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'info', RUN_WORKER: 'false' }, started);
     const apiKey = /api_key\s+(\S+)/.exec(await quipu.waitFor(/API reference/))![1]!;
-    const res = await call(quipu.baseUrl, 'POST', '/v3/payments', { apiKey, headers: { 'x-request-id': 'ignored-log-1' }, body: { ...ORDER, receiver_id: 1, notfy_url: 'https://x.example' } });
+    const res = await call(quipu.baseUrl, 'POST', '/v3/payments', {
+      apiKey,
+      headers: { 'x-request-id': 'ignored-log-1' },
+      body: { ...ORDER, receiver_id: 1, notfy_url: 'https://x.example' },
+    });
     expect(res.status).toBe(200);
     const lines = () => logLines(quipu).filter((line) => line.reqId === 'ignored-log-1' && line.msg === 'request');
     await expect.poll(lines, { timeout: 5_000 }).toHaveLength(1);

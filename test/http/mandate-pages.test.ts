@@ -19,7 +19,10 @@ const setup = useTestServer({}, { name: 'Tienda <b>Uno</b>' });
 
 const api = (key = setup.account.api_key) => client(setup.server.baseUrl, key);
 
-async function createSubscription(fields: Record<string, unknown> = {}, key = setup.account.api_key): Promise<{ id: string; redirectUrl: string; path: string }> {
+async function createSubscription(
+  fields: Record<string, unknown> = {},
+  key = setup.account.api_key,
+): Promise<{ id: string; redirectUrl: string; path: string }> {
   const created = await api(key).post('/v1/automatic-payment/subscription', { ...NEW_SUBSCRIPTION, ...fields });
   expect(created.status).toBe(200);
   const redirectUrl: string = created.body.redirect_url;
@@ -27,7 +30,8 @@ async function createSubscription(fields: Record<string, unknown> = {}, key = se
 }
 
 const statusOf = async (id: string) => (await api().get(`/v1/automatic-payment/subscription/${id}`)).body.status as string;
-const mandateSignatures = async (id: string) => (await journaledRequests(setup.server.ctx.db, { limit: 10_000 })).filter((r) => r.operation === 'mandate-sign' && r.orderId === id);
+const mandateSignatures = async (id: string) =>
+  (await journaledRequests(setup.server.ctx.db, { limit: 10_000 })).filter((r) => r.operation === 'mandate-sign' && r.orderId === id);
 const changesOf = (id: string) => setup.server.ctx.db.selectFrom('subscription_changes').select('event').where('subscription_id', '=', id).execute();
 
 describe('the subscription page', () => {
@@ -206,7 +210,13 @@ describe('signing at DemoBank', () => {
   it('answers 404 pages for ids that are malformed or unknown', async () => {
     const session = new PayerSession(setup.server.baseUrl);
     const unknown = '0b6f2a4e-8c1d-4d3a-9f5e-2a7b3c4d5e6f';
-    for (const path of ['/pac-manager/not-a-uuid', `/pac-manager/${unknown}`, '/pac-manager/signing/nope', `/pac-manager/signing/${unknown}`, `/pac-manager/signing/${unknown}/sign`]) {
+    for (const path of [
+      '/pac-manager/not-a-uuid',
+      `/pac-manager/${unknown}`,
+      '/pac-manager/signing/nope',
+      `/pac-manager/signing/${unknown}`,
+      `/pac-manager/signing/${unknown}/sign`,
+    ]) {
       const page = await session.get(path);
       expect(page.status, path).toBe(404);
       expect(titleOf(page)).toBe('Mandato no encontrado');
@@ -265,7 +275,9 @@ describe("a charge intent's payment on the payer pages", () => {
       expect(page.html).not.toContain('>Pagar</a>');
       expect(page.html).not.toContain('Cuenta de recaudación');
     }
-    const token = csrfOf(await session.get(`/payment/info/${(await api().post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Other' })).body.payment_id}`));
+    const token = csrfOf(
+      await session.get(`/payment/info/${(await api().post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Other' })).body.payment_id}`),
+    );
     const attempts = await countRows(setup.server.ctx.db, 'payment_attempts');
     const forged = await session.post(`/payment/simplified/${paymentId}`, { _csrf: token, bank_id: 'Bawdf', payer_email: 'payer@example.com' });
     expect(forged.status).toBe(409);

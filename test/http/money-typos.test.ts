@@ -33,7 +33,11 @@ beforeAll(async () => {
 /** Every table's row count, and every payment's state and refunded amount: what "nothing moved" is checked against. */
 async function books(): Promise<unknown> {
   const counts = await everyTableCount(setup.server.ctx.db);
-  const payments = await setup.server.ctx.db.selectFrom('payments').select(['payment_id', 'status', 'status_detail', 'refunded', 'version']).orderBy('payment_id').execute();
+  const payments = await setup.server.ctx.db
+    .selectFrom('payments')
+    .select(['payment_id', 'status', 'status_detail', 'refunded', 'version'])
+    .orderBy('payment_id')
+    .execute();
   return { counts, payments };
 }
 
@@ -45,9 +49,12 @@ async function paid(): Promise<string> {
 }
 
 const fieldsOf = (res: JsonResponse) => (res.body.errors as { field: string }[]).map((e) => e.field).sort();
-const json = (path: string, rawBody: string, apiKey = setup.account.api_key) => call(setup.server.baseUrl, 'POST', path, { apiKey, rawBody, headers: { 'content-type': 'application/json' } });
-const form = (path: string, rawBody: string) => call(setup.server.baseUrl, 'POST', path, { apiKey: setup.account.api_key, rawBody, headers: { 'content-type': FORM } });
-const refundedOf = async (id: string) => (await setup.server.ctx.db.selectFrom('refunds').select('amount').where('payment_id', '=', id).execute()).map((r) => r.amount);
+const json = (path: string, rawBody: string, apiKey = setup.account.api_key) =>
+  call(setup.server.baseUrl, 'POST', path, { apiKey, rawBody, headers: { 'content-type': 'application/json' } });
+const form = (path: string, rawBody: string) =>
+  call(setup.server.baseUrl, 'POST', path, { apiKey: setup.account.api_key, rawBody, headers: { 'content-type': FORM } });
+const refundedOf = async (id: string) =>
+  (await setup.server.ctx.db.selectFrom('refunds').select('amount').where('payment_id', '=', id).execute()).map((r) => r.amount);
 
 describe('a money-moving request Quipu cannot read moves nothing', () => {
   // [what, how it is sent, the fields the 400 names (undefined: only that it is a 400)]
@@ -111,7 +118,11 @@ describe('a money-moving request Quipu cannot read moves nothing', () => {
     const before = await books();
     const res = await call(setup.server.baseUrl, 'POST', '/operator/v1/credits', {
       headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
-      body: { credits: [{ bank_reference: 'mov-typo-1', account: 'x', amout: 5000, currency: 'CLP', reference: created.body.payment_id, credited_at: '2026-11-26T12:00:00Z' }] },
+      body: {
+        credits: [
+          { bank_reference: 'mov-typo-1', account: 'x', amout: 5000, currency: 'CLP', reference: created.body.payment_id, credited_at: '2026-11-26T12:00:00Z' },
+        ],
+      },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(fieldsOf(res)).toContain('credits.0.amout');
@@ -140,7 +151,11 @@ describe('what is read as it stands keeps working', () => {
   it('no body, an empty body and {} refund everything: asked for plainly', async () => {
     for (const rawBody of [undefined, '', '{}']) {
       const id = await paid();
-      const res = await call(setup.server.baseUrl, 'POST', `/v3/payments/${id}/refunds`, { apiKey: setup.account.api_key, rawBody, headers: rawBody === undefined ? {} : { 'content-type': 'application/json' } });
+      const res = await call(setup.server.baseUrl, 'POST', `/v3/payments/${id}/refunds`, {
+        apiKey: setup.account.api_key,
+        rawBody,
+        headers: rawBody === undefined ? {} : { 'content-type': 'application/json' },
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(await refundedOf(id)).toEqual([5000 * 10_000]);
     }
@@ -156,7 +171,11 @@ describe('what is read as it stands keeps working', () => {
 
   it('extra members beside a valid amount refund that amount (khipu-tools sends payment_id with it)', async () => {
     const id = await paid();
-    for (const body of [{ payment_id: id, amount: 100 }, { amount: 200, amout: 5000 }, { amount: 300, reason: 'customer asked' }]) {
+    for (const body of [
+      { payment_id: id, amount: 100 },
+      { amount: 200, amout: 5000 },
+      { amount: 300, reason: 'customer asked' },
+    ]) {
       const res = await api.post(`/v3/payments/${id}/refunds`, body);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     }
@@ -218,14 +237,22 @@ describe('JSON nested past the limit', () => {
     const deep = DEEP[0][1];
     const failures: string[] = [];
     for (const { method, url } of registeredRoutes(setup.server.app).filter((route) => !['GET', 'HEAD'].includes(route.method))) {
-      const headers: Record<string, string> = { 'content-type': 'application/json', ...(url.startsWith('/operator/') ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : { 'x-api-key': setup.account.api_key }) };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        ...(url.startsWith('/operator/') ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : { 'x-api-key': setup.account.api_key }),
+      };
       const path = concretePath(url);
-      const send = (body: string) => fetch(`${setup.server.baseUrl}${path}`, { method, headers, body, redirect: 'manual' }).then(async (res) => ({ status: res.status, text: await res.text() }));
+      const send = (body: string) =>
+        fetch(`${setup.server.baseUrl}${path}`, { method, headers, body, redirect: 'manual' }).then(async (res) => ({
+          status: res.status,
+          text: await res.text(),
+        }));
       const malformed = await send('{"x":');
       const answer = await send(deep);
       if (answer.status >= 500) failures.push(`${method} ${url}: ${answer.status}`);
       // A route that reads JSON tells a malformed body from a good one; others refuse before reading it.
-      else if (malformed.status === 400 && /JSON/i.test(malformed.text) && !(answer.status === 400 && answer.text.includes('levels deep'))) failures.push(`${method} ${url}: ${answer.status} ${answer.text.slice(0, 120)}`);
+      else if (malformed.status === 400 && /JSON/i.test(malformed.text) && !(answer.status === 400 && answer.text.includes('levels deep')))
+        failures.push(`${method} ${url}: ${answer.status} ${answer.text.slice(0, 120)}`);
     }
     expect(failures).toEqual([]);
   });

@@ -15,7 +15,8 @@ const setup = useTestServer({ OPERATOR_TOKEN });
 
 const rowCounts = () => everyTableCount(setup.server.ctx.db);
 
-const credentials = (url: string): Record<string, string> => (url.startsWith('/operator/') ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : { 'x-api-key': setup.account.api_key });
+const credentials = (url: string): Record<string, string> =>
+  url.startsWith('/operator/') ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : { 'x-api-key': setup.account.api_key };
 
 async function send(method: string, path: string, headers: Record<string, string>, body?: string) {
   const res = await fetch(`${setup.server.baseUrl}${path}`, { method, headers, body, redirect: 'manual' });
@@ -26,17 +27,27 @@ async function send(method: string, path: string, headers: Record<string, string
 describe('a NUL in a request', () => {
   it('in a v3 JSON field: 400 naming the field, no payment', async () => {
     const before = await rowCounts();
-    const res = await call(setup.server.baseUrl, 'POST', '/v3/payments', { apiKey: setup.account.api_key, rawBody: '{"amount":1000,"currency":"CLP","subject":"a\\u0000b"}', headers: { 'content-type': 'application/json' } });
+    const res = await call(setup.server.baseUrl, 'POST', '/v3/payments', {
+      apiKey: setup.account.api_key,
+      rawBody: '{"amount":1000,"currency":"CLP","subject":"a\\u0000b"}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'subject', message: expect.stringContaining('NUL') }]);
     expect(await rowCounts()).toEqual(before);
   });
 
   it('in a nested member or a member name: the member, or its object, is named', async () => {
-    const nested = await call(setup.server.baseUrl, 'POST', '/operator/v1/credits', { body: { credits: [{ bank_reference: 'mov\u0000' }] }, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    const nested = await call(setup.server.baseUrl, 'POST', '/operator/v1/credits', {
+      body: { credits: [{ bank_reference: 'mov\u0000' }] },
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
     expect(nested.status).toBe(400);
     expect(nested.body.errors[0].field).toBe('credits.0.bank_reference');
-    const named = await call(setup.server.baseUrl, 'POST', '/operator/v1/credits', { body: { credits: [{ 'a\u0000': 1 }] }, headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    const named = await call(setup.server.baseUrl, 'POST', '/operator/v1/credits', {
+      body: { credits: [{ 'a\u0000': 1 }] },
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
     expect(named.status).toBe(400);
     expect(named.body.errors[0].field).toBe('credits.0');
   });
@@ -65,7 +76,11 @@ describe('a NUL in a request', () => {
   it('in an OAuth parameter: the authorization page and the token endpoint refuse it', async () => {
     await registerRedirectUris(setup.server, setup.account, ['https://client.example/callback']);
     const before = await rowCounts();
-    const authorize = await send('GET', `/oauth2/authorize?${new URLSearchParams(authorizeParams(setup.account, 'https://client.example/callback', { state: 'st\u0000' }))}`, {});
+    const authorize = await send(
+      'GET',
+      `/oauth2/authorize?${new URLSearchParams(authorizeParams(setup.account, 'https://client.example/callback', { state: 'st\u0000' }))}`,
+      {},
+    );
     expect(authorize.status).toBe(400);
     expect(authorize.text).toContain('state');
     const token = await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials', scope: 'api\u0000' }, basicAuth(setup.account));

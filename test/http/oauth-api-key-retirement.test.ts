@@ -49,7 +49,11 @@ describe('API key retirement', () => {
   });
 
   it('refuses v2 requests signed with the receiver secret', async () => {
-    const signed = v2Client('php', setup.account, { networkUrl: setup.server.baseUrl, signedBase: `${setup.server.config.publicBaseUrl}/api/2.0`, prefix: '/api/2.0' });
+    const signed = v2Client('php', setup.account, {
+      networkUrl: setup.server.baseUrl,
+      signedBase: `${setup.server.config.publicBaseUrl}/api/2.0`,
+      prefix: '/api/2.0',
+    });
     const res = await signed.request('GET', `/payments/${paymentId}`);
     expect(res.status).toBe(401);
     expect(res.body.message).toMatch(/retired.*Bearer/);

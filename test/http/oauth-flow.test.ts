@@ -6,7 +6,17 @@ import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/domain/oauth-pkce.js';
 import { call, client } from '../helpers/http.js';
-import { authorizeParams, basicAuth, csrfOf, decodeJwtPart, formPost, formPostFields, PageClient, redirectParams, registerRedirectUris } from '../helpers/oauth.js';
+import {
+  authorizeParams,
+  basicAuth,
+  csrfOf,
+  decodeJwtPart,
+  formPost,
+  formPostFields,
+  PageClient,
+  redirectParams,
+  registerRedirectUris,
+} from '../helpers/oauth.js';
 import { countRows } from '../helpers/payments.js';
 import { type TestAccount, useTestServer } from '../helpers/server.js';
 
@@ -18,7 +28,8 @@ let paymentId: string;
 const setup = useTestServer();
 beforeAll(async () => {
   await registerRedirectUris(setup.server, setup.account, [CALLBACK, 'https://client.example/cb?tenant=7', 'com.example.app:/oauth']);
-  paymentId = (await client(setup.server.baseUrl, setup.account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Flow test' })).body.payment_id;
+  paymentId = (await client(setup.server.baseUrl, setup.account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Flow test' })).body
+    .payment_id;
 });
 
 const pkce = { code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' };
@@ -36,9 +47,14 @@ async function codeFor(params: Record<string, string> = {}): Promise<string> {
 const getPayment = (token: string) => call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { headers: { authorization: `Bearer ${token}` } });
 
 const flowRow = (flowPath: string) =>
-  setup.server.ctx.db.selectFrom('oauth_authorizations').select(['status', 'user_id', 'code_hash', 'browser_hash']).where('authorization_id', '=', flowPath.split('/').pop()!).executeTakeFirstOrThrow();
+  setup.server.ctx.db
+    .selectFrom('oauth_authorizations')
+    .select(['status', 'user_id', 'code_hash', 'browser_hash'])
+    .where('authorization_id', '=', flowPath.split('/').pop()!)
+    .executeTakeFirstOrThrow();
 
-const credentialChange = (rut: string) => call(setup.server.baseUrl, 'POST', `/sandbox/institutions/Bawdf/users/${rut}/credential-change`, { apiKey: setup.account.api_key });
+const credentialChange = (rut: string) =>
+  call(setup.server.baseUrl, 'POST', `/sandbox/institutions/Bawdf/users/${rut}/credential-change`, { apiKey: setup.account.api_key });
 
 describe('authorization code flow', () => {
   it('signs in at DemoBank, consents and redirects with the code and state; the code buys an access token and an id_token', async () => {
@@ -49,7 +65,9 @@ describe('authorization code flow', () => {
     const login = await browser.get(flow);
     expect(login.status).toBe(200);
     expect(login.text).toContain('Test store');
-    expect(login.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self' https://client.example; frame-ancestors 'none'; base-uri 'none'");
+    expect(login.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self' https://client.example; frame-ancestors 'none'; base-uri 'none'",
+    );
     expect(login.headers.get('x-content-type-options')).toBe('nosniff');
     const signedIn = await browser.signIn(flow, '11.111.111-1', '1234');
     expect(signedIn.status).toBe(303);
@@ -65,7 +83,13 @@ describe('authorization code flow', () => {
 
     const res = await exchange(params.code!, { code_verifier: VERIFIER });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 31536000, scope: 'openid api', id_token: expect.any(String) });
+    expect(res.body).toEqual({
+      access_token: expect.any(String),
+      token_type: 'bearer',
+      expires_in: 31536000,
+      scope: 'openid api',
+      id_token: expect.any(String),
+    });
     expect(res.headers.get('x-custom')).toBe('order 42');
     const access = decodeJwtPart(res.body.access_token, 1);
     expect(access).toMatchObject({ sub: String(setup.account.receiver_id), scope: 'openid api', custom: 'order 42' });
@@ -92,7 +116,12 @@ describe('authorization code flow', () => {
     const refused = await browser.post('/oauth2/authorize', authorizeParams(setup.account, CALLBACK, { scope: 'openid' }));
     expect(redirectParams(refused.location)).toMatchObject({ error_code: 'A002', state: 'st-123' });
     const before = await countRows(setup.server.ctx.db, 'oauth_authorizations');
-    const json = await fetch(`${setup.server.baseUrl}/oauth2/authorize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(authorizeParams(setup.account, CALLBACK)), redirect: 'manual' });
+    const json = await fetch(`${setup.server.baseUrl}/oauth2/authorize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(authorizeParams(setup.account, CALLBACK)),
+      redirect: 'manual',
+    });
     expect(json.status).toBe(400);
     expect(await json.text()).toContain('application/x-www-form-urlencoded');
     expect(await countRows(setup.server.ctx.db, 'oauth_authorizations')).toBe(before);
@@ -100,7 +129,10 @@ describe('authorization code flow', () => {
 
   it('opens no flow for HEAD', async () => {
     const before = await countRows(setup.server.ctx.db, 'oauth_authorizations');
-    const res = await fetch(`${setup.server.baseUrl}/oauth2/authorize?${new URLSearchParams(authorizeParams(setup.account, CALLBACK))}`, { method: 'HEAD', redirect: 'manual' });
+    const res = await fetch(`${setup.server.baseUrl}/oauth2/authorize?${new URLSearchParams(authorizeParams(setup.account, CALLBACK))}`, {
+      method: 'HEAD',
+      redirect: 'manual',
+    });
     // The path takes GET and POST only: a HEAD is refused before any handler runs.
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, POST');
@@ -141,7 +173,9 @@ describe('authorization code flow', () => {
   it('keeps the registered redirect_uri’s own query and accepts plain PKCE', async () => {
     const uri = 'https://client.example/cb?tenant=7';
     const verifier = 'plain-verifier-plain-verifier-plain-verifier-0123';
-    const done = await new PageClient(setup.server.baseUrl).runFlow(authorizeParams(setup.account, uri, { code_challenge: verifier, code_challenge_method: 'plain' }));
+    const done = await new PageClient(setup.server.baseUrl).runFlow(
+      authorizeParams(setup.account, uri, { code_challenge: verifier, code_challenge_method: 'plain' }),
+    );
     const params = redirectParams(done.location);
     expect(params.tenant).toBe('7');
     expect((await exchange(params.code!, { redirect_uri: uri, code_verifier: 'wrong'.padEnd(43, 'x') })).body.error).toBe('invalid_grant');
@@ -227,8 +261,13 @@ describe('codes', () => {
   });
 
   it('needs code and redirect_uri', async () => {
-    expect((await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', redirect_uri: CALLBACK }, basicAuth(setup.account))).body.error).toBe('invalid_request');
-    expect((await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', code: 'abc' }, basicAuth(setup.account))).body.error).toBe('invalid_request');
+    expect(
+      (await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', redirect_uri: CALLBACK }, basicAuth(setup.account))).body
+        .error,
+    ).toBe('invalid_request');
+    expect(
+      (await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', code: 'abc' }, basicAuth(setup.account))).body.error,
+    ).toBe('invalid_request');
   });
 });
 
@@ -261,11 +300,23 @@ describe('authorization request errors', () => {
     ['response_mode fragment', { response_mode: 'fragment' }, 'A002', 'INVALID_REQUEST', 'response_mode'],
     ['response_type token', { response_type: 'token' }, 'A002', 'INVALID_REQUEST', 'response_type'],
     ['a malformed code_challenge', { code_challenge: 'short' }, 'A002', 'INVALID_REQUEST', 'code_challenge'],
-    ['an unknown code_challenge_method', { code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S512' }, 'A002', 'INVALID_REQUEST', 'code_challenge_method'],
+    [
+      'an unknown code_challenge_method',
+      { code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S512' },
+      'A002',
+      'INVALID_REQUEST',
+      'code_challenge_method',
+    ],
     ['a method without challenge', { code_challenge_method: 'S256' }, 'A002', 'INVALID_REQUEST', 'code_challenge_method'],
     ['a bank without connector', { institution_id: 'WbPkK' }, 'E201', 'DO_NOT_RETRY', 'institution'],
     // A request to fix is told so, whatever the institution: E201 would tell the client to stop.
-    ['a malformed code_challenge for a bank without connector', { institution_id: 'WbPkK', code_challenge: 'short' }, 'A002', 'INVALID_REQUEST', 'code_challenge'],
+    [
+      'a malformed code_challenge for a bank without connector',
+      { institution_id: 'WbPkK', code_challenge: 'short' },
+      'A002',
+      'INVALID_REQUEST',
+      'code_challenge',
+    ],
   ])('redirects %s to the client with the contract’s error', async (_name, extra, code, type, mentioned) => {
     const before = await countRows(setup.server.ctx.db, 'oauth_authorizations');
     const res = await new PageClient(setup.server.baseUrl).authorize(authorizeParams(setup.account, CALLBACK, extra));
@@ -342,7 +393,10 @@ describe('the user’s side', () => {
     await browser.signIn(flow, '11.111.111-1', '1234');
     const page = await browser.get(flow);
     const csrf = csrfOf(page.text);
-    const [a, b] = await Promise.all([browser.post(`${flow}/consent`, { _csrf: csrf, decision: 'allow' }), browser.post(`${flow}/consent`, { _csrf: csrf, decision: 'allow' })]);
+    const [a, b] = await Promise.all([
+      browser.post(`${flow}/consent`, { _csrf: csrf, decision: 'allow' }),
+      browser.post(`${flow}/consent`, { _csrf: csrf, decision: 'allow' }),
+    ]);
     expect([a.status, b.status].sort()).toEqual([303, 409]);
   });
 
@@ -435,14 +489,16 @@ describe('credential change at the institution', () => {
     await registerRedirectUris(setup.server, other, [CALLBACK]);
     const otherDone = await new PageClient(setup.server.baseUrl).runFlow(authorizeParams(other, CALLBACK));
     const theirs = (await exchange(redirectParams(otherDone.location).code!, {}, other)).body.access_token;
-    const clientToken = (await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth(setup.account))).body.access_token;
+    const clientToken = (await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth(setup.account))).body
+      .access_token;
 
     const res = await call(setup.server.baseUrl, 'POST', '/sandbox/institutions/Bawdf/users/111111111/credential-change', { apiKey: setup.account.api_key });
     expect(res.status).toBe(200);
     expect(res.body.revoked_tokens).toBeGreaterThanOrEqual(1);
     expect((await getPayment(mine)).status).toBe(401);
     expect((await getPayment(clientToken)).status).toBe(200);
-    const theirPayment = (await client(setup.server.baseUrl, other.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x' })).body.payment_id;
+    const theirPayment = (await client(setup.server.baseUrl, other.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x' })).body
+      .payment_id;
     expect((await call(setup.server.baseUrl, 'GET', `/v3/payments/${theirPayment}`, { headers: { authorization: `Bearer ${theirs}` } })).status).toBe(200);
     // The user repeats the flow and gets a working token.
     expect((await getPayment((await exchange(await codeFor())).body.access_token)).status).toBe(200);
@@ -473,7 +529,9 @@ describe('credential change at the institution', () => {
     const bank = await call(setup.server.baseUrl, 'POST', '/sandbox/institutions/Zzzzz/users/11111111-1/credential-change', { apiKey: setup.account.api_key });
     expect(bank.body.errors[0].field).toBe('bank_id');
     const production = await setup.server.account({ developer: false });
-    expect((await call(setup.server.baseUrl, 'POST', '/sandbox/institutions/Bawdf/users/11111111-1/credential-change', { apiKey: production.api_key })).status).toBe(403);
+    expect(
+      (await call(setup.server.baseUrl, 'POST', '/sandbox/institutions/Bawdf/users/11111111-1/credential-change', { apiKey: production.api_key })).status,
+    ).toBe(403);
     expect((await call(setup.server.baseUrl, 'POST', '/sandbox/institutions/Bawdf/users/11111111-1/credential-change')).status).toBe(401);
   });
 });

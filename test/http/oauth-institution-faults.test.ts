@@ -29,7 +29,10 @@ const params = (extra: Record<string, string> = {}) => authorizeParams(setup.acc
 const signedIn = (rut: string): LoginResult => ({ ok: true, account: { personalIdentifier: rut, accountNumber: '1', holderName: 'Cliente BCI' } });
 
 /** Counts that a failed flow must leave as they were. */
-const granted = async () => ({ tokens: await countRows(setup.server.ctx.db, 'oauth_tokens'), consents: await countRows(setup.server.ctx.db, 'oauth_consents') });
+const granted = async () => ({
+  tokens: await countRows(setup.server.ctx.db, 'oauth_tokens'),
+  consents: await countRows(setup.server.ctx.db, 'oauth_consents'),
+});
 
 async function signInWith(behaviour: SignInBehaviour, extra: Record<string, string> = {}) {
   bank.signIn = behaviour;
@@ -45,7 +48,12 @@ describe('an institution with a connector', () => {
     expect(answer.location).toBe(flow);
     const done = await browser.decide(flow, 'allow');
     const { code } = redirectParams(done.location);
-    const token = await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'authorization_code', code: code!, redirect_uri: CALLBACK }, basicAuth(setup.account));
+    const token = await formPost(
+      setup.server.baseUrl,
+      '/oauth2/token',
+      { grant_type: 'authorization_code', code: code!, redirect_uri: CALLBACK },
+      basicAuth(setup.account),
+    );
     expect(token.status).toBe(200);
   });
 });
@@ -54,8 +62,20 @@ describe('faults at the institution', () => {
   const never: SignInBehaviour = () => new Promise(() => {});
   const cases: [string, string, string, string, SignInBehaviour][] = [
     ['does not answer within BANK_TIMEOUT_MS', 'E001', 'RETRY_IMMEDIATELY', 'temporarily_unavailable', never],
-    ['reports a controlled error', 'E003', 'RETRY_IMMEDIATELY', 'temporarily_unavailable', async () => Promise.reject(new BankRefusal('transient', 'Servicio momentáneamente no disponible'))],
-    ['breaks off the operation', 'E002', 'DO_NOT_RETRY', 'temporarily_unavailable', async () => Promise.reject(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))],
+    [
+      'reports a controlled error',
+      'E003',
+      'RETRY_IMMEDIATELY',
+      'temporarily_unavailable',
+      async () => Promise.reject(new BankRefusal('transient', 'Servicio momentáneamente no disponible')),
+    ],
+    [
+      'breaks off the operation',
+      'E002',
+      'DO_NOT_RETRY',
+      'temporarily_unavailable',
+      async () => Promise.reject(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })),
+    ],
     ['is unavailable', 'E201', 'DO_NOT_RETRY', 'temporarily_unavailable', async () => Promise.reject(new BankRefusal('unavailable', 'En mantención'))],
     ['refuses the credentials', 'E102', 'RETRY_IMMEDIATELY', 'access_denied', async () => ({ ok: false, error: 'wrong-credentials' })],
     ['refuses the identifier', 'E101', 'RETRY_IMMEDIATELY', 'access_denied', async () => ({ ok: false, error: 'invalid-identifier' })],

@@ -30,7 +30,17 @@ const getPayment = (token: string, id = paymentId) => call(setup.server.baseUrl,
 /** Claims of a valid access token of `account`, to be bent one at a time. */
 function claims(overrides: Record<string, unknown> = {}) {
   const iat = Math.floor(setup.server.ctx.clock.now().getTime() / 1000);
-  return { iss: setup.server.baseUrl, sub: String(setup.account.receiver_id), aud: setup.server.baseUrl, client_id: String(setup.account.receiver_id), iat, exp: iat + 3600, jti: 'x', scope: 'api', ...overrides };
+  return {
+    iss: setup.server.baseUrl,
+    sub: String(setup.account.receiver_id),
+    aud: setup.server.baseUrl,
+    client_id: String(setup.account.receiver_id),
+    iat,
+    exp: iat + 3600,
+    jti: 'x',
+    scope: 'api',
+    ...overrides,
+  };
 }
 
 /** A token signed with the server's real key, carrying the jti of a token really issued. */
@@ -51,16 +61,30 @@ describe('client credentials grant', () => {
     const header = decodeJwtPart(res.body.access_token, 0);
     const payload = decodeJwtPart(res.body.access_token, 1);
     expect(header).toEqual({ alg: 'ES256', kid: expect.any(String), typ: 'at+jwt' });
-    expect(payload).toMatchObject({ iss: setup.server.baseUrl, aud: setup.server.baseUrl, sub: String(setup.account.receiver_id), scope: 'api', jti: expect.any(String) });
+    expect(payload).toMatchObject({
+      iss: setup.server.baseUrl,
+      aud: setup.server.baseUrl,
+      sub: String(setup.account.receiver_id),
+      scope: 'api',
+      jti: expect.any(String),
+    });
     expect((payload.exp as number) - (payload.iat as number)).toBe(31536000);
     expect(await countRows(setup.server.ctx.db, 'oauth_tokens')).toBe(before + 1);
-    const row = await setup.server.ctx.db.selectFrom('oauth_tokens').selectAll().where('jti', '=', payload.jti as string).executeTakeFirstOrThrow();
+    const row = await setup.server.ctx.db
+      .selectFrom('oauth_tokens')
+      .selectAll()
+      .where('jti', '=', payload.jti as string)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ receiver_id: setup.account.receiver_id, grant_type: 'client_credentials', revoked_at: null });
     expect(JSON.stringify(row)).not.toContain(res.body.access_token.split('.')[2]);
   });
 
   it('accepts the client credentials in the form body too', async () => {
-    const res = await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials', client_id: String(setup.account.receiver_id), client_secret: setup.account.secret });
+    const res = await formPost(setup.server.baseUrl, '/oauth2/token', {
+      grant_type: 'client_credentials',
+      client_id: String(setup.account.receiver_id),
+      client_secret: setup.account.secret,
+    });
     expect(res.status).toBe(200);
     expect((await getPayment(res.body.access_token)).status).toBe(200);
   });
@@ -113,13 +137,26 @@ describe('client credentials grant', () => {
   });
 
   it('refuses two client authentication methods at once, a repeated parameter and a JSON body', async () => {
-    const both = await formPost(setup.server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials', client_id: String(setup.account.receiver_id), client_secret: setup.account.secret }, basicAuth(setup.account));
+    const both = await formPost(
+      setup.server.baseUrl,
+      '/oauth2/token',
+      { grant_type: 'client_credentials', client_id: String(setup.account.receiver_id), client_secret: setup.account.secret },
+      basicAuth(setup.account),
+    );
     expect(both.status).toBe(400);
     expect(both.body.error).toBe('invalid_request');
-    const repeated = await fetch(`${setup.server.baseUrl}/oauth2/token`, { method: 'POST', headers: { authorization: basicAuth(setup.account), 'content-type': FORM }, body: 'grant_type=client_credentials&grant_type=client_credentials' });
+    const repeated = await fetch(`${setup.server.baseUrl}/oauth2/token`, {
+      method: 'POST',
+      headers: { authorization: basicAuth(setup.account), 'content-type': FORM },
+      body: 'grant_type=client_credentials&grant_type=client_credentials',
+    });
     expect(repeated.status).toBe(400);
     expect(((await repeated.json()) as { error: string }).error).toBe('invalid_request');
-    const json = await fetch(`${setup.server.baseUrl}/oauth2/token`, { method: 'POST', headers: { authorization: basicAuth(setup.account), 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' });
+    const json = await fetch(`${setup.server.baseUrl}/oauth2/token`, {
+      method: 'POST',
+      headers: { authorization: basicAuth(setup.account), 'content-type': 'application/json' },
+      body: '{"grant_type":"client_credentials"}',
+    });
     expect(json.status).toBe(400);
     expect(((await json.json()) as { error: string }).error).toBe('invalid_request');
   });
@@ -140,7 +177,10 @@ describe('bearer authentication', () => {
   });
 
   it('refuses x-api-key and Bearer together with 400', async () => {
-    const res = await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, { apiKey: setup.account.api_key, headers: bearer(await clientCredentialsToken(setup.server, setup.account)) });
+    const res = await call(setup.server.baseUrl, 'GET', `/v3/payments/${paymentId}`, {
+      apiKey: setup.account.api_key,
+      headers: bearer(await clientCredentialsToken(setup.server, setup.account)),
+    });
     expect(res.status).toBe(400);
   });
 
@@ -210,7 +250,11 @@ describe('revocation', () => {
     expect(refused.status).toBe(401);
     expect(refused.body).toEqual({ status: 401, message: 'Invalid or expired access token: get a new one from POST /oauth2/token' });
     expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="quipu", error="invalid_token"');
-    const row = await setup.server.ctx.db.selectFrom('oauth_tokens').select('revoked_at').where('jti', '=', decodeJwtPart(token, 1).jti as string).executeTakeFirstOrThrow();
+    const row = await setup.server.ctx.db
+      .selectFrom('oauth_tokens')
+      .select('revoked_at')
+      .where('jti', '=', decodeJwtPart(token, 1).jti as string)
+      .executeTakeFirstOrThrow();
     expect(row.revoked_at).not.toBeNull();
     expect((await formPost(setup.server.baseUrl, '/oauth2/revoke', { token }, basicAuth(setup.account))).status).toBe(200);
   });
@@ -218,16 +262,34 @@ describe('revocation', () => {
   it('accepts the client credentials in the form body instead of Basic', async () => {
     const token = await clientCredentialsToken(setup.server, setup.account);
     expect((await getPayment(token)).status).toBe(200);
-    const res = await formPost(setup.server.baseUrl, '/oauth2/revoke', { token, client_id: String(setup.account.receiver_id), client_secret: setup.account.secret });
+    const res = await formPost(setup.server.baseUrl, '/oauth2/revoke', {
+      token,
+      client_id: String(setup.account.receiver_id),
+      client_secret: setup.account.secret,
+    });
     expect(res.status).toBe(200);
     expect((await getPayment(token)).status).toBe(401);
   });
 
   it.each([
-    ['a wrong secret in the form', (token: string) => formPost(setup.server.baseUrl, '/oauth2/revoke', { token, client_id: String(setup.account.receiver_id), client_secret: '0'.repeat(40) })],
-    ['a client_id without secret in the form', (token: string) => formPost(setup.server.baseUrl, '/oauth2/revoke', { token, client_id: String(setup.account.receiver_id) })],
-    ['a wrong secret in Basic', (token: string) => formPost(setup.server.baseUrl, '/oauth2/revoke', { token }, basicAuth({ receiver_id: setup.account.receiver_id, secret: '0'.repeat(40) }))],
-    ['an unknown client in Basic', (token: string) => formPost(setup.server.baseUrl, '/oauth2/revoke', { token }, basicAuth({ receiver_id: 999999999, secret: setup.account.secret }))],
+    [
+      'a wrong secret in the form',
+      (token: string) =>
+        formPost(setup.server.baseUrl, '/oauth2/revoke', { token, client_id: String(setup.account.receiver_id), client_secret: '0'.repeat(40) }),
+    ],
+    [
+      'a client_id without secret in the form',
+      (token: string) => formPost(setup.server.baseUrl, '/oauth2/revoke', { token, client_id: String(setup.account.receiver_id) }),
+    ],
+    [
+      'a wrong secret in Basic',
+      (token: string) =>
+        formPost(setup.server.baseUrl, '/oauth2/revoke', { token }, basicAuth({ receiver_id: setup.account.receiver_id, secret: '0'.repeat(40) })),
+    ],
+    [
+      'an unknown client in Basic',
+      (token: string) => formPost(setup.server.baseUrl, '/oauth2/revoke', { token }, basicAuth({ receiver_id: 999999999, secret: setup.account.secret })),
+    ],
     ['no client authentication', (token: string) => formPost(setup.server.baseUrl, '/oauth2/revoke', { token }, null)],
   ])('answers %s with 401 invalid_client and WWW-Authenticate, revoking nothing', async (_name, revoke) => {
     const token = await clientCredentialsToken(setup.server, setup.account);
@@ -240,7 +302,9 @@ describe('revocation', () => {
 
   it('answers 200 for unknown and malformed tokens (RFC 7009)', async () => {
     expect((await formPost(setup.server.baseUrl, '/oauth2/revoke', { token: 'not-a-token' }, basicAuth(setup.account))).status).toBe(200);
-    expect((await formPost(setup.server.baseUrl, '/oauth2/revoke', { token: 'a.b.c', token_type_hint: 'access_token' }, basicAuth(setup.account))).status).toBe(200);
+    expect((await formPost(setup.server.baseUrl, '/oauth2/revoke', { token: 'a.b.c', token_type_hint: 'access_token' }, basicAuth(setup.account))).status).toBe(
+      200,
+    );
   });
 
   it('needs the client’s credentials and the token, and will not revoke another client’s token', async () => {
@@ -266,7 +330,11 @@ describe('invalidations in the process that makes them', () => {
     });
     await expect(rolledBack).rejects.toThrow('the commit failed');
     expect((await getPayment(token)).status).toBe(200);
-    const row = await setup.server.ctx.db.selectFrom('oauth_tokens').select('revoked_at').where('jti', '=', decodeJwtPart(token, 1).jti as string).executeTakeFirstOrThrow();
+    const row = await setup.server.ctx.db
+      .selectFrom('oauth_tokens')
+      .select('revoked_at')
+      .where('jti', '=', decodeJwtPart(token, 1).jti as string)
+      .executeTakeFirstOrThrow();
     expect(row.revoked_at).toBeNull();
   });
 
@@ -328,7 +396,9 @@ describe('discovery and keys', () => {
     const { privateKey } = await generateKeyPair('ES256');
     for (let i = 0; i < 3; i++) {
       // Shaped like a real kid (a thumbprint), so each one is looked up.
-      const madeUp = await new SignJWT(claims({ jti })).setProtectedHeader({ alg: 'ES256', kid: randomBytes(32).toString('base64url'), typ: 'at+jwt' }).sign(privateKey);
+      const madeUp = await new SignJWT(claims({ jti }))
+        .setProtectedHeader({ alg: 'ES256', kid: randomBytes(32).toString('base64url'), typ: 'at+jwt' })
+        .sign(privateKey);
       expect((await getPayment(madeUp)).status).toBe(401);
     }
     // What another process's first key or rotation writes, without the feed entry.

@@ -44,9 +44,11 @@ async function scrape(): Promise<Map<string, number>> {
   return series;
 }
 
-const backlog = (metrics: Map<string, number>) => ['due', 'in_flight', 'scheduled'].map((state) => metrics.get(`quipu_outbox_backlog{kind="${KIND}",state="${state}"}`));
+const backlog = (metrics: Map<string, number>) =>
+  ['due', 'in_flight', 'scheduled'].map((state) => metrics.get(`quipu_outbox_backlog{kind="${KIND}",state="${state}"}`));
 const attempts = (metrics: Map<string, number>) => ['delivered', 'failed'].map((outcome) => metrics.get(`quipu_outbox_attempts_last_5m{outcome="${outcome}"}`));
-const advanceClock = async (advance: string) => expect((await client(setup.server.baseUrl, setup.account.api_key).post('/sandbox/clock', { advance })).status).toBe(200);
+const advanceClock = async (advance: string) =>
+  expect((await client(setup.server.baseUrl, setup.account.api_key).post('/sandbox/clock', { advance })).status).toBe(200);
 const notifying = (receiver: Receiver) => ({ notify_url: receiver.url, notify_api_version: '3.0' });
 
 describe('/metrics for operators', () => {
@@ -93,7 +95,9 @@ describe('/metrics for operators', () => {
     ];
     const runner = new JobRunner(setup.server.ctx, jobs, { pollMs: 20, leaseMs: 5_000 });
     runner.start();
-    await expect.poll(async () => (await listJobRows(setup.server.ctx.db)).filter((row) => row.name.startsWith('metrics-test-') && row.last_finished_at !== null).length).toBe(2);
+    await expect
+      .poll(async () => (await listJobRows(setup.server.ctx.db)).filter((row) => row.name.startsWith('metrics-test-') && row.last_finished_at !== null).length)
+      .toBe(2);
     await runner.stop();
     const rows = new Map((await listJobRows(setup.server.ctx.db)).map((row) => [row.name, row]));
 

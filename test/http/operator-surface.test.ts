@@ -24,7 +24,8 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 const newAddress = () => `203.0.113.${++addressCount}`;
-const asOperator = (token: string, address: string) => call(server.baseUrl, 'GET', '/operator/v1/credits', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address } });
+const asOperator = (token: string, address: string) =>
+  call(server.baseUrl, 'GET', '/operator/v1/credits', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address } });
 
 describe('OPERATOR_TOKEN', () => {
   it(`is refused at start when shorter than ${MIN_OPERATOR_TOKEN_LENGTH} characters, in any mode`, () => {
@@ -52,9 +53,13 @@ describe('every operator call', () => {
 
   it('is written to the log with its caller and outcome, refused or not', async () => {
     const { database, started } = processes;
-    const quipu = await serveOnFreePort({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'info', RUN_WORKER: 'false', OPERATOR_TOKEN: TOKEN }, started);
+    const quipu = await serveOnFreePort(
+      { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'info', RUN_WORKER: 'false', OPERATOR_TOKEN: TOKEN },
+      started,
+    );
     await quipu.waitFor(/API reference/);
-    for (const token of [TOKEN, 'a-wrong-token-of-a-proper-length-000000']) await call(quipu.baseUrl, 'GET', '/operator/v1/credits', { headers: { authorization: `Bearer ${token}` } });
+    for (const token of [TOKEN, 'a-wrong-token-of-a-proper-length-000000'])
+      await call(quipu.baseUrl, 'GET', '/operator/v1/credits', { headers: { authorization: `Bearer ${token}` } });
     const calls = () => logLines(quipu).filter((line) => line.msg === 'operator call');
     await expect.poll(calls, { timeout: 5_000 }).toHaveLength(2);
     expect(calls().map((line) => [line.status, line.address, line.url])).toEqual([
@@ -87,14 +92,22 @@ describe('/metrics', () => {
 });
 
 describe('smaller holes', () => {
-  it.each(['return_url', 'cancel_url', 'notify_url'])('a %s with a line break or another control character is a 400 naming it, nothing created', async (field) => {
-    const api = client(server.baseUrl, account.api_key);
-    for (const url of ['https://shop.example/ok\r\nSet-Cookie: a=b', 'https://shop.example/o\nk', 'https://shop.example/\tok', 'https://shop.example/\u007fok']) {
-      const res = await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x', [field]: url });
-      expect(res.status, url).toBe(400);
-      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual([field]);
-    }
-  });
+  it.each(['return_url', 'cancel_url', 'notify_url'])(
+    'a %s with a line break or another control character is a 400 naming it, nothing created',
+    async (field) => {
+      const api = client(server.baseUrl, account.api_key);
+      for (const url of [
+        'https://shop.example/ok\r\nSet-Cookie: a=b',
+        'https://shop.example/o\nk',
+        'https://shop.example/\tok',
+        'https://shop.example/\u007fok',
+      ]) {
+        const res = await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x', [field]: url });
+        expect(res.status, url).toBe(400);
+        expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual([field]);
+      }
+    },
+  );
 
   it('the developer clock cannot be moved more than ten years ahead of real time', async () => {
     const sandbox = client(server.baseUrl, account.api_key);

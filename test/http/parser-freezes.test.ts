@@ -13,7 +13,6 @@ import { CHOSEN_PASSWORD, useTestServer } from '../helpers/server.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 
-
 const setup = useTestServer({}, { features: { refunds: true } });
 
 /** The answer to `attack`, and to a health check sent while it runs. */
@@ -28,7 +27,9 @@ const zerosBetweenOnes = (length: number) => `1${'0'.repeat(length - 2)}1`;
 describe('v2 forms, before the signature is checked', () => {
   it('one field repeated 500,000 times (2 MB) under a signature of a receiver that does not exist: a 400 naming the body, before any signature work', async () => {
     const body = 'a=1&'.repeat(500_000);
-    const [res, health] = await withHealthCheck(call(setup.server.baseUrl, 'POST', '/2.0/payments', { rawBody: body, headers: { 'content-type': FORM, authorization: `999999:${'0'.repeat(64)}` } }));
+    const [res, health] = await withHealthCheck(
+      call(setup.server.baseUrl, 'POST', '/2.0/payments', { rawBody: body, headers: { 'content-type': FORM, authorization: `999999:${'0'.repeat(64)}` } }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'body', message: 'must have at most 256 fields' }]);
     expect(health).toBe(200);
@@ -38,22 +39,37 @@ describe('v2 forms, before the signature is checked', () => {
     const params: [string, string][] = Array.from({ length: 200 }, () => ['subject', 'x']);
     const url = `${setup.server.config.publicBaseUrl}/api/2.0/payments`;
     const hash = signature(setup.account.secret, stringToSign('POST', url, params));
-    const res = await call(setup.server.baseUrl, 'POST', '/api/2.0/payments', { rawBody: new URLSearchParams(params).toString(), headers: { 'content-type': FORM, authorization: `${setup.account.receiver_id}:${hash}` } });
+    const res = await call(setup.server.baseUrl, 'POST', '/api/2.0/payments', {
+      rawBody: new URLSearchParams(params).toString(),
+      headers: { 'content-type': FORM, authorization: `${setup.account.receiver_id}:${hash}` },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'subject', message: 'must be given once' }]);
   });
 
   it('an 800 KB amount of the form 1000…0001 signed wrongly for a known receiver: 403', async () => {
     const body = new URLSearchParams({ subject: 'x', currency: 'CLP', amount: zerosBetweenOnes(800_000) }).toString();
-    const [res, health] = await withHealthCheck(call(setup.server.baseUrl, 'POST', '/2.0/payments', { rawBody: body, headers: { 'content-type': FORM, authorization: `${setup.account.receiver_id}:${'0'.repeat(64)}` } }));
+    const [res, health] = await withHealthCheck(
+      call(setup.server.baseUrl, 'POST', '/2.0/payments', {
+        rawBody: body,
+        headers: { 'content-type': FORM, authorization: `${setup.account.receiver_id}:${'0'.repeat(64)}` },
+      }),
+    );
     expect(res.status).toBe(403);
     expect(health).toBe(200);
   });
 
   it('the same amount correctly signed: a 400 naming amount, nothing created', async () => {
-    const params: [string, string][] = [['subject', 'x'], ['currency', 'CLP'], ['amount', zerosBetweenOnes(800_000)]];
+    const params: [string, string][] = [
+      ['subject', 'x'],
+      ['currency', 'CLP'],
+      ['amount', zerosBetweenOnes(800_000)],
+    ];
     const hash = signature(setup.account.secret, stringToSign('POST', `${setup.server.config.publicBaseUrl}/2.0/payments`, params));
-    const res = await call(setup.server.baseUrl, 'POST', '/2.0/payments', { rawBody: new URLSearchParams(params).toString(), headers: { 'content-type': FORM, authorization: `${setup.account.receiver_id}:${hash}` } });
+    const res = await call(setup.server.baseUrl, 'POST', '/2.0/payments', {
+      rawBody: new URLSearchParams(params).toString(),
+      headers: { 'content-type': FORM, authorization: `${setup.account.receiver_id}:${hash}` },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['amount']);
   });
@@ -68,7 +84,9 @@ describe('amounts a signed-in user types', () => {
     const created = await client(setup.server.baseUrl, setup.account.api_key).post('/v3/payments', { amount: 5000, currency: 'CLP', subject: 'Order' });
     await payByTransfer(setup.server.ctx, setup.account.merchant, created.body.payment_id);
     const page = await session.get(`/dashboard/payments/${created.body.payment_id}`);
-    const [refused, health] = await withHealthCheck(session.post(`/dashboard/payments/${created.body.payment_id}/refund`, { _csrf: csrfOf(page), amount: zerosBetweenOnes(600_000) }));
+    const [refused, health] = await withHealthCheck(
+      session.post(`/dashboard/payments/${created.body.payment_id}/refund`, { _csrf: csrfOf(page), amount: zerosBetweenOnes(600_000) }),
+    );
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('amount');
     expect(health).toBe(200);

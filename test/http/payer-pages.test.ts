@@ -37,7 +37,11 @@ const PAY = { c1: '11', c2: '22', c3: '33' };
 
 describe('payment page', () => {
   it('escapes merchant values, sets a strict CSP, and speaks Spanish unless English is chosen', async () => {
-    const id = await createPayment({ subject: '<script>alert("x")</script>', body: '<img src=x onerror=alert(1)>', cancel_url: 'https://shop.example/cancel?a=1&b="2"' });
+    const id = await createPayment({
+      subject: '<script>alert("x")</script>',
+      body: '<img src=x onerror=alert(1)>',
+      cancel_url: 'https://shop.example/cancel?a=1&b="2"',
+    });
     const session = new PayerSession(server.baseUrl);
     const page = await session.get(`/payment/info/${id}`);
     expect(page.status).toBe(200);
@@ -97,8 +101,16 @@ describe('payment page', () => {
   });
 
   it("shows the installation's own collection account, which every COLLECTION_ setting names", async () => {
-    const settings = { COLLECTION_BANK_ID: 'dfFbF', COLLECTION_ACCOUNT_TYPE: 'cuenta_vista', COLLECTION_ACCOUNT_NUMBER: '00-123-45678-09', COLLECTION_HOLDER_NAME: 'Pagos Andes SpA', COLLECTION_HOLDER_RUT: '765432103' };
-    expect(() => loadConfig({ COLLECTION_ACCOUNT_NUMBER: '1' })).toThrow('COLLECTION_ACCOUNT_NUMBER set without COLLECTION_BANK_ID, COLLECTION_ACCOUNT_TYPE, COLLECTION_HOLDER_NAME, COLLECTION_HOLDER_RUT');
+    const settings = {
+      COLLECTION_BANK_ID: 'dfFbF',
+      COLLECTION_ACCOUNT_TYPE: 'cuenta_vista',
+      COLLECTION_ACCOUNT_NUMBER: '00-123-45678-09',
+      COLLECTION_HOLDER_NAME: 'Pagos Andes SpA',
+      COLLECTION_HOLDER_RUT: '765432103',
+    };
+    expect(() => loadConfig({ COLLECTION_ACCOUNT_NUMBER: '1' })).toThrow(
+      'COLLECTION_ACCOUNT_NUMBER set without COLLECTION_BANK_ID, COLLECTION_ACCOUNT_TYPE, COLLECTION_HOLDER_NAME, COLLECTION_HOLDER_RUT',
+    );
     expect(() => loadConfig({ ...settings, COLLECTION_HOLDER_RUT: '76.543.210-4' })).toThrow('COLLECTION_HOLDER_RUT must be a valid RUT');
     expect(() => loadConfig({ ...settings, COLLECTION_BANK_ID: 'nope' })).toThrow('COLLECTION_BANK_ID must be a bank_id of the catalogue');
     const installation = await startTestServer(settings);
@@ -106,7 +118,13 @@ describe('payment page', () => {
     const owner = await installation.account();
     const created = await client(installation.baseUrl, owner.api_key).post('/v3/payments', { amount: 5000, currency: 'CLP', subject: 'Order' });
     const page = await new PayerSession(installation.baseUrl).get(`/payment/manual/${created.body.payment_id}`);
-    for (const shown of ['<dd class="bank">Banco de Chile (Edwards Citi)</dd>', '<dd class="account-type">Cuenta vista</dd>', '<dd class="account">00-123-45678-09</dd>', '<dd class="holder">Pagos Andes SpA</dd>', '<dd class="holder-rut">76.543.210-3</dd>']) {
+    for (const shown of [
+      '<dd class="bank">Banco de Chile (Edwards Citi)</dd>',
+      '<dd class="account-type">Cuenta vista</dd>',
+      '<dd class="account">00-123-45678-09</dd>',
+      '<dd class="holder">Pagos Andes SpA</dd>',
+      '<dd class="holder-rut">76.543.210-3</dd>',
+    ]) {
       expect(page.html).toContain(shown);
     }
   });
@@ -162,7 +180,10 @@ describe('payment page', () => {
     expect(real.status).toBe(403);
     expect(real.html).toContain('Quipu aún no tiene conexión con Banco Santander');
     expect(real.html).toContain(`href="/payment/manual/${id}"`);
-    expect((await client(installation.baseUrl, production.api_key).get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'pending', status_detail: 'pending' });
+    expect((await client(installation.baseUrl, production.api_key).get(`/v3/payments/${id}`)).body).toMatchObject({
+      status: 'pending',
+      status_detail: 'pending',
+    });
   });
 
   it('answers unknown and malformed addresses with a not-found page', async () => {
@@ -285,7 +306,8 @@ describe('forms', () => {
       expect(lateTransfer.status).toBe(403);
       expect(titleOf(lateTransfer)).toBe('Formulario no válido');
       expect((await findAttempt(shortLived.ctx.db, attemptIdOf(tab.path)))!.state).toBe('authenticated');
-      for (const id of [declined, toPay]) expect((await ownerApi.get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'pending', status_detail: 'pending' });
+      for (const id of [declined, toPay])
+        expect((await ownerApi.get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'pending', status_detail: 'pending' });
     } finally {
       await shortLived.close();
     }
@@ -367,7 +389,9 @@ describe('authorising the transfer', () => {
     expect(failed.status).toBe(303);
     const spanish = await tab.session.get(failed.location!);
     expect(titleOf(spanish)).toBe('La transferencia no se realizó');
-    expect(spanish.html).toContain('<p class="error" role="alert">Tu banco no realizó la transferencia.</p><p class="bank-message">Mensaje de DemoBank: <q>Error ejecutando transferencia</q></p>');
+    expect(spanish.html).toContain(
+      '<p class="error" role="alert">Tu banco no realizó la transferencia.</p><p class="bank-message">Mensaje de DemoBank: <q>Error ejecutando transferencia</q></p>',
+    );
     const english = await tab.session.get(`${failed.location}?lang=en`);
     expect(titleOf(english)).toBe('The transfer did not happen');
     expect(english.html).toContain(

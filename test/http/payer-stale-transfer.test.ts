@@ -154,12 +154,20 @@ describe('a transfer its bank left uncertain', () => {
     expect(await stateOf(tab.path)).toBe('uncertain');
     expect(await statusOf(id)).toBe('verifying/pending');
     const asked = bank.ordersAsked.filter((o) => o.reference === id);
-    expect(asked).toEqual([expect.objectContaining({ orderId: attemptIdOf(tab.path), amount: 5000 * 10_000, destination: setup.server.config.collectionAccount })]);
+    expect(asked).toEqual([
+      expect.objectContaining({ orderId: attemptIdOf(tab.path), amount: 5000 * 10_000, destination: setup.server.config.collectionAccount }),
+    ]);
 
     bank.onStatus = async (order) => ({ status: 'executed', credit: creditFor(order) });
     await housekeeping();
     expect(await stateOf(tab.path)).toBe('executed');
-    expect((await api().get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'done', status_detail: 'normal', bank: 'Banco Santander', bank_id: BANK, payment_method: 'simplified_transfer' });
+    expect((await api().get(`/v3/payments/${id}`)).body).toMatchObject({
+      status: 'done',
+      status_detail: 'normal',
+      bank: 'Banco Santander',
+      bank_id: BANK,
+      payment_method: 'simplified_transfer',
+    });
     const credits = await setup.server.ctx.db.selectFrom('bank_credits').select(['status', 'source']).where('reference', '=', id).execute();
     expect(credits).toEqual([{ status: 'matched', source: BANK }]);
   });

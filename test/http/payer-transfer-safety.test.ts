@@ -12,7 +12,6 @@ import { PayerSession, tabAtCoordinates as tabAtCoordinatesOf, titleOf } from '.
 import { ANY_PAYER, ScriptedBank } from '../helpers/scripted-bank.js';
 import { useTestServer } from '../helpers/server.js';
 
-
 const setup = useTestServer();
 afterEach(() => vi.restoreAllMocks());
 
@@ -82,7 +81,9 @@ describe('two attempts of one payment', () => {
     expect(await creditsOf(id)).toEqual([]);
     // The database keeps one attempt per payment waiting for its bank whatever the code does.
     const secondId = second.path.split('/')[3]!;
-    await expect(setup.server.ctx.db.updateTable('payment_attempts').set({ state: 'authorizing' }).where('attempt_id', '=', secondId).execute()).rejects.toSatisfy(isUniqueViolation);
+    await expect(
+      setup.server.ctx.db.updateTable('payment_attempts').set({ state: 'authorizing' }).where('attempt_id', '=', secondId).execute(),
+    ).rejects.toSatisfy(isUniqueViolation);
 
     expect((await api().post(`/sandbox/demobank/payments/${id}/fail`)).status).toBe(200);
     expect(await statusOf(id)).toBe('pending/pending');

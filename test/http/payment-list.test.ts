@@ -45,7 +45,15 @@ async function rowOf(paymentId: string): Promise<PaymentRow> {
 /** A copy of a payment, for `account`, created at `at` (milliseconds): the API can only create payments now. */
 async function copyAt(source: PaymentRow, account: TestAccount, at: number, changes: Partial<PaymentRow> = {}): Promise<string> {
   const paymentId = newPaymentId(server.ctx.random);
-  const row = { ...source, payment_id: paymentId, receiver_id: account.receiver_id, notification_token: newNotificationToken(server.ctx.random, at), created_at: at, updated_at: at, ...changes };
+  const row = {
+    ...source,
+    payment_id: paymentId,
+    receiver_id: account.receiver_id,
+    notification_token: newNotificationToken(server.ctx.random, at),
+    created_at: at,
+    updated_at: at,
+    ...changes,
+  };
   await insertPayment(server.ctx.db, row);
   return paymentId;
 }
@@ -107,7 +115,7 @@ describe('GET /quipu/v1/payments', () => {
     expect(await ids(a, `from=${await at(p.nandu)}&to=${await at(p.algodon)}`)).toEqual([p.nandu]);
   });
 
-  it("reads a date as the day in Chile, the day clocks go back included", async () => {
+  it('reads a date as the day in Chile, the day clocks go back included', async () => {
     const c = await server.account();
     const source = await rowOf(p.nandu);
     // Saturday 2024-04-06 starts at 03:00 UTC (UTC-3); its last hour repeats, so Sunday starts at 04:00 UTC (UTC-4).
@@ -161,7 +169,10 @@ describe('GET /quipu/v1/payments', () => {
     const source = await rowOf(p.nandu);
     const at = Date.parse('2024-05-01T12:00:00Z');
     const copies: string[] = [];
-    for (const [i, offset] of [0, 1, 1, 1, 1, 2, 3].entries()) copies.push(await copyAt(source, d, at + offset, { subject: `Pedido ${i}`, status: i % 2 ? 'done' : 'pending', status_detail: i % 2 ? 'normal' : 'pending' }));
+    for (const [i, offset] of [0, 1, 1, 1, 1, 2, 3].entries())
+      copies.push(
+        await copyAt(source, d, at + offset, { subject: `Pedido ${i}`, status: i % 2 ? 'done' : 'pending', status_detail: i % 2 ? 'normal' : 'pending' }),
+      );
     const all = await ids(d, 'limit=100');
     expect([...all].sort()).toEqual([...copies].sort());
 

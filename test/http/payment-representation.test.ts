@@ -46,7 +46,11 @@ describe('answers to a payment read again', () => {
   it('keep the v2 shape apart from the v3 shape of the same payment', async () => {
     const id = await create();
     const v3 = await raw(`/v3/payments/${id}`);
-    const v2 = v2Client('ruby', setup.account, { networkUrl: setup.server.baseUrl, signedBase: `${setup.server.config.publicBaseUrl}/api/2.0`, prefix: '/api/2.0' });
+    const v2 = v2Client('ruby', setup.account, {
+      networkUrl: setup.server.baseUrl,
+      signedBase: `${setup.server.config.publicBaseUrl}/api/2.0`,
+      prefix: '/api/2.0',
+    });
     const legacy = await v2.request('GET', `/payments/${id}`);
     expect(legacy.status).toBe(200);
     // v2 leaves conciliation_date out until the payment is reconciled; v3 always has it.

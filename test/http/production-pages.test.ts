@@ -22,7 +22,14 @@ interface Installation {
 
 async function emailedPayment(installation: Installation) {
   const api = client(installation.server.baseUrl, installation.production.api_key);
-  const created = await api.post('/v3/payments', { amount: 5000, currency: 'CLP', subject: 'Order', send_email: true, payer_name: 'Ana', payer_email: 'ana@example.com' });
+  const created = await api.post('/v3/payments', {
+    amount: 5000,
+    currency: 'CLP',
+    subject: 'Order',
+    send_email: true,
+    payer_name: 'Ana',
+    payer_email: 'ana@example.com',
+  });
   expect(created.status).toBe(200);
   return created.body.payment_id as string;
 }

@@ -119,7 +119,8 @@ async function send(e: Example, account: TestAccount): Promise<Answer> {
   if (e.auth === 'bearer') headers.authorization = `Bearer ${await clientCredentialsToken(server, account)}`;
   if (e.auth === 'v2-signature') {
     const signed = e.encoding === 'json' ? [] : pairs;
-    headers.authorization = e.authorization ?? `${account.receiver_id}:${signWith(CLIENTS.dotnet, account.secret, e.method, server.config.publicBaseUrl + e.path, signed)}`;
+    headers.authorization =
+      e.authorization ?? `${account.receiver_id}:${signWith(CLIENTS.dotnet, account.secret, e.method, server.config.publicBaseUrl + e.path, signed)}`;
   }
   const query = e.encoding === 'query' ? `?${new URLSearchParams(pairs)}` : '';
   const res = await fetch(`${server.baseUrl}${e.path}${query}`, { method: e.method, headers, body, redirect: 'manual' });
@@ -139,7 +140,9 @@ const exchange = (e: Example, res: Answer) =>
 /** The payment a create answered with carries the printed subject, amount and what else the payment shows of its request. */
 async function echoesPayment(res: Answer, sent: Example, account: TestAccount): Promise<void> {
   const payment = (await client(server.baseUrl, account.api_key).get(`/v3/payments/${res.body.payment_id}`)).body;
-  const shown = ['subject', 'currency', 'transaction_id', 'custom', 'body', 'return_url', 'cancel_url', 'picture_url', 'notify_url'].filter((f) => sent.body![f] !== undefined);
+  const shown = ['subject', 'currency', 'transaction_id', 'custom', 'body', 'return_url', 'cancel_url', 'picture_url', 'notify_url'].filter(
+    (f) => sent.body![f] !== undefined,
+  );
   expect(payment).toMatchObject({ amount: Number(sent.body!.amount), ...Object.fromEntries(shown.map((f) => [f, String(sent.body![f])])) });
 }
 
@@ -188,7 +191,11 @@ const SUBSCRIPTION_EXAMPLE = {
 async function echoesSubscription(res: Answer, sent: Example): Promise<void> {
   expect(res.body.redirect_url).toContain(res.body.subscription_id);
   const status = (await api().get(`/v1/automatic-payment/subscription/${res.body.subscription_id}`)).body;
-  expect(status).toMatchObject({ status: 'DISABLED', developer: true, ...(sent.body!.service_reference ? { service_reference: sent.body!.service_reference } : {}) });
+  expect(status).toMatchObject({
+    status: 'DISABLED',
+    developer: true,
+    ...(sent.body!.service_reference ? { service_reference: sent.body!.service_reference } : {}),
+  });
 }
 
 const DESCRIPTOR_EXAMPLE = {
@@ -208,7 +215,8 @@ const DESCRIPTOR_EXAMPLE = {
   },
 };
 
-const echoesOperation = async (res: Answer) => expect(res.body.operation).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), description: expect.any(String) });
+const echoesOperation = async (res: Answer) =>
+  expect(res.body.operation).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), description: expect.any(String) });
 
 /** The printed payment id is no payment here: `id` of the account. */
 const withPaymentId = (path: string, id: string) => path.replace('gqzdy6chjne9', id);
@@ -482,21 +490,25 @@ const EXAMPLES: Example[] = [
     auth: 'basic',
     echoes: async (res) => expect(res.body).toMatchObject({ token_type: 'bearer', expires_in: 31536000, access_token: expect.any(String) }),
   },
-  ...(['query', 'form_post'] as const).map(
-    (mode): Example => ({
-      quoted: `${INTERFACE} Authorization code flow, step 1 (response_mode ${mode})`,
-      method: 'GET',
-      path: '/oauth2/authorize',
-      body: { response_type: 'code', response_mode: mode, scope: 'openid api' },
-      encoding: 'query',
-      auth: 'none',
-      // The client's own: its id, a registered redirect_uri, DemoBank as the institution, state, nonce, custom and a PKCE challenge.
-      adjust: async (printed) => ({
-        body: authorizeParams(merchant, CALLBACK, { ...(printed.body as Record<string, string>), nonce: 'n-1', custom: 'order 42', code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' }),
+  ...(['query', 'form_post'] as const).map((mode): Example => ({
+    quoted: `${INTERFACE} Authorization code flow, step 1 (response_mode ${mode})`,
+    method: 'GET',
+    path: '/oauth2/authorize',
+    body: { response_type: 'code', response_mode: mode, scope: 'openid api' },
+    encoding: 'query',
+    auth: 'none',
+    // The client's own: its id, a registered redirect_uri, DemoBank as the institution, state, nonce, custom and a PKCE challenge.
+    adjust: async (printed) => ({
+      body: authorizeParams(merchant, CALLBACK, {
+        ...(printed.body as Record<string, string>),
+        nonce: 'n-1',
+        custom: 'order 42',
+        code_challenge: s256Challenge(VERIFIER),
+        code_challenge_method: 'S256',
       }),
-      accepted: (res) => res.status === 303 && res.location!.startsWith('/oauth2/flows/'),
     }),
-  ),
+    accepted: (res) => res.status === 303 && res.location!.startsWith('/oauth2/flows/'),
+  })),
   {
     quoted: `${INTERFACE} Authorization code flow, step 2`,
     method: 'POST',
@@ -506,7 +518,9 @@ const EXAMPLES: Example[] = [
     auth: 'basic',
     // A code from a flow run at DemoBank, its redirect_uri, and the verifier of its challenge.
     adjust: async (printed) => {
-      const done = await new PageClient(server.baseUrl).runFlow(authorizeParams(merchant, CALLBACK, { code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' }));
+      const done = await new PageClient(server.baseUrl).runFlow(
+        authorizeParams(merchant, CALLBACK, { code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' }),
+      );
       return { body: { ...printed.body, code: redirectParams(done.location).code, redirect_uri: CALLBACK, code_verifier: VERIFIER } };
     },
     echoes: async (res) => expect(res.body).toMatchObject({ token_type: 'bearer', scope: 'openid api', id_token: expect.any(String) }),

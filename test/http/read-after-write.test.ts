@@ -17,7 +17,14 @@ beforeAll(async () => {
   writer = await startTestServer();
   const port = await freePort();
   readerUrl = `http://127.0.0.1:${port}`;
-  reader = startServerProcess({ DATABASE_URL: writer.database.url, DATA_DIR: writer.database.dataDir, LOG_LEVEL: 'warn', PORT: String(port), DEMO_ACCOUNT: 'false', RUN_WORKER: 'false' });
+  reader = startServerProcess({
+    DATABASE_URL: writer.database.url,
+    DATA_DIR: writer.database.dataDir,
+    LOG_LEVEL: 'warn',
+    PORT: String(port),
+    DEMO_ACCOUNT: 'false',
+    RUN_WORKER: 'false',
+  });
   await waitForHttp(`${readerUrl}/readyz`);
   account = await writer.account();
 });
@@ -42,7 +49,11 @@ describe('reads in one process after writes in another', () => {
     const read = client(readerUrl, account.api_key);
     const history = new Map<string, Answered[]>();
     const answered = (id: string, state: State) => history.get(id)!.push({ state, at: performance.now() });
-    const mustShow = (id: string, sentAt: number) => history.get(id)!.filter((a) => a.at < sentAt).at(-1)!.state;
+    const mustShow = (id: string, sentAt: number) =>
+      history
+        .get(id)!
+        .filter((a) => a.at < sentAt)
+        .at(-1)!.state;
 
     let stop = false;
     const observed: { id: string; sentAt: number; got: State }[] = [];
@@ -84,14 +95,18 @@ describe('reads in one process after writes in another', () => {
     await Promise.all(background);
     expect(observed.length).toBeGreaterThan(100);
     // A change answered while a read was in flight may or may not show in it; an older state never does.
-    const mismatches = observed.filter(({ id, sentAt, got }) => got !== mustShow(id, sentAt) && !history.get(id)!.some((a) => a.at >= sentAt && a.state === got));
+    const mismatches = observed.filter(
+      ({ id, sentAt, got }) => got !== mustShow(id, sentAt) && !history.get(id)!.some((a) => a.at >= sentAt && a.state === got),
+    );
     expect(mismatches).toEqual([]);
   });
 
   it("answers each account's reads of one turn with its own payments only", async () => {
     const other = await writer.account();
-    const mine = (await client(writer.baseUrl, account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Mine' })).body.payment_id as string;
-    const theirs = (await client(writer.baseUrl, other.api_key).post('/v3/payments', { amount: 2000, currency: 'CLP', subject: 'Theirs' })).body.payment_id as string;
+    const mine = (await client(writer.baseUrl, account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Mine' })).body
+      .payment_id as string;
+    const theirs = (await client(writer.baseUrl, other.api_key).post('/v3/payments', { amount: 2000, currency: 'CLP', subject: 'Theirs' })).body
+      .payment_id as string;
     const reads = await Promise.all(
       Array.from({ length: 20 }, (_, i) => {
         const [key, id] = i % 2 === 0 ? [account.api_key, theirs] : [other.api_key, mine];
@@ -99,7 +114,10 @@ describe('reads in one process after writes in another', () => {
       }),
     );
     expect(reads.map((r) => r.status)).toEqual(Array(20).fill(404));
-    const own = await Promise.all([client(readerUrl, account.api_key).get(`/v3/payments/${mine}`), client(readerUrl, other.api_key).get(`/v3/payments/${theirs}`)]);
+    const own = await Promise.all([
+      client(readerUrl, account.api_key).get(`/v3/payments/${mine}`),
+      client(readerUrl, other.api_key).get(`/v3/payments/${theirs}`),
+    ]);
     expect(own.map((r) => [r.status, r.body.subject])).toEqual([
       [200, 'Mine'],
       [200, 'Theirs'],

@@ -22,7 +22,8 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 const api = (key = account.api_key) => client(server.baseUrl, key);
-const operator = (method: string, path: string, body?: unknown, token = TOKEN) => call(server.baseUrl, method, path, { body, headers: { authorization: `Bearer ${token}` } });
+const operator = (method: string, path: string, body?: unknown, token = TOKEN) =>
+  call(server.baseUrl, method, path, { body, headers: { authorization: `Bearer ${token}` } });
 const collectAccount = () => account.merchant.collectAccounts[0]!;
 let sequence = 0;
 
@@ -154,7 +155,11 @@ describe('operator credits', () => {
     );
     for (const id of [fixedPayer, fixedBank, simplifiedOnly]) expect((await api().get(`/v3/payments/${id}`)).body.status).toBe('pending');
 
-    const allowed = [credit(fixedPayer, { payer_personal_identifier: '111111111' }), credit(fixedBank, { payer_bank_id: 'dfFbF' }), credit(simplifiedOnly, { payment_method: 'simplified_transfer' })];
+    const allowed = [
+      credit(fixedPayer, { payer_personal_identifier: '111111111' }),
+      credit(fixedBank, { payer_bank_id: 'dfFbF' }),
+      credit(simplifiedOnly, { payment_method: 'simplified_transfer' }),
+    ];
     expect((await operator('POST', '/operator/v1/credits', { credits: allowed })).body).toMatchObject({ matched: 3, unmatched: 0 });
   });
 
@@ -184,13 +189,22 @@ describe('operator credits', () => {
       expect(await server.ctx.db.selectFrom('notifications').select('payment_id').where('payment_id', '=', id).execute()).toHaveLength(1);
     }
     const rows = await server.ctx.db.selectFrom('bank_credits').select(['status', 'payment_id', 'receiver_id']).where('reference', 'in', [a, b, c]).execute();
-    expect(rows.filter((r) => r.status === 'matched').map((r) => [r.payment_id, Number(r.receiver_id)]).sort()).toEqual([a, b, c].sort().map((id) => [id, account.receiver_id]));
+    expect(
+      rows
+        .filter((r) => r.status === 'matched')
+        .map((r) => [r.payment_id, Number(r.receiver_id)])
+        .sort(),
+    ).toEqual([a, b, c].sort().map((id) => [id, account.receiver_id]));
   });
 
   it('statements imported at the same time, overlapping in either order, record each movement once and reconcile each payment once', async () => {
     const ids = await Promise.all(Array.from({ length: 30 }, () => createPayment()));
     const statement = ids.map((id) => credit(id));
-    const imports = await Promise.all([statement, [...statement].reverse(), statement.slice(10), [...statement].reverse()].map((credits) => operator('POST', '/operator/v1/credits', { credits })));
+    const imports = await Promise.all(
+      [statement, [...statement].reverse(), statement.slice(10), [...statement].reverse()].map((credits) =>
+        operator('POST', '/operator/v1/credits', { credits }),
+      ),
+    );
     expect(imports.map((i) => i.status)).toEqual([200, 200, 200, 200]);
     expect(imports.reduce((n, i) => n + i.body.matched, 0)).toBe(30);
     expect(imports.reduce((n, i) => n + i.body.unmatched, 0)).toBe(0);
@@ -212,7 +226,9 @@ describe('operator credits', () => {
       { field: 'credits.1.amount', message: 'must not have decimals in this currency' },
       { field: 'credits.2.amount', message: 'must be greater than zero' },
     ]);
-    const missing = await operator('POST', '/operator/v1/credits', { credits: [{ account: collectAccount(), amount: 1, currency: 'CLP', credited_at: new Date().toISOString() }] });
+    const missing = await operator('POST', '/operator/v1/credits', {
+      credits: [{ account: collectAccount(), amount: 1, currency: 'CLP', credited_at: new Date().toISOString() }],
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.errors).toEqual(expect.arrayContaining([{ field: 'credits.0.bank_reference', message: 'is required' }]));
     expect((await operator('POST', '/operator/v1/credits', { credits: [] })).status).toBe(400);
@@ -280,17 +296,25 @@ describe('credits a bank reports', () => {
     fundsSource: null,
   });
 
-  it('are collected by housekeeping and reconciled as an operator\'s are, asked for after the last one, and counted once', async () => {
+  it("are collected by housekeeping and reconciled as an operator's are, asked for after the last one, and counted once", async () => {
     const bank = new ScriptedBank(server.ctx.banks, BANK);
     onTestFinished(() => bank.unregister());
     const paid = await createPayment();
     bank.booked.push(booked(paid, 'itau-1'), booked(null, 'itau-2'));
 
     await runEveryJob(server.ctx);
-    expect((await api().get(`/v3/payments/${paid}`)).body).toMatchObject({ status: 'done', status_detail: 'normal', bank_id: 'LrNcd', payer_name: 'María Soto' });
+    expect((await api().get(`/v3/payments/${paid}`)).body).toMatchObject({
+      status: 'done',
+      status_detail: 'normal',
+      bank_id: 'LrNcd',
+      payer_name: 'María Soto',
+    });
     expect(await server.ctx.db.selectFrom('notifications').select('payment_id').where('payment_id', '=', paid).execute()).toHaveLength(1);
     const unmatched = (await operator('GET', `/operator/v1/credits?status=unmatched&account=${collectAccount()}`)).body.credits;
-    expect(unmatched.find((c: { bank_reference: string }) => c.bank_reference === 'itau-2')).toMatchObject({ source: BANK, reason: 'the credit carries no payment reference' });
+    expect(unmatched.find((c: { bank_reference: string }) => c.bank_reference === 'itau-2')).toMatchObject({
+      source: BANK,
+      reason: 'the credit carries no payment reference',
+    });
 
     const later = await createPayment();
     bank.booked.push(booked(later, 'itau-3'));

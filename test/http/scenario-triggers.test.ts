@@ -108,18 +108,26 @@ describe('POST /sandbox/scenarios/{id}/run', () => {
     if (expected.callback) {
       const callback = await callbackWith(expected.callback(answer.body));
       expect(signedBy(account.secret, callback)).toBe(true);
-      const reasons: Record<string, string> = { 'charge-revoked-mandate': 'Mandato revocado por el titular', 'charge-insufficient-funds': 'Fondos insuficientes' };
+      const reasons: Record<string, string> = {
+        'charge-revoked-mandate': 'Mandato revocado por el titular',
+        'charge-insufficient-funds': 'Fondos insuficientes',
+      };
       if (reasons[id]) expect(bodyOf(callback).error_message).toContain(reasons[id]);
     }
   });
 
   it('charge-refused: the charge over max_amount is the 400 naming amount, and no charge is written', async () => {
     const charges = async () => (await server.ctx.db.selectFrom('debits').select('payment_id').where('receiver_id', '=', account.receiver_id).execute()).length;
-    const payments = async () => (await server.ctx.db.selectFrom('payments').select('payment_id').where('receiver_id', '=', account.receiver_id).execute()).length;
+    const payments = async () =>
+      (await server.ctx.db.selectFrom('payments').select('payment_id').where('receiver_id', '=', account.receiver_id).execute()).length;
     const before = [await charges(), await payments()];
     const refused = await run('charge-refused');
     expect(refused.status).toBe(400);
-    expect(refused.body).toEqual({ status: 400, message: 'Invalid request', errors: [{ field: 'amount', message: "must not exceed the subscription's max_amount" }] });
+    expect(refused.body).toEqual({
+      status: 400,
+      message: 'Invalid request',
+      errors: [{ field: 'amount', message: "must not exceed the subscription's max_amount" }],
+    });
     expect([await charges(), await payments()]).toEqual(before);
   });
 

@@ -34,7 +34,16 @@ describe('service endpoints', () => {
   it('serves the OpenAPI document generated from the route schemas, and its browser', async () => {
     const doc = (await call(server.baseUrl, 'GET', '/openapi.json')).body;
     expect(doc.openapi).toBe('3.1.0');
-    for (const path of ['/v3/banks', '/v3/payments', '/v3/payments/{id}', '/v3/payments/{id}/confirm', '/v3/payments/{id}/refunds', '/v3/predict', '/v3/receivers', '/v3/merchants/{id}/paymentMethods']) {
+    for (const path of [
+      '/v3/banks',
+      '/v3/payments',
+      '/v3/payments/{id}',
+      '/v3/payments/{id}/confirm',
+      '/v3/payments/{id}/refunds',
+      '/v3/predict',
+      '/v3/receivers',
+      '/v3/merchants/{id}/paymentMethods',
+    ]) {
       expect(doc.paths[path], path).toBeDefined();
     }
     const create = doc.paths['/v3/payments'].post.requestBody.content['application/json'].schema;
@@ -103,7 +112,11 @@ describe('a database outage', () => {
     const giveBack = await takeDatabaseAway(database);
     let res;
     try {
-      res = await call(baseUrl, 'POST', '/v3/payments', { apiKey, headers: { 'x-request-id': 'outage-1' }, body: { amount: 1000, currency: 'CLP', subject: 'Order' } });
+      res = await call(baseUrl, 'POST', '/v3/payments', {
+        apiKey,
+        headers: { 'x-request-id': 'outage-1' },
+        body: { amount: 1000, currency: 'CLP', subject: 'Order' },
+      });
     } finally {
       await giveBack();
     }
@@ -113,7 +126,11 @@ describe('a database outage', () => {
     expect(res.body).toEqual({ status: 503, message: expect.stringContaining('outage-1') });
     expect(JSON.stringify(res.body)).not.toMatch(/sqlite|postgres|database|locked|connection|insert|select|\.ts:|at /i);
     // The log has the rest, at error level, under the request id.
-    await expect.poll(() => logLines(quipu).filter((l) => l.reqId === 'outage-1' && l.level === 50 && l.msg === 'storage failure: database unavailable'), { timeout: 5_000 }).toHaveLength(1);
+    await expect
+      .poll(() => logLines(quipu).filter((l) => l.reqId === 'outage-1' && l.level === 50 && l.msg === 'storage failure: database unavailable'), {
+        timeout: 5_000,
+      })
+      .toHaveLength(1);
     const logged = logLines(quipu).find((l) => l.reqId === 'outage-1' && l.msg === 'storage failure: database unavailable')!;
     expect(JSON.stringify(logged.err)).toMatch(/SQLITE_BUSY|not currently accepting connections|terminat/i);
     const check = openDatabase(database.url);

@@ -28,7 +28,8 @@ async function signIn(credentials: { email: string; password: string }, address:
   return session.post(SIGN_IN, { _csrf: csrfOf(form), email: credentials.email, password: credentials.password });
 }
 
-const newUser = (email: string): Promise<DashboardCredentials> => addDashboardUser(setup.server.ctx, setup.account.receiver_id, { email, password: CHOSEN_PASSWORD });
+const newUser = (email: string): Promise<DashboardCredentials> =>
+  addDashboardUser(setup.server.ctx, setup.account.receiver_id, { email, password: CHOSEN_PASSWORD });
 const statuses = (answers: PageResponse[]) => answers.map((a) => a.status);
 const count = (answers: PageResponse[], status: number) => answers.filter((a) => a.status === status).length;
 
@@ -109,7 +110,12 @@ describe('input that cannot be an account', () => {
   it('a field sent twice is a 400 naming it, on sign-in and on a payment action', async () => {
     const session = new PayerSession(setup.server.baseUrl, { 'x-forwarded-for': newAddress() });
     const form = await session.get(SIGN_IN);
-    const twice = await session.post(SIGN_IN, [['_csrf', csrfOf(form)], ['email', 'a@shop.test'], ['email', 'b@shop.test'], ['password', 'x']]);
+    const twice = await session.post(SIGN_IN, [
+      ['_csrf', csrfOf(form)],
+      ['email', 'a@shop.test'],
+      ['email', 'b@shop.test'],
+      ['password', 'x'],
+    ]);
     expect(twice.status).toBe(400);
     expect(twice.html).toContain('email: must be given once');
     const user = await newUser('twice@shop.test');
@@ -117,7 +123,11 @@ describe('input that cannot be an account', () => {
     const signInForm = await owner.get(SIGN_IN);
     expect((await owner.post(SIGN_IN, { _csrf: csrfOf(signInForm), email: user.email, password: user.password })).status).toBe(303);
     const page = await owner.get('/dashboard/payments');
-    const refund = await owner.post('/dashboard/payments/abcdefghijkl/refund', [['_csrf', csrfOf(page)], ['amount', '1'], ['amount', '5000']]);
+    const refund = await owner.post('/dashboard/payments/abcdefghijkl/refund', [
+      ['_csrf', csrfOf(page)],
+      ['amount', '1'],
+      ['amount', '5000'],
+    ]);
     expect(refund.status).toBe(400);
     expect(refund.html).toContain('amount: must be given once');
   });

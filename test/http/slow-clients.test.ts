@@ -40,12 +40,15 @@ function slowClient(text: string, from = '127.0.0.2', target = server): Promise<
 }
 
 /** A create whose headers are whole and authenticated, and whose body stops after a few bytes. */
-const partialBody = (apiKey = account.api_key) => `POST /v3/payments HTTP/1.1\r\nHost: x\r\nx-api-key: ${apiKey}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"amount":`;
+const partialBody = (apiKey = account.api_key) =>
+  `POST /v3/payments HTTP/1.1\r\nHost: x\r\nx-api-key: ${apiKey}\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{"amount":`;
 
 describe('slow clients', () => {
   it(`one address holds at most ${CAP} connections: the others are closed at once, and other clients are answered meanwhile`, async () => {
     const slow = await Promise.all(Array.from({ length: CAP * 3 }, () => slowClient(partialBody())));
-    const closedAtOnce = await Promise.all(slow.map(({ closed }) => Promise.race([closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500))])));
+    const closedAtOnce = await Promise.all(
+      slow.map(({ closed }) => Promise.race([closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500))])),
+    );
     expect(closedAtOnce.filter(Boolean).length).toBe(CAP * 2);
     const created = await client(server.baseUrl, account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'while they trickle' });
     expect(created.status).toBe(200);
@@ -74,7 +77,11 @@ describe('many slow clients at once', () => {
 
   it('500 slow connections from 25 addresses, each trickling its body, while 48 other requests are all answered', async () => {
     const addresses = Array.from({ length: 25 }, (_, i) => `127.0.1.${i + 1}`);
-    const slow = (await Promise.all(addresses.map((from) => Promise.all(Array.from({ length: CAP }, () => slowClient(partialBody(patient.account.api_key), from, patient.server)))))).flat();
+    const slow = (
+      await Promise.all(
+        addresses.map((from) => Promise.all(Array.from({ length: CAP }, () => slowClient(partialBody(patient.account.api_key), from, patient.server)))),
+      )
+    ).flat();
     const trickle = setInterval(() => {
       for (const { socket } of slow) if (!socket.destroyed) socket.write('1');
     }, 200);
@@ -84,7 +91,10 @@ describe('many slow clients at once', () => {
       // idle connections count too.
       for (let round = 0; round < 6; round++) {
         const answers = await Promise.all(
-          Array.from({ length: 4 }, (_, i) => [api.post('/v3/payments', { amount: 1000 + i, currency: 'CLP', subject: `beside 500 slow ${round}.${i}` }), fetch(`${patient.server.baseUrl}/healthz`).then((r) => ({ status: r.status }))]).flat(),
+          Array.from({ length: 4 }, (_, i) => [
+            api.post('/v3/payments', { amount: 1000 + i, currency: 'CLP', subject: `beside 500 slow ${round}.${i}` }),
+            fetch(`${patient.server.baseUrl}/healthz`).then((r) => ({ status: r.status })),
+          ]).flat(),
         );
         expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 8 }, () => 200));
       }

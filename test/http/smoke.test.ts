@@ -25,7 +25,11 @@ describe('smoke', () => {
   it("keeps the API's answers out of every cache and typed as JSON, errors included; public documents keep their own caching", async () => {
     const account = await server.account();
     const api = client(server.baseUrl, account.api_key);
-    const answers = [await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Test' }), await api.get('/v3/payments/zzzzzzzzzzzz'), await client(server.baseUrl, 'nope').get('/v3/banks')];
+    const answers = [
+      await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Test' }),
+      await api.get('/v3/payments/zzzzzzzzzzzz'),
+      await client(server.baseUrl, 'nope').get('/v3/banks'),
+    ];
     for (const answer of answers) {
       expect(answer.headers.get('cache-control')).toBe('no-store');
       expect(answer.headers.get('x-content-type-options')).toBe('nosniff');

@@ -58,7 +58,15 @@ describe('over https', () => {
 
   it('names every cookie __Host-, Secure, Path=/ and without Domain, and the pages work with them', async () => {
     const cookies = await cookiesSet(server, account);
-    expect([...cookies.keys()]).toEqual(expect.arrayContaining(['__Host-quipu_dashboard_csrf', '__Host-quipu_session', '__Host-quipu_oauth_csrf', '__Host-quipu_csrf', '__Host-quipu_lang_payment']));
+    expect([...cookies.keys()]).toEqual(
+      expect.arrayContaining([
+        '__Host-quipu_dashboard_csrf',
+        '__Host-quipu_session',
+        '__Host-quipu_oauth_csrf',
+        '__Host-quipu_csrf',
+        '__Host-quipu_lang_payment',
+      ]),
+    );
     expect([...cookies.keys()].some((name) => /^__Host-quipu_oauth_flow_[\w-]{24}$/.test(name))).toBe(true);
     for (const [name, line] of cookies) {
       expect(name).toMatch(/^__Host-/);
@@ -136,7 +144,11 @@ describe('behind a trusted proxy, over https', () => {
 
   it('refuses what the proxy says came over plain HTTP with a 403 that does nothing, never a redirect', async () => {
     const before = await countRows(server.ctx.db, 'payments');
-    const plain = await client(server.baseUrl, account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'In the clear' }, { 'x-forwarded-proto': 'http' });
+    const plain = await client(server.baseUrl, account.api_key).post(
+      '/v3/payments',
+      { amount: 1000, currency: 'CLP', subject: 'In the clear' },
+      { 'x-forwarded-proto': 'http' },
+    );
     expect(plain.status).toBe(403);
     expect(plain.headers.get('location')).toBeNull();
     expect(plain.body.message).toBe('Plain HTTP is refused: use https://pay.example');
@@ -144,7 +156,11 @@ describe('behind a trusted proxy, over https', () => {
     const page = await fetch(`${server.baseUrl}/dashboard/sign-in`, { headers: { 'x-forwarded-proto': 'http' }, redirect: 'manual' });
     expect(page.status).toBe(403);
 
-    const secure = await client(server.baseUrl, account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Over TLS' }, { 'x-forwarded-proto': 'https' });
+    const secure = await client(server.baseUrl, account.api_key).post(
+      '/v3/payments',
+      { amount: 1000, currency: 'CLP', subject: 'Over TLS' },
+      { 'x-forwarded-proto': 'https' },
+    );
     expect(secure.status).toBe(200);
     // The balancer's own health check names no protocol, and is answered.
     expect((await call(server.baseUrl, 'GET', '/healthz')).status).toBe(200);
@@ -177,7 +193,9 @@ describe('request smuggling', () => {
     const hidden = JSON.stringify({ amount: 1000, currency: 'CLP', subject: 'Smuggled' });
     const smuggled = `POST /v3/payments HTTP/1.1\r\nHost: x\r\nx-api-key: ${account.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${hidden.length}\r\n\r\n${hidden}`;
     const body = `0\r\n\r\n${smuggled}`;
-    const answer = await exchange(`POST /v3/payments HTTP/1.1\r\nHost: x\r\nx-api-key: ${account.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body}`);
+    const answer = await exchange(
+      `POST /v3/payments HTTP/1.1\r\nHost: x\r\nx-api-key: ${account.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body}`,
+    );
     expect(answer.match(/^HTTP\/1\.1 \d{3}/gm)).toEqual(['HTTP/1.1 400']);
     expect(await countRows(server.ctx.db, 'payments')).toBe(before);
   });

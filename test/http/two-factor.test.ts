@@ -31,7 +31,8 @@ async function enrolled(): Promise<{ user: DashboardCredentials; enrolment: TwoF
 }
 
 /** The authenticator's code `stepsAhead` 30-second steps from now. */
-const codeOf = (enrolment: TwoFactorEnrolment, stepsAhead = 0) => new TOTP({ secret: Secret.fromBase32(enrolment.secret) }).generate({ timestamp: Date.now() + stepsAhead * 30_000 });
+const codeOf = (enrolment: TwoFactorEnrolment, stepsAhead = 0) =>
+  new TOTP({ secret: Secret.fromBase32(enrolment.secret) }).generate({ timestamp: Date.now() + stepsAhead * 30_000 });
 
 async function withPassword(user: DashboardCredentials, target = server): Promise<{ session: PayerSession; answer: PageResponse }> {
   const session = new PayerSession(target.baseUrl);
@@ -85,7 +86,14 @@ describe('an enrolled user', () => {
     // 24 base32 symbols (120 bits, past ASVS 6.5.2's 112) in groups of six, stored only as hashes
     // salted with the user: no stored value is the code's plain SHA-256, nor another user's.
     for (const code of enrolment.recovery_codes) expect(code).toMatch(/^[0-9a-hjkmnp-tv-z]{6}(?:-[0-9a-hjkmnp-tv-z]{6}){3}$/);
-    const stored = (await server.ctx.db.selectFrom('dashboard_recovery_codes as c').innerJoin('dashboard_users as u', 'u.user_id', 'c.user_id').select('c.code_hash').where('u.email', '=', user.email).execute()).map((r) => r.code_hash);
+    const stored = (
+      await server.ctx.db
+        .selectFrom('dashboard_recovery_codes as c')
+        .innerJoin('dashboard_users as u', 'u.user_id', 'c.user_id')
+        .select('c.code_hash')
+        .where('u.email', '=', user.email)
+        .execute()
+    ).map((r) => r.code_hash);
     expect(stored).toHaveLength(10);
     const plainHashes = enrolment.recovery_codes.map((code) => createHash('sha256').update(code.replace(/-/g, '')).digest('hex'));
     expect(stored.filter((h) => plainHashes.includes(h))).toEqual([]);
@@ -110,7 +118,11 @@ describe('an enrolled user', () => {
   it('must give the code within five minutes of the password', async () => {
     const { user, enrolment } = await enrolled();
     const { session } = await withPassword(user);
-    await server.ctx.db.updateTable('dashboard_sessions').set((eb) => ({ created_at: eb('created_at', '-', 5 * 60_000) })).where('second_factor_due', '=', 1).execute();
+    await server.ctx.db
+      .updateTable('dashboard_sessions')
+      .set((eb) => ({ created_at: eb('created_at', '-', 5 * 60_000) }))
+      .where('second_factor_due', '=', 1)
+      .execute();
     expect((await session.get(CODE)).location).toBe(SIGN_IN);
     const late = await giveCode(session, codeOf(enrolment));
     expect(late.status).toBe(303);

@@ -35,7 +35,10 @@ function expectRefusal(res: { status: number; body: any }, status: number, messa
 /** Sends a form body exactly as written, signed over the given parameters. */
 function sendRawForm(body: string, signed: [string, string][], path = '/api/2.0/payments') {
   const hash = signWith(CLIENTS.ruby, account.secret, 'POST', `${server.config.publicBaseUrl}${path}`, signed);
-  return call(server.baseUrl, 'POST', path, { headers: { authorization: `${account.receiver_id}:${hash}`, 'content-type': 'application/x-www-form-urlencoded' }, rawBody: body });
+  return call(server.baseUrl, 'POST', path, {
+    headers: { authorization: `${account.receiver_id}:${hash}`, 'content-type': 'application/x-www-form-urlencoded' },
+    rawBody: body,
+  });
 }
 
 describe('credentials', () => {
@@ -51,8 +54,12 @@ describe('credentials', () => {
   });
 
   it('answers a signature of an unknown receiver exactly as one made with a wrong secret', async () => {
-    const as = (receiver_id: number, secret: string) => v2Client('php', { receiver_id, secret }, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
-    for (const [method, params] of [['GET', undefined], ['POST', { form }]] as const) {
+    const as = (receiver_id: number, secret: string) =>
+      v2Client('php', { receiver_id, secret }, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
+    for (const [method, params] of [
+      ['GET', undefined],
+      ['POST', { form }],
+    ] as const) {
       const unknown = await as(1, account.secret).request(method, '/payments', params);
       const wrongSecret = await as(account.receiver_id, other.secret).request(method, '/payments', params);
       expectRefusal(unknown, 403, /signature/);
@@ -61,13 +68,24 @@ describe('credentials', () => {
   });
 
   it('looks an unknown receiver up once for forged requests that repeat it', async () => {
-    const forger = v2Client('java', { receiver_id: 2, secret: other.secret }, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
+    const forger = v2Client(
+      'java',
+      { receiver_id: 2, secret: other.secret },
+      { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' },
+    );
     const lookups = vi.spyOn(server.ctx.merchants, 'byReceiverId');
     try {
       for (let i = 0; i < 5; i++) expectRefusal(await forger.request('GET', '/banks'), 403, /signature/);
       expect(lookups.mock.calls.filter(([id]) => id === 2)).toHaveLength(1);
       // A known receiver is still found (and its wrong hash refused as such).
-      expectRefusal(await v2Client('java', { receiver_id: account.receiver_id, secret: other.secret }, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' }).request('GET', '/banks'), 403);
+      expectRefusal(
+        await v2Client(
+          'java',
+          { receiver_id: account.receiver_id, secret: other.secret },
+          { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' },
+        ).request('GET', '/banks'),
+        403,
+      );
       expect((await php.request('GET', '/banks')).status).toBe(200);
     } finally {
       lookups.mockRestore();
@@ -75,7 +93,11 @@ describe('credentials', () => {
   });
 
   it('answers 403 to a signature made with another secret', async () => {
-    const wrong = v2Client('java', { receiver_id: account.receiver_id, secret: other.secret }, { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' });
+    const wrong = v2Client(
+      'java',
+      { receiver_id: account.receiver_id, secret: other.secret },
+      { networkUrl: server.baseUrl, signedBase: `${server.config.publicBaseUrl}/2.0`, prefix: '/2.0' },
+    );
     const before = await countRows(server.ctx.db, 'payments');
     expectRefusal(await wrong.request('POST', '/payments', { form }), 403, /signature/);
     expect(await countRows(server.ctx.db, 'payments')).toBe(before);
@@ -92,7 +114,11 @@ describe('credentials', () => {
     expect((await call(server.baseUrl, 'GET', '/2.0/banks', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     const before = await countRows(server.ctx.db, 'payments');
     for (const path of ['/2.0/payments', '/api/2.0/payments']) {
-      const res = await call(server.baseUrl, 'POST', path, { apiKey: account.api_key, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' }, rawBody: new URLSearchParams(form).toString() });
+      const res = await call(server.baseUrl, 'POST', path, {
+        apiKey: account.api_key,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+        rawBody: new URLSearchParams(form).toString(),
+      });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ status: 400, message: expect.any(String), errors: [{ field: 'x-api-key', message: expect.stringContaining('never both') }] });
     }
@@ -106,7 +132,12 @@ describe('credentials', () => {
     const otherAccount = Buffer.from(JSON.stringify({ ...claims, sub: String(other.receiver_id), client_id: String(other.receiver_id) })).toString('base64url');
     const otherIssuer = Buffer.from(JSON.stringify({ ...claims, iss: 'https://elsewhere.example' })).toString('base64url');
     const flipped = `${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`;
-    for (const bad of [`${header}.${otherAccount}.${signature}`, `${header}.${otherIssuer}.${signature}`, `${header}.${payload}.${flipped}`, `${header}.${payload}.`]) {
+    for (const bad of [
+      `${header}.${otherAccount}.${signature}`,
+      `${header}.${otherIssuer}.${signature}`,
+      `${header}.${payload}.${flipped}`,
+      `${header}.${payload}.`,
+    ]) {
       expectRefusal(await call(server.baseUrl, 'GET', '/2.0/banks', { headers: { authorization: `Bearer ${bad}` } }), 401);
     }
     expect((await formPost(server.baseUrl, '/oauth2/revoke', { token }, basicAuth(account))).status).toBe(200);
@@ -161,7 +192,11 @@ describe('what the signature covers', () => {
   });
 
   it('accepts the same parameters reordered or encoded differently', async () => {
-    const signed: [string, string][] = [['subject', 'Año nuevo ~ 50% *off*'], ['currency', 'CLP'], ['amount', '1000']];
+    const signed: [string, string][] = [
+      ['subject', 'Año nuevo ~ 50% *off*'],
+      ['currency', 'CLP'],
+      ['amount', '1000'],
+    ];
     const bodies = [
       'subject=A%C3%B1o%20nuevo%20~%2050%25%20%2Aoff%2A&currency=CLP&amount=1000',
       'amount=1000&currency=CLP&subject=A%C3%B1o+nuevo+%7E+50%25+*off*',
@@ -177,7 +212,11 @@ describe('what the signature covers', () => {
 
   it('refuses a parameter that decodes to something else than what was signed', async () => {
     // A literal + in a form is a space: a client that signed "a+b" must have sent a%2Bb.
-    const res = await sendRawForm('subject=a+b&currency=CLP&amount=1000', [['subject', 'a+b'], ['currency', 'CLP'], ['amount', '1000']]);
+    const res = await sendRawForm('subject=a+b&currency=CLP&amount=1000', [
+      ['subject', 'a+b'],
+      ['currency', 'CLP'],
+      ['amount', '1000'],
+    ]);
     expectRefusal(res, 403);
   });
 });
@@ -253,7 +292,9 @@ describe('the spelling of the public base URL', () => {
 
   it('is kept as origin and path: host in lower case, no default port, no trailing slash', async () => {
     expect(shop.config.publicBaseUrl).toBe('https://pay.example.com/shop');
-    const created = await signedAs('https://pay.example.com/shop/api/2.0').request('POST', '/payments', { form: { subject: 'Spelling', currency: 'CLP', amount: 1000 } });
+    const created = await signedAs('https://pay.example.com/shop/api/2.0').request('POST', '/payments', {
+      form: { subject: 'Spelling', currency: 'CLP', amount: 1000 },
+    });
     expect(created.status).toBe(200);
     expect(created.body.payment_url).toMatch(/^https:\/\/pay\.example\.com\/shop\/payment\//);
   });
@@ -290,7 +331,9 @@ describe('a signed JSON body', () => {
     const json = '{"amount":100}';
     const url = `${server.config.publicBaseUrl}${path}`;
     const hash = signWith(CLIENTS.ruby, account.secret, 'POST', url, []);
-    const withBody = createHmac('sha256', account.secret).update(`POST&${CLIENTS.ruby.signEncode(url)}&${json}`).digest('hex');
+    const withBody = createHmac('sha256', account.secret)
+      .update(`POST&${CLIENTS.ruby.signEncode(url)}&${json}`)
+      .digest('hex');
     const headers = (h: string) => ({ authorization: `${account.receiver_id}:${h}`, 'content-type': 'application/json' });
     // Signed without the body: refused, and nothing refunded.
     expectRefusal(await call(server.baseUrl, 'POST', path, { headers: headers(hash), rawBody: json }), 403);

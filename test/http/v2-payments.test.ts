@@ -143,7 +143,10 @@ describe('POST /2.0/payments field rules', () => {
 /** A form body sent exactly as written and signed over the given pairs. */
 function sendSignedBody(body: string, pairs: [string, string][]) {
   const hash = signWith(CLIENTS.php, setup.account.secret, 'POST', `${setup.server.config.publicBaseUrl}/2.0/payments`, pairs);
-  return call(setup.server.baseUrl, 'POST', '/2.0/payments', { headers: { authorization: `${setup.account.receiver_id}:${hash}`, 'content-type': 'application/x-www-form-urlencoded' }, rawBody: body });
+  return call(setup.server.baseUrl, 'POST', '/2.0/payments', {
+    headers: { authorization: `${setup.account.receiver_id}:${hash}`, 'content-type': 'application/x-www-form-urlencoded' },
+    rawBody: body,
+  });
 }
 
 describe('bodies that are not forms', () => {
@@ -168,7 +171,11 @@ describe('bodies that are not forms', () => {
 
   it('answers plain text and multipart with 415', async () => {
     for (const contentType of ['text/plain', 'multipart/form-data; boundary=x']) {
-      const res = await call(setup.server.baseUrl, 'POST', '/2.0/payments', { apiKey: setup.account.api_key, headers: { 'content-type': contentType }, rawBody: 'subject=x' });
+      const res = await call(setup.server.baseUrl, 'POST', '/2.0/payments', {
+        apiKey: setup.account.api_key,
+        headers: { 'content-type': contentType },
+        rawBody: 'subject=x',
+      });
       expect(res.status, contentType).toBe(415);
       expect(res.body.status).toBe(415);
     }
@@ -176,7 +183,7 @@ describe('bodies that are not forms', () => {
 });
 
 describe('reading', () => {
-  it('answers 404 to an unknown id, an unknown token and another account\'s payment', async () => {
+  it("answers 404 to an unknown id, an unknown token and another account's payment", async () => {
     const theirs = await clientOf('php', plain).request('POST', '/payments', { form: valid });
     expect(theirs.status).toBe(200);
     for (const res of [
@@ -288,7 +295,10 @@ describe('operations the payment or the account does not allow', () => {
     const v2 = clientOf('java', plain);
     const created = await v2.request('POST', '/payments', { form: valid });
     await payByTransfer(setup.server.ctx, plain.merchant, created.body.payment_id);
-    for (const res of [await v2.request('POST', `/payments/${created.body.payment_id}/confirm`), await v2.request('POST', `/payments/${created.body.payment_id}/refunds`)]) {
+    for (const res of [
+      await v2.request('POST', `/payments/${created.body.payment_id}/confirm`),
+      await v2.request('POST', `/payments/${created.body.payment_id}/refunds`),
+    ]) {
       expect(res.status).toBe(403);
       expect(Object.keys(res.body).sort()).toEqual(['message', 'status']);
     }
@@ -373,7 +383,8 @@ describe('the OpenAPI document', () => {
       expect(takes(name), name).toEqual([FORM, JSON_TYPE]);
       expect(byName[name].requestBody.required, name).toBe(false);
     }
-    for (const name of ['GET /2.0/banks', 'GET /2.0/payments', 'GET /2.0/payments/{id}', 'GET /2.0/merchants/{id}/paymentMethods']) expect(byName[name].requestBody, name).toBeUndefined();
+    for (const name of ['GET /2.0/banks', 'GET /2.0/payments', 'GET /2.0/payments/{id}', 'GET /2.0/merchants/{id}/paymentMethods'])
+      expect(byName[name].requestBody, name).toBeUndefined();
 
     // Every error in the one Error schema v3 uses; 400, 401, 403 and 503 everywhere and never a 500.
     const errorRef: string = doc.paths['/v3/banks'].get.responses['400'].content[JSON_TYPE].schema.$ref;
@@ -384,7 +395,11 @@ describe('the OpenAPI document', () => {
       expect(declared(name), name).toEqual(expect.arrayContaining(['400', '401', '403', '503']));
       expect(declared(name), name).not.toContain('500');
     }
-    const withStatus = (status: string) => operations.filter(({ op }) => op.responses[status]).map(({ name }) => name).sort();
+    const withStatus = (status: string) =>
+      operations
+        .filter(({ op }) => op.responses[status])
+        .map(({ name }) => name)
+        .sort();
     expect(withStatus('404')).toEqual([
       'DELETE /2.0/payments/{id}',
       'GET /2.0/merchants/{id}/paymentMethods',
@@ -395,7 +410,13 @@ describe('the OpenAPI document', () => {
     ]);
     expect(withStatus('409')).toEqual(['POST /2.0/payments', 'POST /2.0/payments/{id}/confirm', 'POST /2.0/payments/{id}/refunds', 'POST /2.0/receivers']);
     expect(withStatus('422')).toEqual(withStatus('409'));
-    expect(withStatus('415')).toEqual(['DELETE /2.0/payments/{id}', 'POST /2.0/payments', 'POST /2.0/payments/{id}/confirm', 'POST /2.0/payments/{id}/refunds', 'POST /2.0/receivers']);
+    expect(withStatus('415')).toEqual([
+      'DELETE /2.0/payments/{id}',
+      'POST /2.0/payments',
+      'POST /2.0/payments/{id}/confirm',
+      'POST /2.0/payments/{id}/refunds',
+      'POST /2.0/receivers',
+    ]);
     expect(withStatus('413')).toEqual(withStatus('415'));
   });
 
@@ -404,10 +425,22 @@ describe('the OpenAPI document', () => {
       const api = client(setup.server.baseUrl, setup.account.api_key);
       expect((await api.get(`${prefix}/payments/zzzzzzzzzzzz`)).body, prefix).toEqual({ status: 404, message: expect.any(String) });
       expect((await call(setup.server.baseUrl, 'GET', `${prefix}/banks`)).body, prefix).toEqual({ status: 401, message: expect.any(String) });
-      expect((await api.post(`${prefix}/payments`, valid)).body, prefix).toEqual({ status: 400, message: expect.any(String), errors: [{ field: 'body', message: expect.any(String) }] });
-      const text = await call(setup.server.baseUrl, 'POST', `${prefix}/payments`, { apiKey: setup.account.api_key, headers: { 'content-type': 'text/plain' }, rawBody: 'x' });
+      expect((await api.post(`${prefix}/payments`, valid)).body, prefix).toEqual({
+        status: 400,
+        message: expect.any(String),
+        errors: [{ field: 'body', message: expect.any(String) }],
+      });
+      const text = await call(setup.server.baseUrl, 'POST', `${prefix}/payments`, {
+        apiKey: setup.account.api_key,
+        headers: { 'content-type': 'text/plain' },
+        rawBody: 'x',
+      });
       expect(text.body, prefix).toEqual({ status: 415, message: expect.any(String) });
-      const forged = v2Client('php', { receiver_id: setup.account.receiver_id, secret: plain.secret }, { networkUrl: setup.server.baseUrl, signedBase: `${setup.server.config.publicBaseUrl}${prefix}`, prefix });
+      const forged = v2Client(
+        'php',
+        { receiver_id: setup.account.receiver_id, secret: plain.secret },
+        { networkUrl: setup.server.baseUrl, signedBase: `${setup.server.config.publicBaseUrl}${prefix}`, prefix },
+      );
       expect((await forged.request('GET', '/banks')).body, prefix).toEqual({ status: 403, message: expect.stringContaining('signature') });
     }
   });
@@ -417,7 +450,10 @@ describe('form-only operations, signed', () => {
   /** A JSON body signed over its fields the way a form is signed, as a client that switched to JSON would. */
   function sendSignedJson(path: string, fields: Record<string, string>) {
     const hash = signWith(CLIENTS.php, setup.account.secret, 'POST', `${setup.server.config.publicBaseUrl}${path}`, Object.entries(fields));
-    return call(setup.server.baseUrl, 'POST', path, { headers: { authorization: `${setup.account.receiver_id}:${hash}`, 'content-type': 'application/json' }, body: fields });
+    return call(setup.server.baseUrl, 'POST', path, {
+      headers: { authorization: `${setup.account.receiver_id}:${hash}`, 'content-type': 'application/json' },
+      body: fields,
+    });
   }
 
   it('answers a signed JSON create with the 400 naming the body, not a signature refusal', async () => {
@@ -444,7 +480,10 @@ describe('unexpected failures', () => {
     const internals = 'connect ECONNREFUSED db-primary:5432';
     const failing = () => vi.spyOn(setup.server.ctx.merchants, 'byReceiverId').mockRejectedValueOnce(new Error(internals));
     // One failure while the signer is looked up, one in the operation (another account's methods).
-    const requests = [() => php.request('GET', '/banks'), () => client(setup.server.baseUrl, setup.account.api_key).get(`/api/2.0/merchants/${plain.receiver_id}/paymentMethods`)];
+    const requests = [
+      () => php.request('GET', '/banks'),
+      () => client(setup.server.baseUrl, setup.account.api_key).get(`/api/2.0/merchants/${plain.receiver_id}/paymentMethods`),
+    ];
     for (const request of requests) {
       failing();
       const res = await request();

@@ -4,7 +4,6 @@ import { updateMerchant } from '../../src/app/update-merchant.js';
 import { call, client } from '../helpers/http.js';
 import { useTestServer } from '../helpers/server.js';
 
-
 const setup = useTestServer();
 
 const operations: [string, string][] = [
@@ -72,7 +71,12 @@ describe('v3 authentication', () => {
     expect((await api.get('/v3/banks')).body.banks.some((b: { bank_id: string }) => b.bank_id === 'Bawdf')).toBe(true);
     // Another process changes the account: only the shared invalidation feed tells this one.
     await setup.server.ctx.db.updateTable('merchants').set({ developer: 0 }).where('receiver_id', '=', own.receiver_id).execute();
-    await setup.server.ctx.db.insertInto('invalidations').values({ topic: 'merchant', item: String(own.receiver_id), created_at: Date.now() }).execute();
-    await expect.poll(async () => (await api.get('/v3/banks')).body.banks.some((b: { bank_id: string }) => b.bank_id === 'Bawdf'), { timeout: 5000 }).toBe(false);
+    await setup.server.ctx.db
+      .insertInto('invalidations')
+      .values({ topic: 'merchant', item: String(own.receiver_id), created_at: Date.now() })
+      .execute();
+    await expect
+      .poll(async () => (await api.get('/v3/banks')).body.banks.some((b: { bank_id: string }) => b.bank_id === 'Bawdf'), { timeout: 5000 })
+      .toBe(false);
   });
 });

@@ -146,7 +146,13 @@ describe('POST /v3/receivers', () => {
     expect(res.body.receiver_id).toMatch(/^\d{6}$/);
     expect(res.body.secret).toMatch(/^[0-9a-f]{40}$/);
     const child = await server.ctx.merchants.byReceiverId(Number(res.body.receiver_id));
-    expect(child).toMatchObject({ secret: res.body.secret, parentReceiverId: integrator.receiver_id, developer: true, notifyUrl: receiver.notify_url, users: [receiver.admin_email] });
+    expect(child).toMatchObject({
+      secret: res.body.secret,
+      parentReceiverId: integrator.receiver_id,
+      developer: true,
+      notifyUrl: receiver.notify_url,
+      users: [receiver.admin_email],
+    });
     // The integrator sees its receiver's methods; the child may be charged integrator fees.
     const methods = await client(server.baseUrl, integrator.api_key).get(`/v3/merchants/${res.body.receiver_id}/paymentMethods`);
     expect(methods.status).toBe(200);
@@ -158,7 +164,12 @@ describe('POST /v3/receivers', () => {
     // The answer holds no API key (the contract's receiver_id and secret only): the child uses OAuth.
     expect(Object.keys(created.body).sort()).toEqual(['receiver_id', 'secret']);
     const childId = Number(created.body.receiver_id);
-    const token = await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth({ receiver_id: childId, secret: created.body.secret }));
+    const token = await formPost(
+      server.baseUrl,
+      '/oauth2/token',
+      { grant_type: 'client_credentials' },
+      basicAuth({ receiver_id: childId, secret: created.body.secret }),
+    );
     expect(token.status).toBe(200);
     expect(token.body).toMatchObject({ access_token: expect.any(String), token_type: 'bearer' });
     const bearer = { authorization: `Bearer ${token.body.access_token}` };
@@ -173,7 +184,12 @@ describe('POST /v3/receivers', () => {
     const got = await call(server.baseUrl, 'GET', `/v3/payments/${payment.body.payment_id}`, { headers: bearer });
     expect(got.body).toMatchObject({ receiver_id: childId, notify_url: receiver.notify_url });
     // The secret is the child's own: the integrator's receiver id with it gets nothing.
-    const mixed = await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth({ receiver_id: integrator.receiver_id, secret: created.body.secret }));
+    const mixed = await formPost(
+      server.baseUrl,
+      '/oauth2/token',
+      { grant_type: 'client_credentials' },
+      basicAuth({ receiver_id: integrator.receiver_id, secret: created.body.secret }),
+    );
     expect(mixed.status).toBe(401);
   });
 
@@ -206,12 +222,16 @@ describe('POST /v3/receivers', () => {
     ['schema and account rules together', { ...receiver, business_name: 'x'.repeat(256), country_code: 'XX' }, ['business_name', 'country_code']],
   ];
   // Every length rule of the receiver table, past each bound.
-  const overLong = (kind: string, max: number) => (kind === 'email' ? `${'x'.repeat(max - 11)}@example.com` : kind === 'web-url' ? `https://a.example/${'x'.repeat(max)}` : 'x'.repeat(max + 1));
+  const overLong = (kind: string, max: number) =>
+    kind === 'email' ? `${'x'.repeat(max - 11)}@example.com` : kind === 'web-url' ? `https://a.example/${'x'.repeat(max)}` : 'x'.repeat(max + 1);
   for (const [field, rule] of Object.entries(RECEIVER_REQUEST_FIELDS)) {
     if (rule.maxLength !== undefined) bad.push([`${field} over ${rule.maxLength}`, { ...receiver, [field]: overLong(rule.kind, rule.maxLength) }, [field]]);
     if (rule.minLength !== undefined) bad.push([`${field} under ${rule.minLength}`, { ...receiver, [field]: 'x'.repeat(rule.minLength - 1) }, [field]]);
   }
-  bad.push(['a name that is not text', { ...receiver, business_name: 42 }, ['business_name']], ['rendition_url not a URL', { ...receiver, rendition_url: 'report' }, ['rendition_url']]);
+  bad.push(
+    ['a name that is not text', { ...receiver, business_name: 42 }, ['business_name']],
+    ['rendition_url not a URL', { ...receiver, rendition_url: 'report' }, ['rendition_url']],
+  );
 
   it.each(bad)('refuses %s by field and opens nothing', async (_d, body, fields) => {
     const before = await countRows(server.ctx.db, 'merchants');

@@ -57,8 +57,17 @@ const badRequests: Case[] = [
   ['relative cancel_url', { ...valid, cancel_url: '/cancel' }, ['cancel_url']],
   ['return_url over 1024', { ...valid, return_url: `https://a.example/${long(1010)}` }, ['return_url']],
   ['notify_url not http', { ...valid, notify_url: 'ftp://merchant.example/n' }, ['notify_url']],
-  ['contract_url for an account not enabled', { ...valid, contract_url: 'https://m.example/c.pdf', fixed_payer_personal_identifier: '11.111.111-1' }, ['contract_url']],
-  ['contract_url without fixed_payer_personal_identifier', { ...valid, contract_url: 'https://m.example/c.pdf' }, ['fixed_payer_personal_identifier'], () => contracts],
+  [
+    'contract_url for an account not enabled',
+    { ...valid, contract_url: 'https://m.example/c.pdf', fixed_payer_personal_identifier: '11.111.111-1' },
+    ['contract_url'],
+  ],
+  [
+    'contract_url without fixed_payer_personal_identifier',
+    { ...valid, contract_url: 'https://m.example/c.pdf' },
+    ['fixed_payer_personal_identifier'],
+    () => contracts,
+  ],
   ['unsupported notify_api_version', { ...valid, notify_api_version: '2.0' }, ['notify_api_version']],
   ['expires_date not a date', { ...valid, expires_date: 'tomorrow' }, ['expires_date']],
   ['expires_date without zone', { ...valid, expires_date: '2030-01-01T10:00:00' }, ['expires_date']],
@@ -80,8 +89,17 @@ const badRequests: Case[] = [
   ['psp chain over 255 in all', { ...valid, psp_client_merchant_name: `PSP->${long(251)}` }, ['psp_client_merchant_name'], () => psp],
   ['amount below a ten-millionth, in exponent form', { ...valid, amount: 1e-7 }, ['amount']],
   ...['ARS', 'PEN', 'MXN', 'EUR', 'BOB', 'COP'].map((currency): Case => [`${currency} with three decimals`, { ...valid, currency, amount: 1.234 }, ['amount']]),
-  ...['cancel_url', 'picture_url', 'notify_url'].map((field): Case => [`${field} over 1024`, { ...valid, [field]: `https://a.example/${long(1010)}` }, [field]]),
-  ['contract_url over 1024', { ...valid, contract_url: `https://a.example/${long(1010)}`, fixed_payer_personal_identifier: '11.111.111-1' }, ['contract_url'], () => contracts],
+  ...['cancel_url', 'picture_url', 'notify_url'].map((field): Case => [
+    `${field} over 1024`,
+    { ...valid, [field]: `https://a.example/${long(1010)}` },
+    [field],
+  ]),
+  [
+    'contract_url over 1024',
+    { ...valid, contract_url: `https://a.example/${long(1010)}`, fixed_payer_personal_identifier: '11.111.111-1' },
+    ['contract_url'],
+    () => contracts,
+  ],
   ...['payer_email', 'responsible_user_email'].map((field): Case => [`${field} over 255`, { ...valid, [field]: `${long(250)}@example.com` }, [field]]),
   ...['collect_account_uuid', 'mandatory_payment_method'].map((field): Case => [`${field} over 255`, { ...valid, [field]: long(256) }, [field]]),
   ['psp name over 255', { ...valid, psp_client_merchant_name: long(256) }, ['psp_client_merchant_name'], () => psp],
@@ -94,8 +112,16 @@ const badRequests: Case[] = [
   ['custom as a number', { ...valid, custom: 42 }, ['custom']],
   ['a bad field next to an unknown one, which is ignored', { ...valid, amount: 'ten', colour: 'blue' }, ['amount']],
   ['several bad fields at once', { amount: 'x', currency: 'XYZ', subject: long(300) }, ['amount', 'currency', 'subject']],
-  ['schema and account rules report together', { ...valid, subject: long(300), send_email: true, mandatory_payment_method: 'CARD' }, ['subject', 'payer_name', 'payer_email', 'mandatory_payment_method']],
-  ['context rules report together', { ...valid, send_email: true, integrator_fee: '1', mandatory_payment_method: 'CARD' }, ['payer_name', 'payer_email', 'integrator_fee', 'mandatory_payment_method']],
+  [
+    'schema and account rules report together',
+    { ...valid, subject: long(300), send_email: true, mandatory_payment_method: 'CARD' },
+    ['subject', 'payer_name', 'payer_email', 'mandatory_payment_method'],
+  ],
+  [
+    'context rules report together',
+    { ...valid, send_email: true, integrator_fee: '1', mandatory_payment_method: 'CARD' },
+    ['payer_name', 'payer_email', 'integrator_fee', 'mandatory_payment_method'],
+  ],
 ];
 
 describe('POST /v3/payments refuses bad input', () => {
@@ -154,7 +180,9 @@ describe('POST /v3/payments creates payments', () => {
       const res = await client(proxied.baseUrl, account.api_key).post('/v3/payments', valid);
       expect(res.body.payment_url).toBe(`https://pay.example.com/payment/info/${res.body.payment_id}`);
       expect(res.body.transfer_url).toBe(`https://pay.example.com/payment/manual/${res.body.payment_id}`);
-      expect((await client(proxied.baseUrl, account.api_key).get(`/v3/payments/${res.body.payment_id}`)).body.simplified_transfer_url).toBe(`https://pay.example.com/payment/simplified/${res.body.payment_id}`);
+      expect((await client(proxied.baseUrl, account.api_key).get(`/v3/payments/${res.body.payment_id}`)).body.simplified_transfer_url).toBe(
+        `https://pay.example.com/payment/simplified/${res.body.payment_id}`,
+      );
     } finally {
       await proxied.close();
     }
@@ -257,7 +285,12 @@ describe('POST /v3/payments creates payments', () => {
 
   it('accepts the decimals each currency allows, exactly', async () => {
     const api = client(server.baseUrl, dev.api_key);
-    for (const [currency, amount] of [['CLF', 1.2345], ['USD', 0.1], ['EUR', 19.99], ['CLP', 100.0]] as const) {
+    for (const [currency, amount] of [
+      ['CLF', 1.2345],
+      ['USD', 0.1],
+      ['EUR', 19.99],
+      ['CLP', 100.0],
+    ] as const) {
       const created = await api.post('/v3/payments', { amount, currency, subject: currency });
       expect(created.status, currency).toBe(200);
       expect((await api.get(`/v3/payments/${created.body.payment_id}`)).body.amount).toBe(amount);
@@ -265,7 +298,11 @@ describe('POST /v3/payments creates payments', () => {
   });
 
   it('accepts contract_url, PSP names and integrator fees for the accounts that may use them', async () => {
-    const contract = await client(server.baseUrl, contracts.api_key).post('/v3/payments', { ...valid, contract_url: 'https://m.example/c.pdf', fixed_payer_personal_identifier: '11.111.111-1' });
+    const contract = await client(server.baseUrl, contracts.api_key).post('/v3/payments', {
+      ...valid,
+      contract_url: 'https://m.example/c.pdf',
+      fixed_payer_personal_identifier: '11.111.111-1',
+    });
     expect(contract.status).toBe(200);
     const chained = await client(server.baseUrl, psp.api_key).post('/v3/payments', { ...valid, psp_client_merchant_name: 'PSP 1->PSP 2->Client Name' });
     expect(chained.status).toBe(200);

@@ -77,13 +77,19 @@ describe("a developer's day", () => {
     const paymentId: string = created.body.payment_id;
 
     // No SMTP_URL: the collection email is kept in the local inbox, with the payment's link.
-    const [collection] = await eventually(() => emailsOf(child, paymentId), (list) => list.length === 1 && list[0]!.status === 'delivered');
+    const [collection] = await eventually(
+      () => emailsOf(child, paymentId),
+      (list) => list.length === 1 && list[0]!.status === 'delivered',
+    );
     expect(collection).toMatchObject({ kind: 'payment.email.collection' });
     expect(collection!.text).toContain(created.body.payment_url);
 
     // A day before expiry the reminder job writes the reminder (the one three days before fell at creation).
     await moveClockTo(expires - DAY + 60_000);
-    const withReminder = await eventually(() => emailsOf(child, paymentId), (list) => list.length === 2 && list.every((e) => e.status === 'delivered'));
+    const withReminder = await eventually(
+      () => emailsOf(child, paymentId),
+      (list) => list.length === 2 && list.every((e) => e.status === 'delivered'),
+    );
     expect(withReminder.map((e) => e.kind)).toEqual(['payment.email.reminder', 'payment.email.collection']);
 
     // The payer pays at DemoBank; the reconciliation notifies the merchant, signed with its secret.

@@ -55,7 +55,15 @@ beforeAll(async () => {
     hits.set(id, (hits.get(id) ?? 0) + 1);
     return { status: 200 };
   });
-  env = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'info', DEMO_ACCOUNT: 'false', DELIVERY_POLL_MS: '20', JOBS_POLL_MS: '50', INVALIDATION_POLL_MS: '50' };
+  env = {
+    DATABASE_URL: database.url,
+    DATA_DIR: database.dataDir,
+    LOG_LEVEL: 'info',
+    DEMO_ACCOUNT: 'false',
+    DELIVERY_POLL_MS: '20',
+    JOBS_POLL_MS: '50',
+    INVALIDATION_POLL_MS: '50',
+  };
   // Migrated here, once, before the processes start.
   runtime = await startRuntime(loadConfig(env), createLogger('silent', 2));
   ({ merchant, credentials } = await createMerchant(runtime.ctx, { name: 'Shop', developer: true, notifyUrl: receiver.url }));
@@ -129,7 +137,10 @@ describe(`${SERVES} quipu serve and ${WORKERS} quipu worker on one ${POSTGRES ? 
     expect(listedJobs.map((job) => job.name)).toEqual(JOBS.map((job) => job.name));
     for (const job of listedJobs) expect(ranAsDue(job.name, job.runs, 1 + CLOCK_MOVES) && (!counted(job.name) || !job.running)).toBe(true);
     const journal = await quipu(['demobank', 'requests', '--payment', paymentId, '--json'], env);
-    expect(JSON.parse(journal.stdout).map((r: { operation: string }) => r.operation)).toEqual(['transfer', ...Array<string>((await asked('transfer-status')).length).fill('transfer-status')]);
+    expect(JSON.parse(journal.stdout).map((r: { operation: string }) => r.operation)).toEqual([
+      'transfer',
+      ...Array<string>((await asked('transfer-status')).length).fill('transfer-status'),
+    ]);
   });
 
   it(`deliver each of ${NOTIFICATIONS} payment notifications once between them`, async () => {

@@ -68,7 +68,10 @@ function gate() {
 const rowOf = async (name: string) => (await listJobRows(setup.server.ctx.db)).find((r) => r.name === name);
 /** The row once no run holds it and it has been finished `runs` times. */
 const finished = async (name: string, runs: number) =>
-  (await eventually(() => rowOf(name), (row) => row?.runs === runs && row.lease_id === null && row.last_finished_at !== null))!;
+  (await eventually(
+    () => rowOf(name),
+    (row) => row?.runs === runs && row.lease_id === null && row.last_finished_at !== null,
+  ))!;
 
 describe('a job shared by three runners', () => {
   it('runs once when due, and once more when the developer clock moves past sixty of its intervals', async () => {
@@ -85,7 +88,10 @@ describe('a job shared by three runners', () => {
     expect(second.last_started_at).toBeGreaterThanOrEqual(first.last_finished_at! + 3_600_000);
     // Due again one interval after this run, on every runner's clock once it has seen the move.
     expect(second.run_at).toBe(second.last_finished_at! + 60_000);
-    await eventually(async () => contexts().map((ctx) => ctx.clock.offsetMs), (offsets) => offsets.every((o) => o === setup.server.ctx.clock.offsetMs));
+    await eventually(
+      async () => contexts().map((ctx) => ctx.clock.offsetMs),
+      (offsets) => offsets.every((o) => o === setup.server.ctx.clock.offsetMs),
+    );
     for (const ctx of contexts()) expect(second.run_at).toBeGreaterThan(ctx.clock.now().getTime());
   });
 
@@ -95,7 +101,10 @@ describe('a job shared by three runners', () => {
     const job = testJob('long', () => release.opened);
     const [mine, ...others] = contexts();
     startRunner(mine!, [job], LEASE_MS);
-    const taken = await eventually(() => rowOf('long'), (row) => row?.lease_id != null);
+    const taken = await eventually(
+      () => rowOf('long'),
+      (row) => row?.lease_id != null,
+    );
     for (const ctx of others) startRunner(ctx, [job], LEASE_MS);
     // Long past the end of the first lease, the run still holds the job.
     await eventually(
@@ -132,7 +141,10 @@ describe('a runner', () => {
     const release = gate();
     const job = testJob('stopping', () => release.opened);
     const runner = startRunner(setup.server.ctx, [job]);
-    await eventually(() => rowOf('stopping'), (row) => row?.lease_id != null);
+    await eventually(
+      () => rowOf('stopping'),
+      (row) => row?.lease_id != null,
+    );
 
     let stopped = false;
     const stopping = runner.stop().then(() => (stopped = true));
@@ -157,6 +169,8 @@ describe('a runner', () => {
     const row = await finished('failing', 1);
     expect(row).toMatchObject({ last_error: 'the bank is down', last_error_at: row.last_finished_at, run_at: row.last_finished_at! + 60_000 });
     const errors = lines.map((line) => JSON.parse(line));
-    expect(errors).toEqual([expect.objectContaining({ level: 50, job: 'failing', msg: 'job failed: failing', err: expect.objectContaining({ message: 'the bank is down' }) })]);
+    expect(errors).toEqual([
+      expect.objectContaining({ level: 50, job: 'failing', msg: 'job failed: failing', err: expect.objectContaining({ message: 'the bank is down' }) }),
+    ]);
   });
 });

@@ -21,7 +21,9 @@ beforeAll(async () => {
 
 describe('charges written together', () => {
   it('answers charge intents sent at once, each with its payment and its debit', async () => {
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => api.post('/v1/automatic-payment/charge-intent', newCharge(subscriptionId, { transaction_id: `AT-ONCE-${i}` }))));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => api.post('/v1/automatic-payment/charge-intent', newCharge(subscriptionId, { transaction_id: `AT-ONCE-${i}` }))),
+    );
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
     const ids = answers.map((a) => a.body.payment_id as string);
     const debits = await setup.server.ctx.db.selectFrom('debits').select('payment_id').where('payment_id', 'in', ids).execute();
@@ -34,7 +36,10 @@ describe('charges written together', () => {
     const debit = await setup.server.ctx.db.selectFrom('debits').selectAll().where('payment_id', '=', template).executeTakeFirstOrThrow();
     const fresh = (n: number): ChargeRows => {
       const paymentId = `chbat${String(n).padStart(7, '0')}`;
-      return { payment: { ...payment, payment_id: paymentId, notification_token: `${n}`.padStart(64, 'e') }, debit: { ...debit, debit_id: `debit-${paymentId}`, payment_id: paymentId } };
+      return {
+        payment: { ...payment, payment_id: paymentId, notification_token: `${n}`.padStart(64, 'e') },
+        debit: { ...debit, debit_id: `debit-${paymentId}`, payment_id: paymentId },
+      };
     };
     const takenPayment = fresh(2);
     takenPayment.payment.payment_id = template;

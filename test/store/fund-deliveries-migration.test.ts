@@ -30,9 +30,25 @@ describe('migration 013-fund-deliveries', () => {
     await db
       .insertInto('payments')
       .values({
-        payment_id: 'aaaaaaaaaaaa', receiver_id: 111111, notification_token: 'a'.repeat(64), status: 'done', status_detail: 'normal', version: 2, subject: 'Order',
-        amount: 10_000_000, currency: 'CLP', discount: 0, refunded: 0, expires_at: T, send_email: 0, send_reminders: 0, collect_account_uuid: 'acc',
-        out_of_date_conciliation: 0, funds_delivery_at: T, created_at: T, updated_at: T,
+        payment_id: 'aaaaaaaaaaaa',
+        receiver_id: 111111,
+        notification_token: 'a'.repeat(64),
+        status: 'done',
+        status_detail: 'normal',
+        version: 2,
+        subject: 'Order',
+        amount: 10_000_000,
+        currency: 'CLP',
+        discount: 0,
+        refunded: 0,
+        expires_at: T,
+        send_email: 0,
+        send_reminders: 0,
+        collect_account_uuid: 'acc',
+        out_of_date_conciliation: 0,
+        funds_delivery_at: T,
+        created_at: T,
+        updated_at: T,
       })
       .execute();
 

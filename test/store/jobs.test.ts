@@ -23,7 +23,15 @@ afterAll(async () => {
 const T = Date.UTC(2030, 0, 1);
 const WALL = 1_000_000;
 const rowOf = async (name: string) => (await listJobRows(server.ctx.db)).find((r) => r.name === name)!;
-const claim = (name: string, leaseId: string, at: Partial<JobClaim> = {}): JobClaim => ({ name, now: T, wallNow: WALL, leaseId, leaseUntil: WALL + 1_000, runner: `test:${leaseId}`, ...at });
+const claim = (name: string, leaseId: string, at: Partial<JobClaim> = {}): JobClaim => ({
+  name,
+  now: T,
+  wallNow: WALL,
+  leaseId,
+  leaseUntil: WALL + 1_000,
+  runner: `test:${leaseId}`,
+  ...at,
+});
 
 describe('job rows', () => {
   it('are created due at once, and creating them again leaves them as they are', async () => {
@@ -41,7 +49,9 @@ describe('job rows', () => {
     await claimJob(server.ctx.db, claim('not-due', 'done'));
     await finishJob(server.ctx.db, { name: 'not-due', leaseId: 'done', finishedAt: T, nextRunAt: T + 60_000, error: null });
     expect(await dueJobNames(server.ctx.db, ['due-free', 'due-held', 'not-due'], T, WALL)).toEqual(['due-free']);
-    expect(await dueJobNames(server.ctx.db, ['due-free', 'due-held', 'not-due'], T + 60_000, WALL + 1_001)).toEqual(expect.arrayContaining(['due-free', 'due-held', 'not-due']));
+    expect(await dueJobNames(server.ctx.db, ['due-free', 'due-held', 'not-due'], T + 60_000, WALL + 1_001)).toEqual(
+      expect.arrayContaining(['due-free', 'due-held', 'not-due']),
+    );
   });
 });
 
@@ -60,13 +70,21 @@ describe('claiming a job', () => {
 
   it('waits for the lease to end, which renewals push back; the process that lost it can neither renew nor finish it', async () => {
     await createJobRows(server.ctx.db, ['lease'], T);
-    expect(await claimJob(server.ctx.db, claim('lease', 'first'))).toMatchObject({ lease_id: 'first', locked_until: WALL + 1_000, runner: 'test:first', last_started_at: T });
+    expect(await claimJob(server.ctx.db, claim('lease', 'first'))).toMatchObject({
+      lease_id: 'first',
+      locked_until: WALL + 1_000,
+      runner: 'test:first',
+      last_started_at: T,
+    });
     expect(await claimJob(other.ctx.db, claim('lease', 'second', { wallNow: WALL + 999 }))).toBeUndefined();
 
     expect(await renewJobLease(server.ctx.db, 'lease', 'first', WALL + 5_000)).toBe(true);
     expect(await claimJob(other.ctx.db, claim('lease', 'second', { wallNow: WALL + 1_001 }))).toBeUndefined();
 
-    expect(await claimJob(other.ctx.db, claim('lease', 'second', { wallNow: WALL + 5_001, leaseUntil: WALL + 6_001 }))).toMatchObject({ lease_id: 'second', runs: 2 });
+    expect(await claimJob(other.ctx.db, claim('lease', 'second', { wallNow: WALL + 5_001, leaseUntil: WALL + 6_001 }))).toMatchObject({
+      lease_id: 'second',
+      runs: 2,
+    });
     expect(await renewJobLease(server.ctx.db, 'lease', 'first', WALL + 9_000)).toBe(false);
     expect(await finishJob(server.ctx.db, { name: 'lease', leaseId: 'first', finishedAt: T + 1, nextRunAt: T + 60_001, error: null })).toBe(false);
     expect(await rowOf('lease')).toMatchObject({ lease_id: 'second', locked_until: WALL + 6_001, run_at: T, last_finished_at: null });

@@ -20,23 +20,70 @@ describe('migration 010-outbox', () => {
   it('moves notifications and their attempts into the outbox unchanged, and keeps the old names as views', async () => {
     await db.insertInto('merchants').values(earlyMerchantRow(123456, T)).execute();
     const payment = (id: string) => ({
-      payment_id: id, receiver_id: 123456, notification_token: id.repeat(6), status: 'done', status_detail: 'normal', version: 2, subject: 'Order',
-      amount: 10_000_000, currency: 'CLP', discount: 0, refunded: 0, expires_at: T, send_email: 0, send_reminders: 0, collect_account_uuid: 'acc',
-      out_of_date_conciliation: 0, created_at: T, updated_at: T,
+      payment_id: id,
+      receiver_id: 123456,
+      notification_token: id.repeat(6),
+      status: 'done',
+      status_detail: 'normal',
+      version: 2,
+      subject: 'Order',
+      amount: 10_000_000,
+      currency: 'CLP',
+      discount: 0,
+      refunded: 0,
+      expires_at: T,
+      send_email: 0,
+      send_reminders: 0,
+      collect_account_uuid: 'acc',
+      out_of_date_conciliation: 0,
+      created_at: T,
+      updated_at: T,
     });
-    await db.insertInto('payments').values([payment('aaaaaaaaaaaa'), payment('bbbbbbbbbbbb')]).execute();
+    await db
+      .insertInto('payments')
+      .values([payment('aaaaaaaaaaaa'), payment('bbbbbbbbbbbb')])
+      .execute();
     const notification = (id: string, paymentId: string, version: string, status: string) => ({
-      notification_id: id, receiver_id: 123456, payment_id: paymentId, api_version: version, url: 'http://127.0.0.1:9/notify',
-      destination: 'http://127.0.0.1:9', content_type: version === '1.3' ? 'application/x-www-form-urlencoded' : 'application/json',
-      body: `body of ${id}`, status, attempts: 1, round_step: 1, round_started_at: T, next_attempt_at: status === 'pending' ? T + 5_000 : null,
-      lease_id: null, locked_until: null, delivered_at: status === 'delivered' ? T : null, created_at: T, updated_at: T,
+      notification_id: id,
+      receiver_id: 123456,
+      payment_id: paymentId,
+      api_version: version,
+      url: 'http://127.0.0.1:9/notify',
+      destination: 'http://127.0.0.1:9',
+      content_type: version === '1.3' ? 'application/x-www-form-urlencoded' : 'application/json',
+      body: `body of ${id}`,
+      status,
+      attempts: 1,
+      round_step: 1,
+      round_started_at: T,
+      next_attempt_at: status === 'pending' ? T + 5_000 : null,
+      lease_id: null,
+      locked_until: null,
+      delivered_at: status === 'delivered' ? T : null,
+      created_at: T,
+      updated_at: T,
     });
-    await db.insertInto('notifications').values([notification('n-13', 'aaaaaaaaaaaa', '1.3', 'delivered'), notification('n-30', 'bbbbbbbbbbbb', '3.0', 'pending')]).execute();
+    await db
+      .insertInto('notifications')
+      .values([notification('n-13', 'aaaaaaaaaaaa', '1.3', 'delivered'), notification('n-30', 'bbbbbbbbbbbb', '3.0', 'pending')])
+      .execute();
     const attempt = (id: string, status: number) => ({
-      notification_id: id, receiver_id: 123456, number: 1, trigger: 'first', due_at: T, started_at: T, latency_ms: 4, outcome: status === 200 ? 'delivered' : 'failed',
-      http_status: status, error: status === 200 ? null : 'HTTP 500', response_excerpt: 'ok',
+      notification_id: id,
+      receiver_id: 123456,
+      number: 1,
+      trigger: 'first',
+      due_at: T,
+      started_at: T,
+      latency_ms: 4,
+      outcome: status === 200 ? 'delivered' : 'failed',
+      http_status: status,
+      error: status === 200 ? null : 'HTTP 500',
+      response_excerpt: 'ok',
     });
-    await db.insertInto('notification_attempts').values([attempt('n-13', 200), attempt('n-30', 500)]).execute();
+    await db
+      .insertInto('notification_attempts')
+      .values([attempt('n-13', 200), attempt('n-30', 500)])
+      .execute();
     const oldNotifications = await db.selectFrom('notifications').selectAll().orderBy('notification_id').execute();
     const oldAttempts = await db.selectFrom('notification_attempts').selectAll().orderBy('attempt_id').execute();
 
@@ -56,8 +103,13 @@ describe('migration 010-outbox', () => {
     expect(await db.selectFrom('notifications').selectAll().orderBy('notification_id').execute()).toEqual(oldNotifications);
     expect(await db.selectFrom('notification_attempts').selectAll().orderBy('attempt_id').execute()).toEqual(oldAttempts);
     // New attempts are numbered after the copied ones.
-    await db.insertInto('message_attempts').values({ ...attempt('n-30', 500), message_id: 'n-30', notification_id: undefined, http_status: undefined, status_code: 500, number: 2 }).execute();
-    const ids = (await sql<{ attempt_id: number }>`select attempt_id from message_attempts order by attempt_id`.execute(db)).rows.map((r) => Number(r.attempt_id));
+    await db
+      .insertInto('message_attempts')
+      .values({ ...attempt('n-30', 500), message_id: 'n-30', notification_id: undefined, http_status: undefined, status_code: 500, number: 2 })
+      .execute();
+    const ids = (await sql<{ attempt_id: number }>`select attempt_id from message_attempts order by attempt_id`.execute(db)).rows.map((r) =>
+      Number(r.attempt_id),
+    );
     expect(new Set(ids).size).toBe(3);
   });
 });

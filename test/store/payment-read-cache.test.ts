@@ -17,7 +17,8 @@ import { useTestServer } from '../helpers/server.js';
 
 const setup = useTestServer();
 
-const newPayment = async () => (await createPayment(setup.server.ctx, setup.account.merchant, 'v3', { amount: 1000, currency: 'CLP', subject: 'Read cache' }, [])).paymentId;
+const newPayment = async () =>
+  (await createPayment(setup.server.ctx, setup.account.merchant, 'v3', { amount: 1000, currency: 'CLP', subject: 'Read cache' }, [])).paymentId;
 const read = (paymentId: string, receiverId = setup.account.receiver_id) => findPaymentToRead(setup.server.ctx.db, receiverId, paymentId);
 // A change as every writer makes it: one version on (updatePayment, HeldPayments).
 const changed = (subject: string) => (eb: ExpressionBuilder<DB, 'payments'>) => ({ subject, version: eb('version', '+', 1) });

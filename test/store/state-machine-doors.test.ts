@@ -26,13 +26,17 @@ beforeAll(() => {
   api = client(setup.server.baseUrl, setup.account.api_key);
 });
 
-const messagesOf = async (subjectId: string) => (await setup.server.ctx.db.selectFrom('messages').select(['kind', 'body']).where('subject_id', '=', subjectId).execute());
+const messagesOf = async (subjectId: string) =>
+  await setup.server.ctx.db.selectFrom('messages').select(['kind', 'body']).where('subject_id', '=', subjectId).execute();
 
 describe("a debit's door", () => {
   async function dueDebit() {
     const subscriptionId = await createSubscriptionOver(api, { notify_url: 'http://127.0.0.1:9/hook' });
     await signAtDemoBank(setup.server.ctx, subscriptionId);
-    const created = await api.post('/v1/automatic-payment/charge-intent', newCharge(subscriptionId, { amount: 100, transaction_id: 'INV-door', error_response_url: 'http://127.0.0.1:9/errors' }));
+    const created = await api.post(
+      '/v1/automatic-payment/charge-intent',
+      newCharge(subscriptionId, { amount: 100, transaction_id: 'INV-door', error_response_url: 'http://127.0.0.1:9/errors' }),
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     return (await findDebitOfPayment(setup.server.ctx.db, created.body.payment_id))!;
   }
@@ -85,7 +89,9 @@ describe("an operation's door", () => {
   it('refuses a move its table does not list, and one from a state the operation has left, sending nothing', async () => {
     const { id } = await issueOperation(setup.server.baseUrl, setup.account.api_key);
     const operation = (await findOperation(setup.server.ctx.db, id))!;
-    await expect(changeOperation(setup.server.ctx, setup.account.merchant, operation, 'issued', { event: 'transfer-executed' })).rejects.toThrow(IllegalTransition);
+    await expect(changeOperation(setup.server.ctx, setup.account.merchant, operation, 'issued', { event: 'transfer-executed' })).rejects.toThrow(
+      IllegalTransition,
+    );
     expect(await changeOperation(setup.server.ctx, setup.account.merchant, operation, 'running', { event: 'transfer-executed' })).toBeUndefined();
     expect(await findOperation(setup.server.ctx.db, id)).toEqual(operation);
     expect(await messagesOf(id)).toEqual([]);

@@ -40,8 +40,19 @@ describe('store', () => {
   it('prunes expired idempotency keys only', async () => {
     const account = await server.account();
     const now = Date.now();
-    const key = (idem_key: string, expires_at: number) => ({ receiver_id: account.receiver_id, idem_key, request_hash: 'h', response_status: 200, response_body: '{}', locked_until: now, expires_at });
-    await server.ctx.db.insertInto('idempotency_keys').values([key('old', now - 1), key('fresh', now + 60_000)]).execute();
+    const key = (idem_key: string, expires_at: number) => ({
+      receiver_id: account.receiver_id,
+      idem_key,
+      request_hash: 'h',
+      response_status: 200,
+      response_body: '{}',
+      locked_until: now,
+      expires_at,
+    });
+    await server.ctx.db
+      .insertInto('idempotency_keys')
+      .values([key('old', now - 1), key('fresh', now + 60_000)])
+      .execute();
     await pruneIdempotencyKeys(server.ctx.db, now);
     const left = await server.ctx.db.selectFrom('idempotency_keys').select('idem_key').where('receiver_id', '=', account.receiver_id).execute();
     expect(left.map((r) => r.idem_key)).toEqual(['fresh']);
@@ -52,13 +63,44 @@ describe('store', () => {
     const now = server.ctx.clock.now().getTime();
     const day = 24 * 3_600_000;
     const flow = (authorization_id: string, created_at: number) => ({
-      authorization_id, receiver_id: account.receiver_id, redirect_uri: 'https://app.example/cb', response_mode: 'query', state: null, nonce: null, custom: null,
-      institution_id: 'Bawdf', code_challenge: null, code_challenge_method: null, status: 'done', step_deadline: created_at, user_id: null,
-      authenticated_at: null, consent_id: null, code_hash: null, code_expires_at: null, redeemed_at: null, created_at,
+      authorization_id,
+      receiver_id: account.receiver_id,
+      redirect_uri: 'https://app.example/cb',
+      response_mode: 'query',
+      state: null,
+      nonce: null,
+      custom: null,
+      institution_id: 'Bawdf',
+      code_challenge: null,
+      code_challenge_method: null,
+      status: 'done',
+      step_deadline: created_at,
+      user_id: null,
+      authenticated_at: null,
+      consent_id: null,
+      code_hash: null,
+      code_expires_at: null,
+      redeemed_at: null,
+      created_at,
     });
-    await server.ctx.db.insertInto('oauth_authorizations').values([flow('old-unused', now - 2 * day), flow('old-in-use', now - 2 * day), flow('recent', now)]).execute();
-    const token = (jti: string, authorization_id: string | null, expires_at: number) => ({ jti, receiver_id: account.receiver_id, grant_type: 'authorization_code', authorization_id, consent_id: null, issued_at: now - 2 * day, expires_at, revoked_at: null });
-    await server.ctx.db.insertInto('oauth_tokens').values([token('live', 'old-in-use', now + day), token('expired', null, now - 1)]).execute();
+    await server.ctx.db
+      .insertInto('oauth_authorizations')
+      .values([flow('old-unused', now - 2 * day), flow('old-in-use', now - 2 * day), flow('recent', now)])
+      .execute();
+    const token = (jti: string, authorization_id: string | null, expires_at: number) => ({
+      jti,
+      receiver_id: account.receiver_id,
+      grant_type: 'authorization_code',
+      authorization_id,
+      consent_id: null,
+      issued_at: now - 2 * day,
+      expires_at,
+      revoked_at: null,
+    });
+    await server.ctx.db
+      .insertInto('oauth_tokens')
+      .values([token('live', 'old-in-use', now + day), token('expired', null, now - 1)])
+      .execute();
     await pruneExpired(server.ctx);
     const flows = await server.ctx.db.selectFrom('oauth_authorizations').select('authorization_id').where('receiver_id', '=', account.receiver_id).execute();
     expect(flows.map((f) => f.authorization_id).sort()).toEqual(['old-in-use', 'recent']);
@@ -101,7 +143,10 @@ describe('store', () => {
       vi.setSystemTime(start + 5_000);
       await expect(feed.poll()).rejects.toThrow('database unavailable');
       // Written by another process 5 s into the outage; read back 60 s in, it is older than the 10 s window.
-      await server.ctx.db.insertInto('invalidations').values({ topic: 'outage-topic', item: 'revoked meanwhile', created_at: start + 5_000 }).execute();
+      await server.ctx.db
+        .insertInto('invalidations')
+        .values({ topic: 'outage-topic', item: 'revoked meanwhile', created_at: start + 5_000 })
+        .execute();
       vi.setSystemTime(start + 60_000);
       await expect(feed.poll()).rejects.toThrow('database unavailable');
       down = false;
@@ -157,7 +202,13 @@ describe('store', () => {
   it('enforces the refund ceiling in the database itself', async () => {
     const account = await server.account();
     const payment = await createPayment(server.ctx, account.merchant, 'v3', { amount: 1000, currency: 'CLP', subject: 'ceiling' });
-    await expect(server.ctx.db.updateTable('payments').set({ refunded: payment.amount + 1 }).where('payment_id', '=', payment.paymentId).execute()).rejects.toThrow();
+    await expect(
+      server.ctx.db
+        .updateTable('payments')
+        .set({ refunded: payment.amount + 1 })
+        .where('payment_id', '=', payment.paymentId)
+        .execute(),
+    ).rejects.toThrow();
   });
 });
 
@@ -166,7 +217,9 @@ describe.skipIf(testDatabaseKind() === 'sqlite')('PostgreSQL connections', () =>
     await server.ctx.db.selectFrom('merchants').select('receiver_id').execute();
     const admin = new pg.Client({ connectionString: server.database.url });
     await admin.connect();
-    const cut = await admin.query('select pg_terminate_backend(pid) as cut from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    const cut = await admin.query(
+      'select pg_terminate_backend(pid) as cut from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
     await admin.end();
     expect(cut.rowCount).toBeGreaterThan(0);
     // The pool hears of each cut connection as an error event; the process must carry on.

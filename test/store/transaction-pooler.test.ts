@@ -39,7 +39,10 @@ describe.skipIf(testDatabaseKind() === 'sqlite')('PostgreSQL through a transacti
     const direct = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await direct.connect();
     try {
-      const held = await direct.query(`select count(*)::int as n from pg_locks l join pg_database d on d.oid = l.database where l.locktype = 'advisory' and d.datname = $1`, [new URL(database.url).pathname.slice(1)]);
+      const held = await direct.query(
+        `select count(*)::int as n from pg_locks l join pg_database d on d.oid = l.database where l.locktype = 'advisory' and d.datname = $1`,
+        [new URL(database.url).pathname.slice(1)],
+      );
       expect(held.rows[0].n).toBe(0);
     } finally {
       await direct.end();
@@ -53,9 +56,12 @@ describe.skipIf(testDatabaseKind() === 'sqlite')('PostgreSQL through a transacti
     beforeAll(() => ({ db, close } = openDatabase(pooledUrl, { poolSize: 2 })));
     afterAll(() => close());
 
-    it.each(['listen quipu', 'set statement_timeout = 0', 'select pg_advisory_lock(1)', 'create temporary table scratch (n int)', 'prepare mine as select 1'])('refuses %s, naming the pooler', async (statement) => {
-      await expect(sql.raw(statement).execute(db)).rejects.toThrow(/keeps session state.*pooler=transaction/);
-    });
+    it.each(['listen quipu', 'set statement_timeout = 0', 'select pg_advisory_lock(1)', 'create temporary table scratch (n int)', 'prepare mine as select 1'])(
+      'refuses %s, naming the pooler',
+      async (statement) => {
+        await expect(sql.raw(statement).execute(db)).rejects.toThrow(/keeps session state.*pooler=transaction/);
+      },
+    );
 
     it('runs what ends with its transaction', async () => {
       const rows = await db.transaction().execute(async (trx) => {

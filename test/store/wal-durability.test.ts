@@ -106,7 +106,10 @@ describe.skipIf(testDatabaseKind() === 'postgres')('the WAL under a steady strea
   const COMMITS = 3000;
 
   /** Commits one after another while the checkpoint thread copies the WAL behind them; the frames left in the WAL. */
-  async function commitSteadily(name: string, restarter?: (raw: BetterSqlite3.Database, wal: string) => WalRestarter): Promise<{ frames: number; rows: unknown }> {
+  async function commitSteadily(
+    name: string,
+    restarter?: (raw: BetterSqlite3.Database, wal: string) => WalRestarter,
+  ): Promise<{ frames: number; rows: unknown }> {
     const file = path.join(dir, name);
     const raw = new BetterSqlite3(file);
     raw.pragma('journal_mode = WAL');

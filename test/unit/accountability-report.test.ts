@@ -67,7 +67,10 @@ describe('funds deliveries', () => {
 
 describe('the accountability report', () => {
   const [delivery] = fundDeliveries(
-    [paid('zfxnocsow6mz', { transactionId: 'T-1/2', refunded: 3_000_000 }), paid('abcdefghijkl', { amount: 25_005_000, conciliationAt: new Date('2024-04-18T16:00:00.000Z') })],
+    [
+      paid('zfxnocsow6mz', { transactionId: 'T-1/2', refunded: 3_000_000 }),
+      paid('abcdefghijkl', { amount: 25_005_000, conciliationAt: new Date('2024-04-18T16:00:00.000Z') }),
+    ],
     NOW,
   );
   const recorded = { ...delivery!, deliveryId: '6f1c2a9e-1111-4222-8333-444455556666', receiverId: 990939 };

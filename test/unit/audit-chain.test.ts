@@ -4,7 +4,16 @@
 import { describe, expect, it } from 'vitest';
 import { AUDIT_GENESIS, type AuditEntry, auditHash, type AuditHead, type AuditRecord, ChainCheck } from '../../src/domain/audit.js';
 
-const entry = (i: number): AuditEntry => ({ at: 1_700_000_000_000 + i, actorKind: 'user', actor: `u${i}@shop.test`, receiverId: 7, action: 'payment.refund', target: `/p/${i}`, outcome: 'ok', address: '10.0.0.1' });
+const entry = (i: number): AuditEntry => ({
+  at: 1_700_000_000_000 + i,
+  actorKind: 'user',
+  actor: `u${i}@shop.test`,
+  receiverId: 7,
+  action: 'payment.refund',
+  target: `/p/${i}`,
+  outcome: 'ok',
+  address: '10.0.0.1',
+});
 
 function chain(length: number): AuditRecord[] {
   const records: AuditRecord[] = [];
@@ -44,7 +53,12 @@ describe('the audit chain', () => {
   });
 
   it('names the record after one removed, or rewritten with a hash of its own', () => {
-    expect(check(records.filter((r) => r.seq !== 3), head)).toEqual({ seq: 4, problem: 'broken before it' });
+    expect(
+      check(
+        records.filter((r) => r.seq !== 3),
+        head,
+      ),
+    ).toEqual({ seq: 4, problem: 'broken before it' });
     const forged = { ...records[2]!, actor: 'someone-else' };
     const rehashed = records.map((r) => (r.seq === 3 ? { ...forged, hash: auditHash(forged.prevHash, 3, forged) } : r));
     expect(check(rehashed, head)).toEqual({ seq: 4, problem: 'broken before it' });

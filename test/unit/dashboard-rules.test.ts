@@ -2,7 +2,15 @@
 // the password rules, session lifetimes and sign-in limits, and per-day totals folded in Santiago's days.
 import { describe, expect, it } from 'vitest';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, sessionAlive } from '../../src/domain/dashboard-session.js';
-import { afterFailure, afterSuccess, delayAfter, SIGN_IN_MEMORY_MS, SIGN_IN_THROTTLES, type ThrottleState, waitBeforeAttempt } from '../../src/domain/sign-in-throttle.js';
+import {
+  afterFailure,
+  afterSuccess,
+  delayAfter,
+  SIGN_IN_MEMORY_MS,
+  SIGN_IN_THROTTLES,
+  type ThrottleState,
+  waitBeforeAttempt,
+} from '../../src/domain/sign-in-throttle.js';
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { loadConfig } from '../../src/config.js';
 import { hashPassword, PASSWORD_HASH_COST, scryptMemory, verifyPassword, weakerThan } from '../../src/domain/password-hash.js';
@@ -36,16 +44,19 @@ describe('the password rules', () => {
 
   it('refuse the most common passwords, however they are cased or disguised', () => {
     expect(dictionary['passwords-common'].length).toBeGreaterThanOrEqual(3000);
-    for (const common of ['password', '12345678', 'Sunshine', 'P@ssw0rd', 'iloveyou', 'qwertyuiop']) expect(passwordProblem(common, context), common).toBe('common');
+    for (const common of ['password', '12345678', 'Sunshine', 'P@ssw0rd', 'iloveyou', 'qwertyuiop'])
+      expect(passwordProblem(common, context), common).toBe('common');
     // What the list leaves out because zxcvbn finds it by pattern: repeats and runs.
-    for (const pattern of ['aaaaaaaa', '00000000', 'abcabcabc', '19871987', 'abcdefgh', '87654321', 'ZYXWVUTSR']) expect(passwordProblem(pattern, context), pattern).toBe('common');
+    for (const pattern of ['aaaaaaaa', '00000000', 'abcabcabc', '19871987', 'abcdefgh', '87654321', 'ZYXWVUTSR'])
+      expect(passwordProblem(pattern, context), pattern).toBe('common');
     // The 3,000th most common password of the list is refused too.
     expect(passwordProblem(dictionary['passwords-common'].filter((p) => p.length >= 8)[2999]!, context)).toBe('common');
   });
 
   it("refuse Quipu's words and the user's email and account name, inside a longer password too", () => {
     expect(contextWords(context)).toEqual(expect.arrayContaining(['quipu', 'khipu', 'anarojas', 'rojas', 'teteras', 'andinas']));
-    for (const word of ['MiQuipu2024!', 'khipu-secreto-77', 'Rojas#Vela1987', 'TeterasDelSur99', 'anD1nas-m0unta1n', 'anarojas-9182']) expect(passwordProblem(word, context), word).toBe('context');
+    for (const word of ['MiQuipu2024!', 'khipu-secreto-77', 'Rojas#Vela1987', 'TeterasDelSur99', 'anD1nas-m0unta1n', 'anarojas-9182'])
+      expect(passwordProblem(word, context), word).toBe('context');
     // Words shorter than four letters are not refused: `ana` is in too many good passwords.
     expect(passwordProblem('banana-split-vortex', context)).toBeUndefined();
   });
@@ -71,13 +82,17 @@ describe('settings of the dashboard sign-in', () => {
     expect(loadConfig(production).passwordHashCost).toBe(17);
     expect(loadConfig({ PASSWORD_HASH_COST: '12' }).passwordHashCost).toBe(12);
     expect(loadConfig({ ...production, PASSWORD_HASH_COST: '18' }).passwordHashCost).toBe(18);
-    expect(() => loadConfig({ ...production, PASSWORD_HASH_COST: '12' })).toThrow('PASSWORD_HASH_COST below 17 is for test suites only and refused with SANDBOX=false');
+    expect(() => loadConfig({ ...production, PASSWORD_HASH_COST: '12' })).toThrow(
+      'PASSWORD_HASH_COST below 17 is for test suites only and refused with SANDBOX=false',
+    );
     expect(() => loadConfig({ PASSWORD_HASH_COST: '21' })).toThrow('PASSWORD_HASH_COST must be between 10 and 20');
   });
 
   it('hold DEMO_PASSWORD to the password rules with SANDBOX=false only: the developer-mode demo keeps any of 8 characters', () => {
     expect(loadConfig({ DEMO_PASSWORD: 'demo-password-for-ci' }).demoCredentials.password).toBe('demo-password-for-ci');
-    expect(() => loadConfig({ ...production, DEMO_PASSWORD: 'password123' })).toThrow('DEMO_PASSWORD is one of the most common passwords (the password rules apply with SANDBOX=false)');
+    expect(() => loadConfig({ ...production, DEMO_PASSWORD: 'password123' })).toThrow(
+      'DEMO_PASSWORD is one of the most common passwords (the password rules apply with SANDBOX=false)',
+    );
     expect(() => loadConfig({ ...production, DEMO_PASSWORD: 'demo-password-for-ci' })).toThrow("DEMO_PASSWORD must not contain Quipu's name");
     expect(loadConfig({ ...production, DEMO_PASSWORD: CHOSEN_PASSWORD }).demoCredentials.password).toBe(CHOSEN_PASSWORD);
   });
@@ -89,7 +104,6 @@ describe('sessions and sign-in limits', () => {
     expect(sessionAlive({ createdAt: 0, lastSeenAt: 0 }, SESSION_IDLE_MS)).toBe(false);
     expect(sessionAlive({ createdAt: 0, lastSeenAt: SESSION_ABSOLUTE_MS - 1 }, SESSION_ABSOLUTE_MS)).toBe(false);
   });
-
 });
 
 describe('the sign-in throttle', () => {

@@ -4,7 +4,14 @@ import { formatDateTime, parseDateTime } from '../../src/domain/dates.js';
 describe('date-times', () => {
   it('accepts the formats the official clients send', () => {
     const expected = Date.UTC(2017, 2, 1, 13, 0, 0);
-    for (const text of ['2017-03-01T13:00:00Z', '2017-03-01T13:00:00.000Z', '2017-03-01T13:00:00+0000', '2017-03-01T10:00:00-03:00', '2017-03-01 10:00:00 -0300', '2017-03-01T10:00:00-03']) {
+    for (const text of [
+      '2017-03-01T13:00:00Z',
+      '2017-03-01T13:00:00.000Z',
+      '2017-03-01T13:00:00+0000',
+      '2017-03-01T10:00:00-03:00',
+      '2017-03-01 10:00:00 -0300',
+      '2017-03-01T10:00:00-03',
+    ]) {
       expect(parseDateTime(text)?.getTime(), text).toBe(expected);
     }
   });

@@ -30,7 +30,9 @@ describe('delivery and sandbox settings', () => {
     expect(loadConfig({ DELIVERY_CONCURRENCY: '8' }).deliveryConcurrencyPerDestination).toBe(2);
     expect(loadConfig({ DELIVERY_CONCURRENCY: '2' }).deliveryConcurrencyPerDestination).toBe(1);
     expect(loadConfig({ DELIVERY_CONCURRENCY_PER_DESTINATION: '64' }).deliveryConcurrencyPerDestination).toBe(64);
-    expect(() => loadConfig({ DELIVERY_CONCURRENCY_PER_DESTINATION: '65' })).toThrow(new ConfigError('DELIVERY_CONCURRENCY_PER_DESTINATION must be between 1 and 64, got 65'));
+    expect(() => loadConfig({ DELIVERY_CONCURRENCY_PER_DESTINATION: '65' })).toThrow(
+      new ConfigError('DELIVERY_CONCURRENCY_PER_DESTINATION must be between 1 and 64, got 65'),
+    );
   });
 
   it('opens a demo account by default only where the sandbox is on', () => {

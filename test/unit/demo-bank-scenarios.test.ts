@@ -12,7 +12,8 @@ describe('the DemoBank scenarios', () => {
   });
 
   it('name triggers the documentation gives', () => {
-    for (const value of [PENDING_APPROVAL_RUT, INSUFFICIENT_FUNDS_RUT, DEMO_COORDINATES.pay.join(' '), DEMO_COORDINATES.fail.join(' ')]) expect(doc).toContain(value);
+    for (const value of [PENDING_APPROVAL_RUT, INSUFFICIENT_FUNDS_RUT, DEMO_COORDINATES.pay.join(' '), DEMO_COORDINATES.fail.join(' ')])
+      expect(doc).toContain(value);
   });
 
   it('have unique ids', () => {

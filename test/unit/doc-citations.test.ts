@@ -20,8 +20,19 @@ function repositoryFiles(dir = ROOT): string[] {
   });
 }
 
-const documents = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
-const topFolders = new Set(fs.readdirSync(ROOT, { withFileTypes: true }).filter((e) => e.isDirectory() && !SKIPPED.has(e.name)).map((e) => e.name));
+const documents = [
+  'README.md',
+  ...fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+const topFolders = new Set(
+  fs
+    .readdirSync(ROOT, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !SKIPPED.has(e.name))
+    .map((e) => e.name),
+);
 
 /** The files a document cites: code blocks left out, where commands and sample output live. */
 function citedFiles(markdown: string): string[] {
@@ -51,7 +62,8 @@ describe('the documentation', () => {
   });
 
   it('finds citations where documents write them', () => {
-    const sample = 'See `docs/v2.md`, `provider-facts.md` §3 and [the guide](docs/oauth.md); not `true/false`, `/v3/payments` nor\n```sh\nquipu reconcile statement.csv\n```';
+    const sample =
+      'See `docs/v2.md`, `provider-facts.md` §3 and [the guide](docs/oauth.md); not `true/false`, `/v3/payments` nor\n```sh\nquipu reconcile statement.csv\n```';
     expect(citedFiles(sample)).toEqual(['docs/v2.md', 'provider-facts.md', 'docs/oauth.md']);
     expect(exists('README.md', 'provider-facts.md')).toBe(false);
     expect(exists('docs/oauth.md', 'v2.md')).toBe(true);

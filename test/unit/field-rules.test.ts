@@ -26,7 +26,7 @@ describe('decodeFields', () => {
     expect(decode({ name: '\uD83Dab' }).errors).toEqual([]);
   });
 
-  it("keeps a value that breaks only a lenient rule, and names what it breaks as a doubt", () => {
+  it('keeps a value that breaks only a lenient rule, and names what it breaks as a doubt', () => {
     expect(decode({ note: 'four', email: 'not an email' })).toEqual({
       fields: { note: 'four', email: 'not an email' },
       errors: [],
@@ -38,8 +38,16 @@ describe('decodeFields', () => {
   });
 
   it("keeps a value that breaks only a format-lenient rule's format; its lengths stay the rule's", () => {
-    expect(decode({ picture: 'shoe.png' })).toEqual({ fields: { picture: 'shoe.png' }, errors: [], doubts: [{ field: 'picture', message: 'must be an absolute http or https URL' }] });
-    expect(decode({ picture: 'x'.repeat(21) })).toEqual({ fields: {}, errors: [{ field: 'picture', message: 'must be at most 20 characters long' }], doubts: [] });
+    expect(decode({ picture: 'shoe.png' })).toEqual({
+      fields: { picture: 'shoe.png' },
+      errors: [],
+      doubts: [{ field: 'picture', message: 'must be an absolute http or https URL' }],
+    });
+    expect(decode({ picture: 'x'.repeat(21) })).toEqual({
+      fields: {},
+      errors: [{ field: 'picture', message: 'must be at most 20 characters long' }],
+      doubts: [],
+    });
   });
 
   it('takes an account number sent as a JSON number only while it is a whole number below 2^53', () => {

@@ -41,7 +41,7 @@ describe('GroupCommit', () => {
     expect(batches).toEqual([[1, 2]]);
   });
 
-  it("fails only the write whose error the batch reports, and every write of a batch that failed whole", async () => {
+  it('fails only the write whose error the batch reports, and every write of a batch that failed whole', async () => {
     const group = new GroupCommit(async (items: number[]) => items.map((n) => (n === 2 ? new Error('two') : undefined)));
     const results = await Promise.allSettled([group.add(1), group.add(2), group.add(3)]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);

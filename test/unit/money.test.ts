@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { amountToNumber, formatAmount, formatAmountFixed, MAX_AMOUNT_TEXT, numberToDecimalText, parseAmount, plainDecimalText, withoutTrailingZeros } from '../../src/domain/money.js';
+import {
+  amountToNumber,
+  formatAmount,
+  formatAmountFixed,
+  MAX_AMOUNT_TEXT,
+  numberToDecimalText,
+  parseAmount,
+  plainDecimalText,
+  withoutTrailingZeros,
+} from '../../src/domain/money.js';
 
 describe('money', () => {
   it('parses decimals exactly into units of 1/10000', () => {
@@ -10,7 +19,19 @@ describe('money', () => {
     expect(parseAmount('007.50', 2)).toEqual({ ok: true, units: 75_000 });
   });
   it('refuses more decimals than the currency allows, separators and signs', () => {
-    for (const [text, decimals] of [['10.5', 0], ['1.234', 2], ['1.23456', 4], ['1,000', 0], ['1 000', 0], ['-5', 0], ['+5', 0], ['1e3', 0], ['', 0], ['.5', 2], ['5.', 2]] as const) {
+    for (const [text, decimals] of [
+      ['10.5', 0],
+      ['1.234', 2],
+      ['1.23456', 4],
+      ['1,000', 0],
+      ['1 000', 0],
+      ['-5', 0],
+      ['+5', 0],
+      ['1e3', 0],
+      ['', 0],
+      ['.5', 2],
+      ['5.', 2],
+    ] as const) {
       expect(parseAmount(text, decimals).ok, text).toBe(false);
     }
   });

@@ -40,20 +40,43 @@ describe('flow errors', () => {
 
   it('names each way a sign-in at the institution fails with the contract’s code for it', () => {
     const codes = Object.fromEntries(
-      (['invalid-identifier', 'wrong-credentials', 'no-answer', 'transient', 'failed', 'unavailable', 'no-connector'] as const).map((f) => [f, signInFailureError(f).code]),
+      (['invalid-identifier', 'wrong-credentials', 'no-answer', 'transient', 'failed', 'unavailable', 'no-connector'] as const).map((f) => [
+        f,
+        signInFailureError(f).code,
+      ]),
     );
-    expect(codes).toEqual({ 'invalid-identifier': 'E101', 'wrong-credentials': 'E102', 'no-answer': 'E001', transient: 'E003', failed: 'E002', unavailable: 'E201', 'no-connector': 'E201' });
+    expect(codes).toEqual({
+      'invalid-identifier': 'E101',
+      'wrong-credentials': 'E102',
+      'no-answer': 'E001',
+      transient: 'E003',
+      failed: 'E002',
+      unavailable: 'E201',
+      'no-connector': 'E201',
+    });
   });
 
   it('carries state only when the client sent one', () => {
-    expect(flowErrorParams(flowError('A001'), null)).toEqual({ error: 'access_denied', error_code: 'A001', error_type: 'DO_NOT_RETRY', error_description: 'The user refused consent' });
+    expect(flowErrorParams(flowError('A001'), null)).toEqual({
+      error: 'access_denied',
+      error_code: 'A001',
+      error_type: 'DO_NOT_RETRY',
+      error_description: 'The user refused consent',
+    });
     expect(flowErrorParams(flowError('A002', 'scope', 'invalid_scope'), 'x')).toMatchObject({ error: 'invalid_scope', state: 'x' });
   });
 });
 
 describe('authorization request', () => {
   const client: ClientView = { receiverId: 123456, developer: true, redirectUris: ['https://shop.example/cb'] };
-  const valid = { client_id: '123456', redirect_uri: 'https://shop.example/cb', response_type: 'code', response_mode: 'query', scope: 'openid api', institution_id: 'Bawdf' };
+  const valid = {
+    client_id: '123456',
+    redirect_uri: 'https://shop.example/cb',
+    response_type: 'code',
+    response_mode: 'query',
+    scope: 'openid api',
+    institution_id: 'Bawdf',
+  };
   const demoOnly = (bankId: string) => bankId === 'Bawdf';
 
   it('accepts the contract’s parameters and defaults the PKCE method to plain', () => {
@@ -74,13 +97,19 @@ describe('authorization request', () => {
 
   it('refuses any other set of scopes', () => {
     for (const scope of ['openid', 'openid api admin', 'openid api api', 'openid openid', 'openid+api', 'OPENID API', 'openid\tapi', '']) {
-      expect(checkAuthorizationRequest({ ...valid, scope }, client, demoOnly), scope).toMatchObject({ outcome: 'redirect-error', error: { code: 'A002', error: 'invalid_scope' } });
+      expect(checkAuthorizationRequest({ ...valid, scope }, client, demoOnly), scope).toMatchObject({
+        outcome: 'redirect-error',
+        error: { code: 'A002', error: 'invalid_scope' },
+      });
     }
   });
 
   it('reads an empty state or nonce as not sent, doubting it', () => {
     const doubts: FieldError[] = [];
-    expect(checkAuthorizationRequest({ ...valid, state: '', nonce: '' }, client, demoOnly, doubts)).toMatchObject({ outcome: 'ok', request: { state: null, nonce: null } });
+    expect(checkAuthorizationRequest({ ...valid, state: '', nonce: '' }, client, demoOnly, doubts)).toMatchObject({
+      outcome: 'ok',
+      request: { state: null, nonce: null },
+    });
     expect(doubts).toEqual([
       { field: 'state', message: 'is empty: read as not sent' },
       { field: 'nonce', message: 'is empty: read as not sent' },
@@ -89,14 +118,23 @@ describe('authorization request', () => {
   });
 
   it('accepts custom up to 1024 characters and refuses a longer one', () => {
-    expect(checkAuthorizationRequest({ ...valid, custom: 'x'.repeat(1024) }, client, demoOnly)).toMatchObject({ outcome: 'ok', request: { custom: 'x'.repeat(1024) } });
-    expect(checkAuthorizationRequest({ ...valid, custom: 'x'.repeat(1025) }, client, demoOnly)).toMatchObject({ outcome: 'redirect-error', error: { code: 'A002', description: expect.stringContaining('custom') } });
+    expect(checkAuthorizationRequest({ ...valid, custom: 'x'.repeat(1024) }, client, demoOnly)).toMatchObject({
+      outcome: 'ok',
+      request: { custom: 'x'.repeat(1024) },
+    });
+    expect(checkAuthorizationRequest({ ...valid, custom: 'x'.repeat(1025) }, client, demoOnly)).toMatchObject({
+      outcome: 'redirect-error',
+      error: { code: 'A002', description: expect.stringContaining('custom') },
+    });
   });
 
   it('refuses an unknown client and an unregistered redirect_uri before looking at anything else', () => {
     expect(checkAuthorizationRequest({ ...valid, scope: 'bad' }, undefined, demoOnly)).toMatchObject({ outcome: 'refused', parameter: 'client_id' });
     for (const uri of ['https://shop.example/cb/', 'https://SHOP.example/cb', 'https://shop.example/cb?x=1', 'https://shop.example/c']) {
-      expect(checkAuthorizationRequest({ ...valid, redirect_uri: uri, scope: 'bad' }, client, demoOnly), uri).toMatchObject({ outcome: 'refused', parameter: 'redirect_uri' });
+      expect(checkAuthorizationRequest({ ...valid, redirect_uri: uri, scope: 'bad' }, client, demoOnly), uri).toMatchObject({
+        outcome: 'refused',
+        parameter: 'redirect_uri',
+      });
     }
   });
 
@@ -116,7 +154,9 @@ describe('authorization request', () => {
 
   it('answers a known bank without connector with E201 and an unknown one with A002', () => {
     expect(checkAuthorizationRequest({ ...valid, institution_id: 'WbPkK' }, client, demoOnly)).toMatchObject({ error: { code: 'E201' } });
-    expect(checkAuthorizationRequest({ ...valid, institution_id: 'Bawdf' }, { ...client, developer: false }, demoOnly)).toMatchObject({ error: { code: 'A002' } });
+    expect(checkAuthorizationRequest({ ...valid, institution_id: 'Bawdf' }, { ...client, developer: false }, demoOnly)).toMatchObject({
+      error: { code: 'A002' },
+    });
   });
 });
 
@@ -155,7 +195,16 @@ describe('token claims', () => {
 
   it('makes one-year access tokens for the account, with custom only when sent', () => {
     const claims = accessTokenClaims({ issuer: 'https://q.example', receiverId: 123456, jti: 'j', now, scope: 'api', custom: null });
-    expect(claims).toEqual({ iss: 'https://q.example', aud: 'https://q.example', sub: '123456', client_id: '123456', iat: 1767225600, exp: 1767225600 + 31536000, jti: 'j', scope: 'api' });
+    expect(claims).toEqual({
+      iss: 'https://q.example',
+      aud: 'https://q.example',
+      sub: '123456',
+      client_id: '123456',
+      iat: 1767225600,
+      exp: 1767225600 + 31536000,
+      jti: 'j',
+      scope: 'api',
+    });
     expect(accessTokenClaims({ issuer: 'i', receiverId: 1, jti: 'j', now, scope: 'api', custom: 'c' }).custom).toBe('c');
   });
 

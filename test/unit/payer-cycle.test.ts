@@ -106,12 +106,16 @@ describe('credit matching', () => {
 
   it('keeps to what the merchant fixed: the payer, the bank and the method', () => {
     expect(reason({}, { fixedPayerPersonalIdentifier: '123456785' })).toBe('matched');
-    expect(reason({}, { fixedPayerPersonalIdentifier: '11.111.111-1' })).toBe('payment abcdefghijkl may only be paid by 11.111.111-1, the credit comes from 12.345.678-5');
+    expect(reason({}, { fixedPayerPersonalIdentifier: '11.111.111-1' })).toBe(
+      'payment abcdefghijkl may only be paid by 11.111.111-1, the credit comes from 12.345.678-5',
+    );
     expect(reason({ payerPersonalIdentifier: null }, { fixedPayerPersonalIdentifier: '11.111.111-1' })).toContain('the credit comes from an unnamed payer');
     expect(reason({}, { bankId: 'dfFbF' })).toBe('matched');
     expect(reason({}, { bankId: 'LrNcd' })).toBe('payment abcdefghijkl may only be paid from bank LrNcd, the credit comes from dfFbF');
     expect(reason({ payerBankId: null }, { bankId: 'LrNcd' })).toContain('the credit comes from an unnamed bank');
-    expect(reason({}, { mandatoryPaymentMethod: 'SIMPLIFIED_TRANSFER' })).toBe('payment abcdefghijkl may only be paid by simplified_transfer, the credit is a regular_transfer');
+    expect(reason({}, { mandatoryPaymentMethod: 'SIMPLIFIED_TRANSFER' })).toBe(
+      'payment abcdefghijkl may only be paid by simplified_transfer, the credit is a regular_transfer',
+    );
     expect(reason({ paymentMethod: 'simplified_transfer' }, { mandatoryPaymentMethod: 'SIMPLIFIED_TRANSFER' })).toBe('matched');
     expect(reason({ paymentMethod: 'simplified_transfer' }, { mandatoryPaymentMethod: 'REGULAR_TRANSFER' })).toContain('may only be paid by regular_transfer');
   });
@@ -122,7 +126,14 @@ describe('credit records and statements', () => {
 
   it('decode exact amounts and optional fields', () => {
     const [credit] = parseCredits([{ ...row, reference: 'x', funds_source: 'debit' }], (i) => `#${i}`);
-    expect(credit).toMatchObject({ bankReference: 'r1', amount: units(1000), reference: 'x', fundsSource: 'debit', payerName: null, creditedAt: at('2026-01-01T13:00:00Z') });
+    expect(credit).toMatchObject({
+      bankReference: 'r1',
+      amount: units(1000),
+      reference: 'x',
+      fundsSource: 'debit',
+      payerName: null,
+      creditedAt: at('2026-01-01T13:00:00Z'),
+    });
     expect(parseCredits([{ ...row, currency: 'CLF', amount: '0.0001' }], String)[0]!.amount).toBe(1);
   });
 
@@ -133,7 +144,9 @@ describe('credit records and statements', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(DomainError);
       const fields = (error as DomainError).fields.map((f) => f.field);
-      expect(fields).toEqual(expect.arrayContaining(['credits.1.amount', 'credits.1.extra', 'credits.2.bank_reference', 'credits.2.currency', 'credits.2.credited_at']));
+      expect(fields).toEqual(
+        expect.arrayContaining(['credits.1.amount', 'credits.1.extra', 'credits.2.bank_reference', 'credits.2.currency', 'credits.2.credited_at']),
+      );
       expect(fields.some((f) => f.startsWith('credits.0'))).toBe(false);
     }
   });
@@ -158,7 +171,11 @@ describe('credit records and statements', () => {
       return [];
     };
     expect(fieldsOf(() => parseStatement(`${JSON.stringify(row)}\nnot json\n[1]\n`, 'jsonl'))).toEqual(['line 2', 'line 3']);
-    expect(fieldsOf(() => parseStatement('bank_reference,account,amount,currency,credited_at\nr1,acc,1,CLP,2026-01-01T10:00:00Z\nr2,acc,x,CLP,2026-01-01T10:00:00Z\n', 'csv'))).toEqual(['line 3.amount']);
+    expect(
+      fieldsOf(() =>
+        parseStatement('bank_reference,account,amount,currency,credited_at\nr1,acc,1,CLP,2026-01-01T10:00:00Z\nr2,acc,x,CLP,2026-01-01T10:00:00Z\n', 'csv'),
+      ),
+    ).toEqual(['line 3.amount']);
     expect(fieldsOf(() => parseStatement('a,b\n"unclosed,1\n', 'csv'))[0]).toMatch(/^line /);
   });
 

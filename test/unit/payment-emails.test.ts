@@ -36,7 +36,14 @@ function emailOf(kind: 'payment.email.collection' | 'payment.email.reminder', pa
 describe('the collection email', () => {
   it('is a message to the payer, valid until the payment expires, stored as the documented JSON', () => {
     const { draft, email } = emailOf('payment.email.collection', emailedPayment());
-    expect(draft).toMatchObject({ kind: 'payment.email.collection', receiverId: 42, subjectId: 'abc123def456', url: 'mailto:ana@example.com', contentType: EMAIL_CONTENT_TYPE, validUntil: EXPIRES.getTime() });
+    expect(draft).toMatchObject({
+      kind: 'payment.email.collection',
+      receiverId: 42,
+      subjectId: 'abc123def456',
+      url: 'mailto:ana@example.com',
+      contentType: EMAIL_CONTENT_TYPE,
+      validUntil: EXPIRES.getTime(),
+    });
     expect(Object.keys(JSON.parse(draft.body))).toEqual(['from', 'to', 'to_name', 'subject', 'text', 'html']);
     expect(email).toMatchObject({ from: 'Quipu <no-reply@quipu.example>', to: 'ana@example.com', toName: 'Ana Pérez' });
     expect(email.subject).toBe('Cobro / Payment request: Order 17 · Tienda Sur');
@@ -90,11 +97,15 @@ describe('the reminder', () => {
   });
 });
 
-describe("merchant values", () => {
+describe('merchant values', () => {
   const hostile = '<script>alert("x")</script> "&\'';
 
   it('are escaped in the HTML part and kept as written in the text part', () => {
-    const { email } = emailOf('payment.email.collection', emailedPayment({ subject: hostile, body: '<img src=x onerror=alert(1)>', payerName: '<b>Ana</b>' }), `<i>Shop</i> "&'`);
+    const { email } = emailOf(
+      'payment.email.collection',
+      emailedPayment({ subject: hostile, body: '<img src=x onerror=alert(1)>', payerName: '<b>Ana</b>' }),
+      `<i>Shop</i> "&'`,
+    );
     expect(email.html).not.toContain('<script>');
     expect(email.html).not.toContain('<img');
     expect(email.html).not.toContain('<b>');
@@ -106,7 +117,11 @@ describe("merchant values", () => {
   });
 
   it('cannot add a header: line breaks in a subject, a merchant name or a payer name become spaces', () => {
-    const { email } = emailOf('payment.email.collection', emailedPayment({ subject: 'Order 1\r\nBcc: thief@evil.example', payerName: 'Ana\r\nCc: thief@evil.example' }), 'Shop\nX-Injected: yes');
+    const { email } = emailOf(
+      'payment.email.collection',
+      emailedPayment({ subject: 'Order 1\r\nBcc: thief@evil.example', payerName: 'Ana\r\nCc: thief@evil.example' }),
+      'Shop\nX-Injected: yes',
+    );
     expect(email.subject).toBe('Cobro / Payment request: Order 1 Bcc: thief@evil.example · Shop X-Injected: yes');
     expect(email.toName).toBe('Ana Cc: thief@evil.example');
     for (const header of [email.subject, email.toName!]) expect(header).not.toMatch(/[\r\n]/);

@@ -24,7 +24,17 @@ describe('payment listing parameters', () => {
 
   it('reads each filter', () => {
     const cursor = encodePageCursor({ at: 1_700_000_000_000, id: 'abc123def456' });
-    expect(parsePaymentFilter({ status: 'done', status_detail: 'reversed', from: '2024-05-01T12:00:00Z', to: '2024-05-02T09:00:00-04:00', q: '  Order 42 ', limit: '100', cursor })).toEqual({
+    expect(
+      parsePaymentFilter({
+        status: 'done',
+        status_detail: 'reversed',
+        from: '2024-05-01T12:00:00Z',
+        to: '2024-05-02T09:00:00-04:00',
+        q: '  Order 42 ',
+        limit: '100',
+        cursor,
+      }),
+    ).toEqual({
       status: 'done',
       statusDetail: 'reversed',
       from: new Date('2024-05-01T12:00:00Z'),
@@ -37,12 +47,17 @@ describe('payment listing parameters', () => {
 
   it('reads a date as the day in Chile: from its first instant there', () => {
     // May is winter in Santiago (UTC-4); January summer (UTC-3).
-    expect(parsePaymentFilter({ from: '2024-05-01', to: '2024-05-02' })).toMatchObject({ from: new Date('2024-05-01T04:00:00Z'), to: new Date('2024-05-02T04:00:00Z') });
+    expect(parsePaymentFilter({ from: '2024-05-01', to: '2024-05-02' })).toMatchObject({
+      from: new Date('2024-05-01T04:00:00Z'),
+      to: new Date('2024-05-02T04:00:00Z'),
+    });
     expect(parsePaymentFilter({ from: '2024-01-31' }).from).toEqual(new Date('2024-01-31T03:00:00Z'));
   });
 
   it('names every bad parameter in one refusal', () => {
-    expect(refusal({ status: 'paid', status_detail: 'refunded', from: 'yesterday', to: '2024-02-30', q: 'x'.repeat(101), limit: '0', cursor: 'nonsense' })).toEqual({
+    expect(
+      refusal({ status: 'paid', status_detail: 'refunded', from: 'yesterday', to: '2024-02-30', q: 'x'.repeat(101), limit: '0', cursor: 'nonsense' }),
+    ).toEqual({
       status: 'must be one of pending, verifying, done',
       status_detail: 'must be one of pending, normal, marked-paid-by-receiver, rejected-by-payer, marked-as-abuse, reversed',
       from: 'must be a date (YYYY-MM-DD, a day in Chile) or an ISO 8601 date-time with a time zone',

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { applyEvent, canApply, detailsIn, isDeletable, PAYMENT_STATES, PAYMENT_TRANSITIONS, type PaymentEvent, type PaymentState, statusesWith } from '../../src/domain/payment-status.js';
+import {
+  applyEvent,
+  canApply,
+  detailsIn,
+  isDeletable,
+  PAYMENT_STATES,
+  PAYMENT_TRANSITIONS,
+  type PaymentEvent,
+  type PaymentState,
+  statusesWith,
+} from '../../src/domain/payment-status.js';
 import { IllegalTransition } from '../../src/domain/state-machine.js';
 
 const pending: PaymentState = { status: 'pending', statusDetail: 'pending' };

@@ -37,7 +37,12 @@ describe('predictions', () => {
   });
   it('answers a bank this account cannot pay from as not available, with no limits', () => {
     const firstPaidAt = new Date('2026-01-01T00:00:00Z');
-    expect(predict(undefined, 10_000, 'CLP', { firstPaidAt }, now)).toEqual({ result: 'not_available_account', maxAmount: 0, newDestinataryMaxAmount: 0, coolDownDate: firstPaidAt });
+    expect(predict(undefined, 10_000, 'CLP', { firstPaidAt }, now)).toEqual({
+      result: 'not_available_account',
+      maxAmount: 0,
+      newDestinataryMaxAmount: 0,
+      coolDownDate: firstPaidAt,
+    });
   });
 });
 

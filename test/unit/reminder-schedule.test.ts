@@ -11,7 +11,15 @@ const CREATED = new Date('2025-03-01T12:00:00Z');
 const at = (ms: number) => new Date(CREATED.getTime() + ms);
 
 function payment(expiresIn: number, overrides: Partial<Payment> = {}): Payment {
-  return { status: 'pending', statusDetail: 'pending', sendEmail: true, sendReminders: true, createdAt: CREATED, expiresAt: at(expiresIn), ...overrides } as Payment;
+  return {
+    status: 'pending',
+    statusDetail: 'pending',
+    sendEmail: true,
+    sendReminders: true,
+    createdAt: CREATED,
+    expiresAt: at(expiresIn),
+    ...overrides,
+  } as Payment;
 }
 
 describe('reminder instants', () => {

@@ -27,8 +27,12 @@ describe('retry schedule', () => {
   });
 
   it('stops after an attempt due at the end of the two days, whatever the count', () => {
-    expect(nextAttemptAt({ attemptsInRound: 2, roundStartedAt: start, dueAt: start + DELIVERY_WINDOW_MS, now: start + DELIVERY_WINDOW_MS, random: 0 })).toBeNull();
-    expect(nextAttemptAt({ attemptsInRound: 8, roundStartedAt: start, dueAt: start + 40 * H, now: start + 40 * H, random: 0 })).toBe(start + DELIVERY_WINDOW_MS);
+    expect(
+      nextAttemptAt({ attemptsInRound: 2, roundStartedAt: start, dueAt: start + DELIVERY_WINDOW_MS, now: start + DELIVERY_WINDOW_MS, random: 0 }),
+    ).toBeNull();
+    expect(nextAttemptAt({ attemptsInRound: 8, roundStartedAt: start, dueAt: start + 40 * H, now: start + 40 * H, random: 0 })).toBe(
+      start + DELIVERY_WINDOW_MS,
+    );
   });
 
   it('counts from due time to due time: attempts missed while the clock jumped are all made, then the round ends', () => {
@@ -45,13 +49,16 @@ describe('retry schedule', () => {
   });
 
   it('honours Retry-After within the schedule: longer waits only, at most 16 h, never past the window', () => {
-    const next = (retryAfterMs: number, attemptsInRound = 1, now = start) => nextAttemptAt({ attemptsInRound, roundStartedAt: start, dueAt: now, now, random: 0, retryAfterMs });
+    const next = (retryAfterMs: number, attemptsInRound = 1, now = start) =>
+      nextAttemptAt({ attemptsInRound, roundStartedAt: start, dueAt: now, now, random: 0, retryAfterMs });
     expect(next(60_000)).toBe(start + 60_000);
     expect(next(1_000)).toBe(start + 5_000);
     expect(next(100 * H)).toBe(start + 16 * H);
     expect(next(16 * H, 3, start + 40 * H)).toBe(start + DELIVERY_WINDOW_MS);
     // Counted from when the receiver said it, not from when the late attempt was due.
-    expect(nextAttemptAt({ attemptsInRound: 1, roundStartedAt: start, dueAt: start, now: start + 600_000, random: 0, retryAfterMs: 60_000 })).toBe(start + 660_000);
+    expect(nextAttemptAt({ attemptsInRound: 1, roundStartedAt: start, dueAt: start, now: start + 600_000, random: 0, retryAfterMs: 60_000 })).toBe(
+      start + 660_000,
+    );
   });
 });
 

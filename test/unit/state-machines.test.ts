@@ -44,12 +44,30 @@ describe("a charge's debit", () => {
 
   it('writes the dates each answer gives it', () => {
     const settlesAt = new Date('2026-11-30T12:00:00Z');
-    expect(debitMove({ submittedAt: null }, 'submitting', { event: 'accepted', settlesAt }, NOW)).toEqual({ state: 'submitted', at: NOW, submittedAt: NOW, nextCheckAt: settlesAt });
+    expect(debitMove({ submittedAt: null }, 'submitting', { event: 'accepted', settlesAt }, NOW)).toEqual({
+      state: 'submitted',
+      at: NOW,
+      submittedAt: NOW,
+      nextCheckAt: settlesAt,
+    });
     const earlier = new Date('2026-11-26T12:00:00Z');
-    expect(debitMove({ submittedAt: earlier }, 'submitted', { event: 'settled' }, NOW)).toEqual({ state: 'settled', at: NOW, submittedAt: earlier, settledAt: NOW });
-    expect(debitMove({ submittedAt: null }, 'submitting', { event: 'unanswered' }, NOW)).toEqual({ state: 'uncertain', at: NOW, nextCheckAt: new Date(NOW.getTime() + 60_000) });
+    expect(debitMove({ submittedAt: earlier }, 'submitted', { event: 'settled' }, NOW)).toEqual({
+      state: 'settled',
+      at: NOW,
+      submittedAt: earlier,
+      settledAt: NOW,
+    });
+    expect(debitMove({ submittedAt: null }, 'submitting', { event: 'unanswered' }, NOW)).toEqual({
+      state: 'uncertain',
+      at: NOW,
+      nextCheckAt: new Date(NOW.getTime() + 60_000),
+    });
     expect(debitMove({ submittedAt: null }, 'uncertain', { event: 'never-received' }, NOW)).toEqual({ state: 'due', at: NOW, nextCheckAt: NOW });
-    expect(debitMove({ submittedAt: null }, 'submitted', { event: 'failed', message: 'Fondos insuficientes' }, NOW)).toEqual({ state: 'failed', at: NOW, failure: 'Fondos insuficientes' });
+    expect(debitMove({ submittedAt: null }, 'submitted', { event: 'failed', message: 'Fondos insuficientes' }, NOW)).toEqual({
+      state: 'failed',
+      at: NOW,
+      failure: 'Fondos insuficientes',
+    });
   });
 });
 
@@ -63,7 +81,13 @@ describe("a payer's attempt", () => {
     expect(() => attemptMove('uncertain', { event: 'unanswered' }, NOW)).toThrow(IllegalTransition);
     expect(attemptMove('uncertain', { event: 'executed' }, NOW)).toEqual({ state: 'executed', at: NOW });
     const payer = { personalIdentifier: '11.111.111-1', accountNumber: '0001', holderName: 'Ana' };
-    expect(attemptMove('started', { event: 'signed-in', payer }, NOW)).toEqual({ state: 'authenticated', at: NOW, personalIdentifier: '11.111.111-1', accountNumber: '0001', payerName: 'Ana' });
+    expect(attemptMove('started', { event: 'signed-in', payer }, NOW)).toEqual({
+      state: 'authenticated',
+      at: NOW,
+      personalIdentifier: '11.111.111-1',
+      accountNumber: '0001',
+      payerName: 'Ana',
+    });
   });
 });
 
@@ -75,7 +99,11 @@ describe("a payer's mandate-signing session", () => {
   it('releases a signature the bank did not take, for the payer to answer again', () => {
     expect(signingMove('signing', { event: 'released' }, NOW)).toEqual({ state: 'authenticated', at: NOW });
     expect(() => signingMove('authenticated', { event: 'released' }, NOW)).toThrow(IllegalTransition);
-    expect(signingMove('signing', { event: 'rejected', message: 'Mandato rechazado' }, NOW)).toEqual({ state: 'rejected', at: NOW, failure: 'Mandato rechazado' });
+    expect(signingMove('signing', { event: 'rejected', message: 'Mandato rechazado' }, NOW)).toEqual({
+      state: 'rejected',
+      at: NOW,
+      failure: 'Mandato rechazado',
+    });
   });
 });
 
@@ -107,7 +135,10 @@ describe('an operation', () => {
     expect(failed).toMatchObject({ state: 'error', failure: 'Sin fondos' });
     expect(failed.events.at(-1)).toEqual({ name: 'TRANSFER_FAILED', type: 'error', timestamp: NOW.toISOString() });
     const moved = { ...operation, ...failed };
-    expect(JSON.parse(operationMoveMessage(moved, 'transfer-failed', 'https://shop.example/hook', NOW)!.body)).toMatchObject({ operationId: 'op-1', result: 'ERROR' });
+    expect(JSON.parse(operationMoveMessage(moved, 'transfer-failed', 'https://shop.example/hook', NOW)!.body)).toMatchObject({
+      operationId: 'op-1',
+      result: 'ERROR',
+    });
     expect(operationMoveMessage(moved, 'transfer-failed', null, NOW)).toBeUndefined();
     expect(operationMoveMessage({ ...operation, state: 'running' }, 'transfer-submitted', 'https://shop.example/hook', NOW)).toBeUndefined();
   });

@@ -3,7 +3,16 @@
 // spellings a client may sign: Java's doubles, the default port, the host's letter case.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { javaDoubleText, otherBaseSpellings, parseSignatureHeader, percentEncode, requestSignatureMatches, signature, signatureMatches, stringToSign } from '../../src/domain/v2-signature.js';
+import {
+  javaDoubleText,
+  otherBaseSpellings,
+  parseSignatureHeader,
+  percentEncode,
+  requestSignatureMatches,
+  signature,
+  signatureMatches,
+  stringToSign,
+} from '../../src/domain/v2-signature.js';
 
 const SECRET = 'secret-key';
 
@@ -35,7 +44,7 @@ describe('v2 signature test vectors (secret "secret-key", receiver 1234)', () =>
 describe('percentEncode', () => {
   it('keeps exactly the RFC 3986 unreserved characters', () => {
     expect(percentEncode('AZaz09-._~')).toBe('AZaz09-._~');
-    expect(percentEncode(" !\"#$%&'()*+,/:;=?@[]")).toBe('%20%21%22%23%24%25%26%27%28%29%2A%2B%2C%2F%3A%3B%3D%3F%40%5B%5D');
+    expect(percentEncode(' !"#$%&\'()*+,/:;=?@[]')).toBe('%20%21%22%23%24%25%26%27%28%29%2A%2B%2C%2F%3A%3B%3D%3F%40%5B%5D');
   });
 
   it('encodes UTF-8 bytes in upper-case hex', () => {
@@ -50,8 +59,16 @@ describe('stringToSign', () => {
   });
 
   it('sorts by encoded key, whatever the order given', () => {
-    const a = stringToSign('POST', 'https://h/p', [['b', '2'], ['a_b', '3'], ['a', '1']]);
-    const b = stringToSign('POST', 'https://h/p', [['a', '1'], ['a_b', '3'], ['b', '2']]);
+    const a = stringToSign('POST', 'https://h/p', [
+      ['b', '2'],
+      ['a_b', '3'],
+      ['a', '1'],
+    ]);
+    const b = stringToSign('POST', 'https://h/p', [
+      ['a', '1'],
+      ['a_b', '3'],
+      ['b', '2'],
+    ]);
     expect(a).toBe(b);
     expect(a).toBe('POST&https%3A%2F%2Fh%2Fp&a=1&a_b=3&b=2');
   });
@@ -93,13 +110,23 @@ describe('parseSignatureHeader', () => {
   });
 
   it('refuses anything else', () => {
-    for (const value of [hash, `:${hash}`, `abc:${hash}`, `1234:${hash.slice(1)}`, `1234:${hash}0`, `1234 ${hash}`, `Basic ${hash}`, `-1:${hash}`, `1234567890123456:${hash}`]) {
+    for (const value of [
+      hash,
+      `:${hash}`,
+      `abc:${hash}`,
+      `1234:${hash.slice(1)}`,
+      `1234:${hash}0`,
+      `1234 ${hash}`,
+      `Basic ${hash}`,
+      `-1:${hash}`,
+      `1234567890123456:${hash}`,
+    ]) {
       expect(parseSignatureHeader(value), value).toBeUndefined();
     }
   });
 });
 
-describe("javaDoubleText: what the Java client signed for a double it sent", () => {
+describe('javaDoubleText: what the Java client signed for a double it sent', () => {
   it('is the Double.toString text from 10^7 up and below 10^-3', () => {
     expect(javaDoubleText('1.0E+7')).toBe('1.0E7');
     expect(javaDoubleText('12345678.5')).toBe('1.23456785E7');
@@ -115,7 +142,11 @@ describe("javaDoubleText: what the Java client signed for a double it sent", () 
 
 describe('otherBaseSpellings', () => {
   it('writes the default port out, and the host as the Host header spells it when that is the same host', () => {
-    expect(otherBaseSpellings('https://pay.example.com/shop', 'PAY.Example.com')).toEqual(['https://pay.example.com:443/shop', 'https://PAY.Example.com/shop', 'https://PAY.Example.com:443/shop']);
+    expect(otherBaseSpellings('https://pay.example.com/shop', 'PAY.Example.com')).toEqual([
+      'https://pay.example.com:443/shop',
+      'https://PAY.Example.com/shop',
+      'https://PAY.Example.com:443/shop',
+    ]);
     expect(otherBaseSpellings('http://pay.example.com', 'pay.example.com:80')).toEqual(['http://pay.example.com:80']);
   });
 
@@ -127,18 +158,81 @@ describe('otherBaseSpellings', () => {
 });
 
 describe('requestSignatureMatches', () => {
-  const request = { method: 'POST', base: 'https://pay.example.com', path: '/api/2.0/payments', host: 'pay.example.com', params: [['amount', '1.0E+7'], ['subject', '1.0E+7']] as const };
+  const request = {
+    method: 'POST',
+    base: 'https://pay.example.com',
+    path: '/api/2.0/payments',
+    host: 'pay.example.com',
+    params: [
+      ['amount', '1.0E+7'],
+      ['subject', '1.0E+7'],
+    ] as const,
+  };
   const signedOver = (url: string, params: [string, string][]) => signature(SECRET, stringToSign('POST', url, params));
 
   it('accepts the text as sent, and Java doubles signed in Double.toString notation', () => {
-    expect(requestSignatureMatches(SECRET, signedOver('https://pay.example.com/api/2.0/payments', [['amount', '1.0E+7'], ['subject', '1.0E+7']]), request)).toBe(true);
-    expect(requestSignatureMatches(SECRET, signedOver('https://pay.example.com/api/2.0/payments', [['amount', '1.0E7'], ['subject', '1.0E+7']]), request)).toBe(true);
-    expect(requestSignatureMatches(SECRET, signedOver('https://pay.example.com:443/api/2.0/payments', [['amount', '1.0E7'], ['subject', '1.0E+7']]), request)).toBe(true);
+    expect(
+      requestSignatureMatches(
+        SECRET,
+        signedOver('https://pay.example.com/api/2.0/payments', [
+          ['amount', '1.0E+7'],
+          ['subject', '1.0E+7'],
+        ]),
+        request,
+      ),
+    ).toBe(true);
+    expect(
+      requestSignatureMatches(
+        SECRET,
+        signedOver('https://pay.example.com/api/2.0/payments', [
+          ['amount', '1.0E7'],
+          ['subject', '1.0E+7'],
+        ]),
+        request,
+      ),
+    ).toBe(true);
+    expect(
+      requestSignatureMatches(
+        SECRET,
+        signedOver('https://pay.example.com:443/api/2.0/payments', [
+          ['amount', '1.0E7'],
+          ['subject', '1.0E+7'],
+        ]),
+        request,
+      ),
+    ).toBe(true);
   });
 
   it('keeps other fields as sent, and refuses another number', () => {
-    expect(requestSignatureMatches(SECRET, signedOver('https://pay.example.com/api/2.0/payments', [['amount', '1.0E7'], ['subject', '1.0E7']]), request)).toBe(false);
-    expect(requestSignatureMatches(SECRET, signedOver('https://pay.example.com/api/2.0/payments', [['amount', '2.0E7'], ['subject', '1.0E+7']]), request)).toBe(false);
-    expect(requestSignatureMatches('other-secret', signedOver('https://pay.example.com/api/2.0/payments', [['amount', '1.0E+7'], ['subject', '1.0E+7']]), request)).toBe(false);
+    expect(
+      requestSignatureMatches(
+        SECRET,
+        signedOver('https://pay.example.com/api/2.0/payments', [
+          ['amount', '1.0E7'],
+          ['subject', '1.0E7'],
+        ]),
+        request,
+      ),
+    ).toBe(false);
+    expect(
+      requestSignatureMatches(
+        SECRET,
+        signedOver('https://pay.example.com/api/2.0/payments', [
+          ['amount', '2.0E7'],
+          ['subject', '1.0E+7'],
+        ]),
+        request,
+      ),
+    ).toBe(false);
+    expect(
+      requestSignatureMatches(
+        'other-secret',
+        signedOver('https://pay.example.com/api/2.0/payments', [
+          ['amount', '1.0E+7'],
+          ['subject', '1.0E+7'],
+        ]),
+        request,
+      ),
+    ).toBe(false);
   });
 });

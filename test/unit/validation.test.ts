@@ -5,7 +5,9 @@ const schema = {
   type: 'object',
   additionalProperties: false,
   required: ['credits'],
-  properties: { credits: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['amount'], properties: { amount: { type: 'number' } } } } },
+  properties: {
+    credits: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['amount'], properties: { amount: { type: 'number' } } } },
+  },
 };
 
 function errorsFor(body: unknown) {

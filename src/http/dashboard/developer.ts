@@ -38,38 +38,89 @@ function clockSection(frame: DashboardFrame, request: FastifyRequest, error?: st
   const d = frame.w.developer;
   const { clock } = request.ctx;
   return html`<h2>${d.clock}</h2>
-<dl><dt>${d.now}</dt><dd id="clock-now">${formatInstant(clock.now(), frame.m)}</dd>
-<dt>${d.offset}</dt><dd id="clock-offset">${formatOffset(clock.offsetMs)}</dd></dl>
-${errorLine(error)}
-${may(frame, 'developer.clock') ? html`<div class="actions">
-<form method="post" action="${DEVELOPER_PATH}/clock/advance">${csrfField(frame.csrf)}<label for="advance">${d.advanceBy}</label><input type="text" id="advance" name="advance" required><button id="advance-clock">${d.advance}</button></form>
-<form method="post" action="${DEVELOPER_PATH}/clock/reset">${csrfField(frame.csrf)}<button class="secondary" id="reset-clock">${d.reset}</button></form>
-</div>` : ''}`;
+    <dl>
+      <dt>${d.now}</dt>
+      <dd id="clock-now">${formatInstant(clock.now(), frame.m)}</dd>
+      <dt>${d.offset}</dt>
+      <dd id="clock-offset">${formatOffset(clock.offsetMs)}</dd>
+    </dl>
+    ${errorLine(error)}
+    ${
+      may(frame, 'developer.clock')
+        ? html`<div class="actions">
+            <form method="post" action="${DEVELOPER_PATH}/clock/advance">
+              ${csrfField(frame.csrf)}<label for="advance">${d.advanceBy}</label><input type="text" id="advance" name="advance" required /><button
+                id="advance-clock"
+              >
+                ${d.advance}
+              </button>
+            </form>
+            <form method="post" action="${DEVELOPER_PATH}/clock/reset">
+              ${csrfField(frame.csrf)}<button class="secondary" id="reset-clock">${d.reset}</button>
+            </form>
+          </div>`
+        : ''
+    }`;
 }
 
 function scenarioSection(frame: DashboardFrame, refusal?: string): Html {
   const d = frame.w.developer;
   return html`<h2>${d.scenarios}</h2>
-${errorLine(refusal && `${d.runRefused} ${refusal}`)}
-<table class="scenarios"><thead><tr><th>id</th><th>${d.trigger}</th><th>${d.outcome}</th><th></th></tr></thead><tbody>
-${SCENARIOS.map(
-  (s) =>
-    html`<tr><td><code>${s.id}</code></td><td>${s.trigger}</td><td>${s.outcome}</td><td>${may(frame, 'developer.scenario') ? html`<form method="post" action="${runPath(s.id)}">${csrfField(frame.csrf)}<button class="secondary" id="run-${s.id}">${d.run}</button></form>` : ''}</td></tr>`,
-)}
-</tbody></table>`;
+    ${errorLine(refusal && `${d.runRefused} ${refusal}`)}
+    <table class="scenarios">
+      <thead>
+        <tr>
+          <th>id</th>
+          <th>${d.trigger}</th>
+          <th>${d.outcome}</th>
+          <th></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${SCENARIOS.map(
+          (s) =>
+            html`<tr>
+              <td><code>${s.id}</code></td>
+              <td>${s.trigger}</td>
+              <td>${s.outcome}</td>
+              <td>
+                ${may(frame, 'developer.scenario') ? html`<form method="post" action="${runPath(s.id)}">${csrfField(frame.csrf)}<button class="secondary" id="run-${s.id}">${d.run}</button></form>` : ''}
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
 }
 
 async function inboxSection(frame: DashboardFrame, request: FastifyRequest): Promise<Html> {
   const d = frame.w.developer;
   const page = await pageOfMessages(request.ctx, { receiverId: sessionOf(request).merchant.receiverId, kinds: EMAIL_KINDS, limit: INBOX_SIZE });
   return html`<h2>${d.inbox}</h2>
-${page.messages.length === 0
-  ? html`<p class="none">${d.noEmails}</p>`
-  : html`<table class="inbox"><thead><tr><th>${frame.w.events.created}</th><th>${d.to}</th><th>${d.subject}</th><th>${frame.w.events.status}</th></tr></thead><tbody>
-${page.messages.map((message) => {
-  const email = decodeEmail(message.body);
-  return html`<tr><td>${formatInstant(new Date(message.created_at), frame.m)}</td><td>${email.toName ? `${email.toName} <${email.to}>` : email.to}</td><td><a href="${emailPath(message.message_id)}" class="email-subject">${email.subject}</a></td><td>${message.status}</td></tr>`;
-})}</tbody></table>`}`;
+    ${
+      page.messages.length === 0
+        ? html`<p class="none">${d.noEmails}</p>`
+        : html`<table class="inbox">
+            <thead>
+              <tr>
+                <th>${frame.w.events.created}</th>
+                <th>${d.to}</th>
+                <th>${d.subject}</th>
+                <th>${frame.w.events.status}</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${page.messages.map((message) => {
+                const email = decodeEmail(message.body);
+                return html`<tr>
+                  <td>${formatInstant(new Date(message.created_at), frame.m)}</td>
+                  <td>${email.toName ? `${email.toName} <${email.to}>` : email.to}</td>
+                  <td><a href="${emailPath(message.message_id)}" class="email-subject">${email.subject}</a></td>
+                  <td>${message.status}</td>
+                </tr>`;
+              })}
+            </tbody>
+          </table>`
+    }`;
 }
 
 /** A refusal, shown beside the section whose form asked. */
@@ -81,7 +132,13 @@ interface Refusal {
 async function showDeveloper(request: FastifyRequest, reply: FastifyReply, status: number, refusal?: Refusal) {
   const frame = frameOf(request, reply, DEVELOPER_PATH);
   const beside = (section: Refusal['section']) => (refusal?.section === section ? refusal.text : undefined);
-  return sendPage(reply, frame, status, frame.w.nav.developer, html`${clockSection(frame, request, beside('clock'))}${scenarioSection(frame, beside('scenarios'))}${await inboxSection(frame, request)}`);
+  return sendPage(
+    reply,
+    frame,
+    status,
+    frame.w.nav.developer,
+    html`${clockSection(frame, request, beside('clock'))}${scenarioSection(frame, beside('scenarios'))}${await inboxSection(frame, request)}`,
+  );
 }
 
 /**
@@ -117,17 +174,30 @@ export function developerRoutes(app: FastifyInstance): void {
     await move;
     return DEVELOPER_PATH;
   };
-  app.post<{ Body: { advance?: string } }>(`${DEVELOPER_PATH}/clock/advance`, { preHandler: app.csrfProtection, config: { dashboardAction: 'developer.clock' } }, async (request, reply) =>
-    developerAction(request, reply, 'clock', () => movedTo(moveClock(request.ctx, { advance: (request.body?.advance ?? '').trim() }))),
+  app.post<{ Body: { advance?: string } }>(
+    `${DEVELOPER_PATH}/clock/advance`,
+    { preHandler: app.csrfProtection, config: { dashboardAction: 'developer.clock' } },
+    async (request, reply) =>
+      developerAction(request, reply, 'clock', () => movedTo(moveClock(request.ctx, { advance: (request.body?.advance ?? '').trim() }))),
   );
-  app.post(`${DEVELOPER_PATH}/clock/reset`, { preHandler: app.csrfProtection, config: { dashboardAction: 'developer.clock' } }, async (request, reply) => developerAction(request, reply, 'clock', () => movedTo(resetClock(request.ctx))));
+  app.post(`${DEVELOPER_PATH}/clock/reset`, { preHandler: app.csrfProtection, config: { dashboardAction: 'developer.clock' } }, async (request, reply) =>
+    developerAction(request, reply, 'clock', () => movedTo(resetClock(request.ctx))),
+  );
 
-  app.post<{ Params: { id: string } }>(runPath(':id'), { preHandler: app.csrfProtection, config: { dashboardAction: 'developer.scenario' } }, async (request, reply) => developerAction(request, reply, 'scenarios', () => runAndOpen(request)));
+  app.post<{ Params: { id: string } }>(
+    runPath(':id'),
+    { preHandler: app.csrfProtection, config: { dashboardAction: 'developer.scenario' } },
+    async (request, reply) => developerAction(request, reply, 'scenarios', () => runAndOpen(request)),
+  );
 
   app.get<{ Params: { id: string } }>(emailPath(':id'), async (request, reply) => {
     const refused = developerOnly(request, reply);
     if (refused) return refused;
-    const { message } = await getMessage(request.ctx, request.params.id, { receiverId: sessionOf(request).merchant.receiverId, kinds: EMAIL_KINDS, noun: 'Email' });
+    const { message } = await getMessage(request.ctx, request.params.id, {
+      receiverId: sessionOf(request).merchant.receiverId,
+      kinds: EMAIL_KINDS,
+      noun: 'Email',
+    });
     const email = decodeEmail(message.body);
     const frame = frameOf(request, reply, emailPath(message.message_id));
     const d = frame.w.developer;
@@ -136,11 +206,19 @@ export function developerRoutes(app: FastifyInstance): void {
       frame,
       200,
       email.subject,
-      html`<dl><dt>From</dt><dd>${email.from}</dd><dt>${d.to}</dt><dd id="email-to">${email.toName ? `${email.toName} <${email.to}>` : email.to}</dd>
-<dt>${frame.w.payments.payment}</dt><dd><a href="${paymentPath(message.subject_id)}">${message.subject_id}</a></dd>
-<dt>${frame.w.events.status}</dt><dd><a href="${eventPath(message.message_id)}">${message.status}</a></dd></dl>
-<iframe class="email" title="${email.subject}" sandbox src="${emailPath(message.message_id)}/html"></iframe>
-<h2>Text</h2><pre class="email-text">${email.text}</pre>`,
+      html`<dl>
+          <dt>From</dt>
+          <dd>${email.from}</dd>
+          <dt>${d.to}</dt>
+          <dd id="email-to">${email.toName ? `${email.toName} <${email.to}>` : email.to}</dd>
+          <dt>${frame.w.payments.payment}</dt>
+          <dd><a href="${paymentPath(message.subject_id)}">${message.subject_id}</a></dd>
+          <dt>${frame.w.events.status}</dt>
+          <dd><a href="${eventPath(message.message_id)}">${message.status}</a></dd>
+        </dl>
+        <iframe class="email" title="${email.subject}" sandbox src="${emailPath(message.message_id)}/html"></iframe>
+        <h2>Text</h2>
+        <pre class="email-text">${email.text}</pre>`,
       { frames: true },
     );
   });
@@ -148,10 +226,17 @@ export function developerRoutes(app: FastifyInstance): void {
   app.get<{ Params: { id: string } }>(`${emailPath(':id')}/html`, async (request, reply) => {
     const refused = developerOnly(request, reply);
     if (refused) return refused;
-    const { message } = await getMessage(request.ctx, request.params.id, { receiverId: sessionOf(request).merchant.receiverId, kinds: EMAIL_KINDS, noun: 'Email' });
+    const { message } = await getMessage(request.ctx, request.params.id, {
+      receiverId: sessionOf(request).merchant.receiverId,
+      kinds: EMAIL_KINDS,
+      noun: 'Email',
+    });
     return reply
       .header('cache-control', 'no-store')
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'none'; frame-ancestors 'self'; base-uri 'none'; sandbox")
+      .header(
+        'content-security-policy',
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'none'; frame-ancestors 'self'; base-uri 'none'; sandbox",
+      )
       .type('text/html; charset=utf-8')
       .send(decodeEmail(message.body).html);
   });

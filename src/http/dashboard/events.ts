@@ -19,15 +19,23 @@ const PAGE_SIZE = 50;
 
 type ListQuery = { kind?: string; status?: string; cursor?: string };
 
-const pick = <T extends string>(value: string | undefined, values: readonly T[]) => ((values as readonly string[]).includes(value ?? '') ? (value as T) : undefined);
+const pick = <T extends string>(value: string | undefined, values: readonly T[]) =>
+  (values as readonly string[]).includes(value ?? '') ? (value as T) : undefined;
 
 function filterForm(frame: DashboardFrame, kind?: string, status?: string): Html {
   const e = frame.w.events;
   const select = (name: string, label: string, values: readonly string[], chosen?: string) =>
-    html`<div><label for="${name}">${label}</label><select id="${name}" name="${name}"><option value="">${frame.w.payments.any}</option>${values.map(
-      (v) => html`<option value="${v}"${v === chosen ? html` selected` : ''}>${v}</option>`,
-    )}</select></div>`;
-  return html`<form method="get" action="${EVENTS_PATH}" class="filters">${select('kind', e.kind, MESSAGE_KIND_NAMES, kind)}${select('status', e.status, MESSAGE_STATUSES, status)}<div><button>${frame.w.payments.filter}</button></div></form>`;
+    html`<div>
+      <label for="${name}">${label}</label
+      ><select id="${name}" name="${name}">
+        <option value="">${frame.w.payments.any}</option>
+        ${values.map((v) => html`<option value="${v}" ${v === chosen ? html` selected` : ''}>${v}</option>`)}
+      </select>
+    </div>`;
+  return html`<form method="get" action="${EVENTS_PATH}" class="filters">
+    ${select('kind', e.kind, MESSAGE_KIND_NAMES, kind)}${select('status', e.status, MESSAGE_STATUSES, status)}
+    <div><button>${frame.w.payments.filter}</button></div>
+  </form>`;
 }
 
 /** Where a resend returns: a dashboard page, never another site. */
@@ -45,11 +53,11 @@ async function showEvent(request: FastifyRequest<{ Params: { id: string } }>, re
     status,
     `${message.kind} · ${message.subject_id}`,
     html`${notice ?? ''}
-${message.subject_type === 'payment' ? html`<p><a href="${paymentPath(message.subject_id)}">${frame.w.payments.payment} ${message.subject_id}</a></p>` : ''}
-${messageBlock(frame, message, attempts, path)}
-<h2>${e.body}</h2>
-<p><code>${message.content_type}</code></p>
-<pre class="body">${message.body}</pre>`,
+      ${message.subject_type === 'payment' ? html`<p><a href="${paymentPath(message.subject_id)}">${frame.w.payments.payment} ${message.subject_id}</a></p>` : ''}
+      ${messageBlock(frame, message, attempts, path)}
+      <h2>${e.body}</h2>
+      <p><code>${message.content_type}</code></p>
+      <pre class="body">${message.body}</pre>`,
   );
 }
 
@@ -59,7 +67,13 @@ export function eventRoutes(app: FastifyInstance): void {
     const frame = frameOf(request, reply, EVENTS_PATH);
     const kind = pick(request.query.kind, MESSAGE_KIND_NAMES);
     const status = pick<MessageStatus>(request.query.status, MESSAGE_STATUSES);
-    const page = await pageOfMessages(request.ctx, { receiverId: merchant.receiverId, kinds: kind ? [kind] : undefined, status, cursor: request.query.cursor || undefined, limit: PAGE_SIZE });
+    const page = await pageOfMessages(request.ctx, {
+      receiverId: merchant.receiverId,
+      kinds: kind ? [kind] : undefined,
+      status,
+      cursor: request.query.cursor || undefined,
+      limit: PAGE_SIZE,
+    });
     const e = frame.w.events;
     const next = new URLSearchParams({ ...(kind ? { kind } : {}), ...(status ? { status } : {}), cursor: page.nextCursor ?? '' });
     return sendPage(
@@ -68,13 +82,36 @@ export function eventRoutes(app: FastifyInstance): void {
       200,
       frame.w.nav.events,
       html`${filterForm(frame, kind, status)}
-${page.messages.length === 0
-  ? html`<p class="none">${e.none}</p>`
-  : html`<table class="events"><thead><tr><th>${e.created}</th><th>${e.kind}</th><th>ID</th><th>${e.destination}</th><th>${e.status}</th><th class="number">${e.attempts}</th></tr></thead><tbody>
-${page.messages.map(
-  (m) => html`<tr data-message-id="${m.message_id}"><td>${formatInstant(new Date(m.created_at), frame.m)}</td><td><a href="${eventPath(m.message_id)}">${m.kind}</a></td><td><code>${m.subject_id}</code></td><td>${m.url}</td><td>${m.status}</td><td class="number">${m.attempts}</td></tr>`,
-)}</tbody></table>`}
-${page.nextCursor ? html`<p><a href="${EVENTS_PATH}?${next.toString()}" id="next">${frame.w.payments.next}</a></p>` : ''}`,
+      ${
+        page.messages.length === 0
+          ? html`<p class="none">${e.none}</p>`
+          : html`<table class="events">
+              <thead>
+                <tr>
+                  <th>${e.created}</th>
+                  <th>${e.kind}</th>
+                  <th>ID</th>
+                  <th>${e.destination}</th>
+                  <th>${e.status}</th>
+                  <th class="number">${e.attempts}</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${page.messages.map(
+                  (m) =>
+                    html`<tr data-message-id="${m.message_id}">
+                      <td>${formatInstant(new Date(m.created_at), frame.m)}</td>
+                      <td><a href="${eventPath(m.message_id)}">${m.kind}</a></td>
+                      <td><code>${m.subject_id}</code></td>
+                      <td>${m.url}</td>
+                      <td>${m.status}</td>
+                      <td class="number">${m.attempts}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }
+      ${page.nextCursor ? html`<p><a href="${EVENTS_PATH}?${next.toString()}" id="next">${frame.w.payments.next}</a></p>` : ''}`,
     );
   });
 
@@ -83,14 +120,23 @@ ${page.nextCursor ? html`<p><a href="${EVENTS_PATH}?${next.toString()}" id="next
     return showEvent(request, reply, 200, done ? html`<p class="notice" role="status" id="notice">${done}</p>` : undefined);
   });
 
-  app.post<{ Params: { id: string }; Body: { back?: string } }>(`${eventPath(':id')}/resend`, { preHandler: app.csrfProtection, config: { dashboardAction: 'message.resend' } }, async (request, reply) => {
-    const { merchant } = sessionOf(request);
-    try {
-      await resendMessage(request.ctx, request.params.id, { receiverId: merchant.receiverId, noun: 'Event' });
-    } catch (error) {
-      if (!(error instanceof DomainError) || (error.kind !== 'state' && error.kind !== 'conflict')) throw error;
-      return showEvent(request, reply, 409, html`<p class="error" role="status" id="notice">${frameOf(request, reply, '').w.payments.refused} ${error.message}</p>`);
-    }
-    return reply.redirect(`${backPath(request.body?.back, eventPath(request.params.id))}?done=resend`, 303);
-  });
+  app.post<{ Params: { id: string }; Body: { back?: string } }>(
+    `${eventPath(':id')}/resend`,
+    { preHandler: app.csrfProtection, config: { dashboardAction: 'message.resend' } },
+    async (request, reply) => {
+      const { merchant } = sessionOf(request);
+      try {
+        await resendMessage(request.ctx, request.params.id, { receiverId: merchant.receiverId, noun: 'Event' });
+      } catch (error) {
+        if (!(error instanceof DomainError) || (error.kind !== 'state' && error.kind !== 'conflict')) throw error;
+        return showEvent(
+          request,
+          reply,
+          409,
+          html`<p class="error" role="status" id="notice">${frameOf(request, reply, '').w.payments.refused} ${error.message}</p>`,
+        );
+      }
+      return reply.redirect(`${backPath(request.body?.back, eventPath(request.params.id))}?done=resend`, 303);
+    },
+  );
 }

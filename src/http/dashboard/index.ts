@@ -42,7 +42,12 @@ declare module 'fastify' {
 const PUBLIC_PATHS = new Set(['/', SIGN_IN_PATH, SECOND_FACTOR_PATH, STYLESHEET_PATH]);
 
 /** All a user whose password is a generated one may reach: the page that replaces it, and signing out. */
-const PASSWORD_CHANGE_ROUTES = new Set([`GET ${SETTINGS_PATH}`, `POST ${PASSWORD_PATH}`, `POST ${DASHBOARD_PATH}/sign-out`, `POST ${DASHBOARD_PATH}/sign-out-everywhere`]);
+const PASSWORD_CHANGE_ROUTES = new Set([
+  `GET ${SETTINGS_PATH}`,
+  `POST ${PASSWORD_PATH}`,
+  `POST ${DASHBOARD_PATH}/sign-out`,
+  `POST ${DASHBOARD_PATH}/sign-out-everywhere`,
+]);
 
 async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (PUBLIC_PATHS.has(request.routeOptions.url ?? '')) return;
@@ -55,7 +60,13 @@ async function requireSession(request: FastifyRequest, reply: FastifyReply): Pro
   const action = request.routeOptions.config.dashboardAction;
   if (action !== undefined && !mayAct(session.role, action)) {
     const frame = frameOf(request, reply, DASHBOARD_PATH);
-    return sendPage(reply, frame, 403, frame.w.roleTitle, html`<p class="error" role="alert" id="notice">${frame.w.roleRefused(frame.w.roles[session.role])}</p>`);
+    return sendPage(
+      reply,
+      frame,
+      403,
+      frame.w.roleTitle,
+      html`<p class="error" role="alert" id="notice">${frame.w.roleRefused(frame.w.roles[session.role])}</p>`,
+    );
   }
 }
 
@@ -66,7 +77,15 @@ function auditAction(request: FastifyRequest, reply: FastifyReply, done: HookHan
   const session = sessionIf(request);
   if (action !== undefined && session !== undefined) {
     const receiverId = session.merchant.receiverId;
-    void audit(request.ctx, { actorKind: 'user', actor: session.email, receiverId, action, target: auditTarget(request), outcome: outcomeOf(reply.statusCode), address: request.ip });
+    void audit(request.ctx, {
+      actorKind: 'user',
+      actor: session.email,
+      receiverId,
+      action,
+      target: auditTarget(request),
+      outcome: outcomeOf(reply.statusCode),
+      address: request.ip,
+    });
   }
   done();
 }

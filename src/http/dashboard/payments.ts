@@ -66,8 +66,16 @@ async function showPayment(request: FastifyRequest<{ Params: Params }>, reply: F
   const history = await getPaymentHistory(request.ctx, merchant, id);
   const now = request.ctx.clock.now();
   const actions = allowedActions(history, merchant, request.ctx.config.sandbox, now).filter((action) => may(frame, PAYMENT_ACTIONS_NEED[action]));
-  const shown = notice && html`<p class="${notice.refused ? 'error' : 'notice'}" role="status" id="notice">${notice.refused ? `${frame.w.payments.refused} ` : ''}${notice.text}</p>`;
-  return sendPage(reply, frame, status, `${frame.w.payments.payment} ${history.payment.subject}`, paymentPage(frame, history, merchant, { baseUrl: request.ctx.config.publicBaseUrl, now, actions, notice: shown }));
+  const shown =
+    notice &&
+    html`<p class="${notice.refused ? 'error' : 'notice'}" role="status" id="notice">${notice.refused ? `${frame.w.payments.refused} ` : ''}${notice.text}</p>`;
+  return sendPage(
+    reply,
+    frame,
+    status,
+    `${frame.w.payments.payment} ${history.payment.subject}`,
+    paymentPage(frame, history, merchant, { baseUrl: request.ctx.config.publicBaseUrl, now, actions, notice: shown }),
+  );
 }
 
 /** DemoBank's actions exist only on a sandbox installation: elsewhere their routes are not found. */
@@ -82,17 +90,21 @@ export function paymentRoutes(app: FastifyInstance, sandbox: boolean): void {
 
   for (const name of Object.keys(ACTIONS) as PaymentAction[]) {
     if (!sandbox && PAYMENT_ACTIONS_NEED[name] === 'demobank.decide') continue;
-    app.post<{ Params: Params; Body: Record<string, string | undefined> }>(`${paymentPath(':id')}/${name}`, { preHandler: app.csrfProtection, config: { dashboardAction: PAYMENT_ACTIONS_NEED[name], auditAction: PAYMENT_ACTIONS_AUDITED[name] } }, async (request, reply) => {
-      const id = paymentIdOf(request);
-      try {
-        await ACTIONS[name](request.ctx, sessionOf(request).merchant, id, request.body ?? {});
-      } catch (error) {
-        const status = error instanceof DomainError ? REFUSAL_STATUS[error.kind] : undefined;
-        if (!status) throw error;
-        const detail = (error as DomainError).fields.map((f) => ` ${f.field}: ${f.message}`).join('');
-        return showPayment(request, reply, status, { text: `${(error as DomainError).message}${detail}`, refused: true });
-      }
-      return reply.redirect(name === 'delete' ? `${PAYMENTS_PATH}?done=delete` : `${paymentPath(id)}?done=${name}`, 303);
-    });
+    app.post<{ Params: Params; Body: Record<string, string | undefined> }>(
+      `${paymentPath(':id')}/${name}`,
+      { preHandler: app.csrfProtection, config: { dashboardAction: PAYMENT_ACTIONS_NEED[name], auditAction: PAYMENT_ACTIONS_AUDITED[name] } },
+      async (request, reply) => {
+        const id = paymentIdOf(request);
+        try {
+          await ACTIONS[name](request.ctx, sessionOf(request).merchant, id, request.body ?? {});
+        } catch (error) {
+          const status = error instanceof DomainError ? REFUSAL_STATUS[error.kind] : undefined;
+          if (!status) throw error;
+          const detail = (error as DomainError).fields.map((f) => ` ${f.field}: ${f.message}`).join('');
+          return showPayment(request, reply, status, { text: `${(error as DomainError).message}${detail}`, refused: true });
+        }
+        return reply.redirect(name === 'delete' ? `${PAYMENTS_PATH}?done=delete` : `${paymentPath(id)}?done=${name}`, 303);
+      },
+    );
   }
 }

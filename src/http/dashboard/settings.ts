@@ -35,32 +35,43 @@ function credentialsSection(frame: DashboardFrame, merchant: Merchant, view: Set
   const shown = view.credentials;
   const hidden = html`<span class="hidden">${s.hidden}</span>`;
   return html`<h2>${s.credentials}</h2>
-${view.rotated ? html`<p class="notice" role="status">${s.rotated}</p>` : ''}
-<dl><dt>${s.receiverId}</dt><dd class="secret" id="receiver-id">${merchant.receiverId}</dd>
-<dt>${s.apiKey}</dt><dd class="secret" id="api-key">${shown ? (shown.apiKey ?? s.keyUnknown) : hidden}</dd>
-<dt>${s.secret}</dt><dd class="secret" id="secret">${shown ? shown.secret : hidden}</dd></dl>
-${shown || !may(frame, 'credentials.reveal') ? '' : html`<form method="post" action="${SETTINGS_PATH}/reveal">${csrfField(frame.csrf)}<button class="secondary" id="reveal">${s.reveal}</button></form>`}
-${may(frame, 'credentials.rotate') ? [rotateForm(frame, 'rotate-key', 'rotate', s.rotate), rotateForm(frame, 'rotate-secret', 'rotate-secret', s.rotateSecret)] : ''}`;
+    ${view.rotated ? html`<p class="notice" role="status">${s.rotated}</p>` : ''}
+    <dl>
+      <dt>${s.receiverId}</dt>
+      <dd class="secret" id="receiver-id">${merchant.receiverId}</dd>
+      <dt>${s.apiKey}</dt>
+      <dd class="secret" id="api-key">${shown ? (shown.apiKey ?? s.keyUnknown) : hidden}</dd>
+      <dt>${s.secret}</dt>
+      <dd class="secret" id="secret">${shown ? shown.secret : hidden}</dd>
+    </dl>
+    ${shown || !may(frame, 'credentials.reveal') ? '' : html`<form method="post" action="${SETTINGS_PATH}/reveal">${csrfField(frame.csrf)}<button class="secondary" id="reveal">${s.reveal}</button></form>`}
+    ${may(frame, 'credentials.rotate') ? [rotateForm(frame, 'rotate-key', 'rotate', s.rotate), rotateForm(frame, 'rotate-secret', 'rotate-secret', s.rotateSecret)] : ''}`;
 }
 
 /** A rotation's form: ticked confirmation, and how long the replaced credential keeps working. */
 function rotateForm(frame: DashboardFrame, action: string, id: string, label: string): Html {
   const s = frame.w.settings;
-  return html`<form method="post" action="${SETTINGS_PATH}/${action}">${csrfField(frame.csrf)}
-<label for="${id}-grace">${s.grace}</label><select id="${id}-grace" name="grace">${Object.entries(s.graces).map(([ms, text]) => html`<option value="${ms}">${text}</option>`)}</select>
-<label><input type="checkbox" name="confirm" value="yes" id="${id}-confirm"> ${s.rotateConfirm}</label>
-<button class="secondary" id="${id}">${label}</button></form>`;
+  return html`<form method="post" action="${SETTINGS_PATH}/${action}">
+    ${csrfField(frame.csrf)} <label for="${id}-grace">${s.grace}</label
+    ><select id="${id}-grace" name="grace">
+      ${Object.entries(s.graces).map(([ms, text]) => html`<option value="${ms}">${text}</option>`)}
+    </select>
+    <label><input type="checkbox" name="confirm" value="yes" id="${id}-confirm" /> ${s.rotateConfirm}</label>
+    <button class="secondary" id="${id}">${label}</button>
+  </form>`;
 }
 
 /** Every role changes its own password, and sees and ends its sessions. */
 function passwordForm(frame: DashboardFrame): Html {
   const s = frame.w.settings;
   return html`<h2>${s.password}</h2>
-<p><a href="${SESSIONS_PATH}" id="sessions-link">${frame.w.sessionsLink}</a></p>
-<form method="post" action="${PASSWORD_PATH}" class="settings">${csrfField(frame.csrf)}
-<label for="current_password">${s.currentPassword}</label><input type="password" id="current_password" name="current" required autocomplete="current-password">
-<label for="new_password">${s.newPassword}</label><input type="password" id="new_password" name="next" required minlength="8" autocomplete="new-password">
-<button class="secondary" id="change-password">${s.changePassword}</button></form>`;
+    <p><a href="${SESSIONS_PATH}" id="sessions-link">${frame.w.sessionsLink}</a></p>
+    <form method="post" action="${PASSWORD_PATH}" class="settings">
+      ${csrfField(frame.csrf)} <label for="current_password">${s.currentPassword}</label
+      ><input type="password" id="current_password" name="current" required autocomplete="current-password" /> <label for="new_password">${s.newPassword}</label
+      ><input type="password" id="new_password" name="next" required minlength="8" autocomplete="new-password" />
+      <button class="secondary" id="change-password">${s.changePassword}</button>
+    </form>`;
 }
 
 function accountForm(frame: DashboardFrame, merchant: Merchant, redirectUris: string[], view: SettingsView): Html {
@@ -71,21 +82,30 @@ function accountForm(frame: DashboardFrame, merchant: Merchant, redirectUris: st
     rendition_url: merchant.renditionUrl ?? '',
     redirect_uris: redirectUris.join('\n'),
   };
-  const errorOf = (field: string) => errorLine(view.errors?.filter((e) => e.field === field).map((e) => e.message).join('; ') || undefined);
-  const fields = html`<label for="notify_url">${s.notifyUrl}</label><input type="text" id="notify_url" name="notify_url" value="${values.notify_url ?? ''}">${errorOf('notify_url')}
-<label for="notify_api_version">${s.notifyApiVersion}</label><select id="notify_api_version" name="notify_api_version">${NOTIFY_API_VERSIONS.map(
-    (v) => html`<option value="${v}"${values.notify_api_version === v ? html` selected` : ''}>${v}</option>`,
-  )}</select>${errorOf('notify_api_version')}
-<label for="rendition_url">${s.renditionUrl}</label><input type="text" id="rendition_url" name="rendition_url" value="${values.rendition_url ?? ''}">${errorOf('rendition_url')}
-<label for="redirect_uris">${s.redirectUris}</label><textarea id="redirect_uris" name="redirect_uris" rows="4">${values.redirect_uris ?? ''}</textarea>${errorOf('redirect_uri')}`;
+  const errorOf = (field: string) =>
+    errorLine(
+      view.errors
+        ?.filter((e) => e.field === field)
+        .map((e) => e.message)
+        .join('; ') || undefined,
+    );
+  const fields = html`<label for="notify_url">${s.notifyUrl}</label
+    ><input type="text" id="notify_url" name="notify_url" value="${values.notify_url ?? ''}" />${errorOf('notify_url')}
+    <label for="notify_api_version">${s.notifyApiVersion}</label
+    ><select id="notify_api_version" name="notify_api_version">
+      ${NOTIFY_API_VERSIONS.map((v) => html`<option value="${v}" ${values.notify_api_version === v ? html` selected` : ''}>${v}</option>`)}</select
+    >${errorOf('notify_api_version')} <label for="rendition_url">${s.renditionUrl}</label
+    ><input type="text" id="rendition_url" name="rendition_url" value="${values.rendition_url ?? ''}" />${errorOf('rendition_url')}
+    <label for="redirect_uris">${s.redirectUris}</label
+    ><textarea id="redirect_uris" name="redirect_uris" rows="4">${values.redirect_uris ?? ''}</textarea>${errorOf('redirect_uri')}`;
   // A role that may not change them reads them in a form that cannot be sent.
-  if (!may(frame, 'settings.update')) return html`<h2>${s.account}</h2>
-<fieldset class="settings" disabled>${fields}</fieldset>`;
+  if (!may(frame, 'settings.update'))
+    return html`<h2>${s.account}</h2>
+      <fieldset class="settings" disabled>${fields}</fieldset>`;
   return html`<h2>${s.account}</h2>
-<form method="post" action="${SETTINGS_PATH}" class="settings">${csrfField(frame.csrf)}
-${view.errors ? errorLine(s.invalid) : ''}
-${fields}
-<button id="save">${s.save}</button></form>`;
+    <form method="post" action="${SETTINGS_PATH}" class="settings">
+      ${csrfField(frame.csrf)} ${view.errors ? errorLine(s.invalid) : ''} ${fields} <button id="save">${s.save}</button>
+    </form>`;
 }
 
 async function showSettings(request: FastifyRequest, reply: FastifyReply, status: number, view: SettingsView) {
@@ -99,7 +119,13 @@ async function showSettings(request: FastifyRequest, reply: FastifyReply, status
   // A rotation changed the account: read it again rather than the session's copy.
   const current = (await request.ctx.merchants.byReceiverId(merchant.receiverId)) ?? merchant;
   const redirectUris = await accountRedirectUris(request.ctx, current);
-  return sendPage(reply, frame, status, frame.w.nav.settings, html`${view.notice ?? ''}${credentialsSection(frame, current, view)}${accountForm(frame, current, redirectUris, view)}${passwordForm(frame)}`);
+  return sendPage(
+    reply,
+    frame,
+    status,
+    frame.w.nav.settings,
+    html`${view.notice ?? ''}${credentialsSection(frame, current, view)}${accountForm(frame, current, redirectUris, view)}${passwordForm(frame)}`,
+  );
 }
 
 const optionalUrl = (text: string | undefined) => (text?.trim() ? text.trim() : null);
@@ -115,20 +141,33 @@ export function settingsRoutes(app: FastifyInstance): void {
     showSettings(request, reply, 200, { credentials: await revealCredentials(request.ctx, sessionOf(request).merchant) }),
   );
 
-  for (const [action, rotation] of [['rotate-key', { rotateApiKey: true }], ['rotate-secret', { rotateSecret: true }]] as const) {
-    app.post<{ Body: Form }>(`${SETTINGS_PATH}/${action}`, { preHandler: app.csrfProtection, config: { dashboardAction: 'credentials.rotate' } }, async (request, reply) => {
-      const graceMs = Number(request.body?.grace ?? '0');
-      if (request.body?.confirm !== 'yes' || !Object.hasOwn(frameOf(request, reply, '').w.settings.graces, String(graceMs))) {
-        return showSettings(request, reply, 400, { notice: html`<p class="error" role="alert" id="notice">${frameOf(request, reply, '').w.settings.rotateUnconfirmed}</p>` });
-      }
-      const { merchant, apiKey } = await updateMerchant(request.ctx, sessionOf(request).merchant.receiverId, { ...rotation, graceMs });
-      const shown = apiKey ?? (await revealCredentials(request.ctx, merchant)).apiKey;
-      return showSettings(request, reply, 200, { rotated: true, credentials: { apiKey: shown, secret: merchant.secret } });
-    });
+  for (const [action, rotation] of [
+    ['rotate-key', { rotateApiKey: true }],
+    ['rotate-secret', { rotateSecret: true }],
+  ] as const) {
+    app.post<{ Body: Form }>(
+      `${SETTINGS_PATH}/${action}`,
+      { preHandler: app.csrfProtection, config: { dashboardAction: 'credentials.rotate' } },
+      async (request, reply) => {
+        const graceMs = Number(request.body?.grace ?? '0');
+        if (request.body?.confirm !== 'yes' || !Object.hasOwn(frameOf(request, reply, '').w.settings.graces, String(graceMs))) {
+          return showSettings(request, reply, 400, {
+            notice: html`<p class="error" role="alert" id="notice">${frameOf(request, reply, '').w.settings.rotateUnconfirmed}</p>`,
+          });
+        }
+        const { merchant, apiKey } = await updateMerchant(request.ctx, sessionOf(request).merchant.receiverId, { ...rotation, graceMs });
+        const shown = apiKey ?? (await revealCredentials(request.ctx, merchant)).apiKey;
+        return showSettings(request, reply, 200, { rotated: true, credentials: { apiKey: shown, secret: merchant.secret } });
+      },
+    );
   }
 
   app.post<{ Body: Form }>(PASSWORD_PATH, { preHandler: app.csrfProtection, config: { dashboardAction: 'password.change' } }, async (request, reply) => {
-    const outcome = await changeDashboardPassword(request.ctx, sessionOf(request), { current: request.body?.current ?? '', next: request.body?.next ?? '', ...originOf(request) });
+    const outcome = await changeDashboardPassword(request.ctx, sessionOf(request), {
+      current: request.body?.current ?? '',
+      next: request.body?.next ?? '',
+      ...originOf(request),
+    });
     if ('token' in outcome) {
       setSessionCookie(reply, outcome.token);
       return reply.redirect(`${SETTINGS_PATH}?done=password`, 303);
@@ -136,15 +175,21 @@ export function settingsRoutes(app: FastifyInstance): void {
     if ('retryAfterMs' in outcome) void reply.header('retry-after', String(Math.ceil(outcome.retryAfterMs / 1000)));
     const status = { 'wrong-password': 401, 'same-password': 400, 'weak-password': 400, 'too-many-attempts': 429, busy: 503 }[outcome.refused];
     const words = outcome.refused === 'weak-password' ? outcome.problem : outcome.refused;
-    return showSettings(request, reply, status, { notice: html`<p class="error" role="alert" id="notice">${frameOf(request, reply, '').w.settings.passwordRefused[words]}</p>` });
+    return showSettings(request, reply, status, {
+      notice: html`<p class="error" role="alert" id="notice">${frameOf(request, reply, '').w.settings.passwordRefused[words]}</p>`,
+    });
   });
 
   app.post<{ Body: Form }>(SETTINGS_PATH, { preHandler: app.csrfProtection, config: { dashboardAction: 'settings.update' } }, async (request, reply) => {
     const form = request.body ?? {};
     const version = form.notify_api_version;
-    const redirectUris = (form.redirect_uris ?? '').split(/\r?\n/).map((uri) => uri.trim()).filter(Boolean);
+    const redirectUris = (form.redirect_uris ?? '')
+      .split(/\r?\n/)
+      .map((uri) => uri.trim())
+      .filter(Boolean);
     try {
-      if (!(NOTIFY_API_VERSIONS as readonly (string | undefined)[]).includes(version)) throw fieldError('notify_api_version', `must be one of ${NOTIFY_API_VERSIONS.join(', ')}`);
+      if (!(NOTIFY_API_VERSIONS as readonly (string | undefined)[]).includes(version))
+        throw fieldError('notify_api_version', `must be one of ${NOTIFY_API_VERSIONS.join(', ')}`);
       await updateMerchant(request.ctx, sessionOf(request).merchant.receiverId, {
         notifyUrl: optionalUrl(form.notify_url),
         notifyApiVersion: version,

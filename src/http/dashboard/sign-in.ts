@@ -32,28 +32,56 @@ const REFUSALS = {
 type Refusal = (typeof REFUSALS)[keyof typeof REFUSALS]['words'];
 
 /** A sign-in step's page: its form, posted to its own address, with the refusal that brought it back. */
-function stepPage(request: FastifyRequest, reply: FastifyReply, status: number, path: string, title: (w: DashboardWords) => string, fields: (w: DashboardWords) => Html, error?: Refusal): FastifyReply {
+function stepPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  path: string,
+  title: (w: DashboardWords) => string,
+  fields: (w: DashboardWords) => Html,
+  error?: Refusal,
+): FastifyReply {
   const frame = frameOf(request, reply, path);
   const { w } = frame;
-  return sendPage(reply, frame, status, title(w), html`<form method="post" action="${path}" class="sign-in">
-${csrfField(frame.csrf)}
-${errorLine(error && w[error])}
-${fields(w)}
-</form>`);
+  return sendPage(
+    reply,
+    frame,
+    status,
+    title(w),
+    html`<form method="post" action="${path}" class="sign-in">${csrfField(frame.csrf)} ${errorLine(error && w[error])} ${fields(w)}</form>`,
+  );
 }
 
 const signInPage = (request: FastifyRequest, reply: FastifyReply, status: number, email: string, error?: Refusal) =>
-  stepPage(request, reply, status, SIGN_IN_PATH, (w) => w.signInTitle, (w) => html`<label for="email">${w.email}</label>
-<input type="email" id="email" name="email" required autocomplete="username" value="${email}">
-<label for="password">${w.password}</label>
-<input type="password" id="password" name="password" required autocomplete="current-password">
-<button id="sign-in">${w.signIn}</button>`, error);
+  stepPage(
+    request,
+    reply,
+    status,
+    SIGN_IN_PATH,
+    (w) => w.signInTitle,
+    (w) =>
+      html`<label for="email">${w.email}</label>
+        <input type="email" id="email" name="email" required autocomplete="username" value="${email}" />
+        <label for="password">${w.password}</label>
+        <input type="password" id="password" name="password" required autocomplete="current-password" />
+        <button id="sign-in">${w.signIn}</button>`,
+    error,
+  );
 
 const codePage = (request: FastifyRequest, reply: FastifyReply, status: number, error?: Refusal) =>
-  stepPage(request, reply, status, SECOND_FACTOR_PATH, (w) => w.secondFactorTitle, (w) => html`<p>${w.secondFactorHelp}</p>
-<label for="code">${w.code}</label>
-<input type="text" id="code" name="code" required autocomplete="one-time-code" inputmode="text" maxlength="64">
-<button id="verify">${w.verify}</button>`, error);
+  stepPage(
+    request,
+    reply,
+    status,
+    SECOND_FACTOR_PATH,
+    (w) => w.secondFactorTitle,
+    (w) =>
+      html`<p>${w.secondFactorHelp}</p>
+        <label for="code">${w.code}</label>
+        <input type="text" id="code" name="code" required autocomplete="one-time-code" inputmode="text" maxlength="64" />
+        <button id="verify">${w.verify}</button>`,
+    error,
+  );
 
 const retryAfter = (reply: FastifyReply, outcome: object) => {
   if ('retryAfterMs' in outcome) void reply.header('retry-after', String(Math.ceil((outcome.retryAfterMs as number) / 1000)));

@@ -39,23 +39,48 @@ async function showSubscription(request: FastifyRequest<{ Params: Params }>, rep
     status,
     subscription.name,
     html`${notice ?? ''}
-<dl><dt>subscription_id</dt><dd>${subscription.subscriptionId}</dd>
-<dt>${s.status}</dt><dd id="status">${wireStatus(subscription.state)} (${subscription.state})</dd>
-<dt>${s.maxAmount}</dt><dd>${formatMoney(subscription.maxAmount, subscription.currency, m)}</dd>
-<dt>service_reference</dt><dd>${subscription.serviceReference ?? '—'}</dd>
-<dt>description</dt><dd>${subscription.description ?? '—'}</dd>
-<dt>email</dt><dd>${subscription.email}</dd>
-<dt>notify_url</dt><dd>${subscription.notifyUrl}</dd></dl>
-${decisions ? html`<div class="actions">${MANDATE_DECISIONS.map((d) => decisionForm(frame, `${path}/${d}`, s[d]))}</div>` : ''}
-<h2>${s.history}</h2>
-<ol class="timeline">${history.map((c) => html`<li><time>${formatInstant(c.changedAt, m)}</time>${c.event}: ${c.from} → ${c.to} (${c.origin}) ${c.reason}</li>`)}</ol>
-<h2>${s.charges}</h2>
-${charges.length === 0
-  ? html`<p class="none">${s.noCharges}</p>`
-  : html`<table class="charges"><tbody>${charges.map(
-      (c) => html`<tr><td><a href="${paymentPath(c.paymentId)}">${c.paymentId}</a></td><td class="number">${formatMoney(c.amount, c.currency, m)}</td><td>${c.state}${c.failure ? ` (${c.failure})` : ''}</td><td>${formatInstant(c.createdAt, m)}</td>
-<td>${decisions && (c.state === 'due' || c.state === 'submitted') ? CHARGE_DECISIONS.map((d) => decisionForm(frame, `${path}/charges/${c.paymentId}/${d}`, s[d])) : ''}</td></tr>`,
-    )}</tbody></table>`}`,
+      <dl>
+        <dt>subscription_id</dt>
+        <dd>${subscription.subscriptionId}</dd>
+        <dt>${s.status}</dt>
+        <dd id="status">${wireStatus(subscription.state)} (${subscription.state})</dd>
+        <dt>${s.maxAmount}</dt>
+        <dd>${formatMoney(subscription.maxAmount, subscription.currency, m)}</dd>
+        <dt>service_reference</dt>
+        <dd>${subscription.serviceReference ?? '—'}</dd>
+        <dt>description</dt>
+        <dd>${subscription.description ?? '—'}</dd>
+        <dt>email</dt>
+        <dd>${subscription.email}</dd>
+        <dt>notify_url</dt>
+        <dd>${subscription.notifyUrl}</dd>
+      </dl>
+      ${decisions ? html`<div class="actions">${MANDATE_DECISIONS.map((d) => decisionForm(frame, `${path}/${d}`, s[d]))}</div>` : ''}
+      <h2>${s.history}</h2>
+      <ol class="timeline">
+        ${history.map((c) => html`<li><time>${formatInstant(c.changedAt, m)}</time>${c.event}: ${c.from} → ${c.to} (${c.origin}) ${c.reason}</li>`)}
+      </ol>
+      <h2>${s.charges}</h2>
+      ${
+        charges.length === 0
+          ? html`<p class="none">${s.noCharges}</p>`
+          : html`<table class="charges">
+              <tbody>
+                ${charges.map(
+                  (c) =>
+                    html`<tr>
+                      <td><a href="${paymentPath(c.paymentId)}">${c.paymentId}</a></td>
+                      <td class="number">${formatMoney(c.amount, c.currency, m)}</td>
+                      <td>${c.state}${c.failure ? ` (${c.failure})` : ''}</td>
+                      <td>${formatInstant(c.createdAt, m)}</td>
+                      <td>
+                        ${decisions && (c.state === 'due' || c.state === 'submitted') ? CHARGE_DECISIONS.map((d) => decisionForm(frame, `${path}/charges/${c.paymentId}/${d}`, s[d])) : ''}
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }`,
   );
 }
 
@@ -66,7 +91,12 @@ async function decide(request: FastifyRequest<{ Params: Params }>, reply: Fastif
   } catch (error) {
     if (!(error instanceof DomainError) || (error.kind !== 'state' && error.kind !== 'forbidden')) throw error;
     const w = frameOf(request, reply, '').w;
-    return showSubscription(request, reply, error.kind === 'state' ? 409 : 403, html`<p class="error" role="status" id="notice">${w.payments.refused} ${error.message}</p>`);
+    return showSubscription(
+      request,
+      reply,
+      error.kind === 'state' ? 409 : 403,
+      html`<p class="error" role="status" id="notice">${w.payments.refused} ${error.message}</p>`,
+    );
   }
   return reply.redirect(`${subscriptionPath(request.params.id)}?done=decision`, 303);
 }
@@ -83,9 +113,27 @@ export function subscriptionRoutes(app: FastifyInstance): void {
       w.nav.subscriptions,
       list.length === 0
         ? html`<p class="none">${w.subscriptions.none}</p>`
-        : html`<table class="subscriptions"><thead><tr><th>${w.subscriptions.name}</th><th>${w.subscriptions.status}</th><th class="number">${w.subscriptions.maxAmount}</th><th>${w.payments.created}</th></tr></thead><tbody>${list.map(
-            (s) => html`<tr><td><a href="${subscriptionPath(s.subscriptionId)}">${s.name}</a></td><td>${wireStatus(s.state)}</td><td class="number">${formatMoney(s.maxAmount, s.currency, m)}</td><td>${formatInstant(s.createdAt, m)}</td></tr>`,
-          )}</tbody></table>`,
+        : html`<table class="subscriptions">
+            <thead>
+              <tr>
+                <th>${w.subscriptions.name}</th>
+                <th>${w.subscriptions.status}</th>
+                <th class="number">${w.subscriptions.maxAmount}</th>
+                <th>${w.payments.created}</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${list.map(
+                (s) =>
+                  html`<tr>
+                    <td><a href="${subscriptionPath(s.subscriptionId)}">${s.name}</a></td>
+                    <td>${wireStatus(s.state)}</td>
+                    <td class="number">${formatMoney(s.maxAmount, s.currency, m)}</td>
+                    <td>${formatInstant(s.createdAt, m)}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`,
     );
   });
 
@@ -95,13 +143,17 @@ export function subscriptionRoutes(app: FastifyInstance): void {
   });
 
   for (const decision of MANDATE_DECISIONS) {
-    app.post<{ Params: Params }>(`${subscriptionPath(':id')}/${decision}`, { preHandler: app.csrfProtection, config: { dashboardAction: 'demobank.decide' } }, async (request, reply) =>
-      decide(request, reply, () => decideDemoMandate(request.ctx, request.params.id, decision, sessionOf(request).merchant)),
+    app.post<{ Params: Params }>(
+      `${subscriptionPath(':id')}/${decision}`,
+      { preHandler: app.csrfProtection, config: { dashboardAction: 'demobank.decide' } },
+      async (request, reply) => decide(request, reply, () => decideDemoMandate(request.ctx, request.params.id, decision, sessionOf(request).merchant)),
     );
   }
   for (const decision of CHARGE_DECISIONS) {
-    app.post<{ Params: Params & { paymentId: string } }>(`${subscriptionPath(':id')}/charges/:paymentId/${decision}`, { preHandler: app.csrfProtection, config: { dashboardAction: 'demobank.decide' } }, async (request, reply) =>
-      decide(request, reply, () => decideDemoCharge(request.ctx, request.params.paymentId, decision, sessionOf(request).merchant)),
+    app.post<{ Params: Params & { paymentId: string } }>(
+      `${subscriptionPath(':id')}/charges/:paymentId/${decision}`,
+      { preHandler: app.csrfProtection, config: { dashboardAction: 'demobank.decide' } },
+      async (request, reply) => decide(request, reply, () => decideDemoCharge(request.ctx, request.params.paymentId, decision, sessionOf(request).merchant)),
     );
   }
 }

@@ -32,9 +32,19 @@ const es = {
   errorTitle: 'Error',
   badRequest: 'La solicitud no es válida.',
   error: 'Ocurrió un error. Inténtalo de nuevo.',
-  nav: { home: 'Inicio', payments: 'Pagos', events: 'Eventos', subscriptions: 'Suscripciones', operations: 'Operaciones', settings: 'Configuración', audit: 'Auditoría', developer: 'Desarrollo' },
+  nav: {
+    home: 'Inicio',
+    payments: 'Pagos',
+    events: 'Eventos',
+    subscriptions: 'Suscripciones',
+    operations: 'Operaciones',
+    settings: 'Configuración',
+    audit: 'Auditoría',
+    developer: 'Desarrollo',
+  },
   audit: {
-    intro: 'Quién hizo qué en la cuenta: ingresos, reembolsos, eliminaciones, credenciales, configuración, reenvíos y acciones de prueba. Los registros están encadenados por hash; quien opera Quipu los verifica con quipu audit verify.',
+    intro:
+      'Quién hizo qué en la cuenta: ingresos, reembolsos, eliminaciones, credenciales, configuración, reenvíos y acciones de prueba. Los registros están encadenados por hash; quien opera Quipu los verifica con quipu audit verify.',
     at: 'Fecha',
     who: 'Quién',
     action: 'Acción',
@@ -270,9 +280,19 @@ const en: DashboardWords = {
   errorTitle: 'Error',
   badRequest: 'The request is not valid.',
   error: 'Something went wrong. Try again.',
-  nav: { home: 'Home', payments: 'Payments', events: 'Events', subscriptions: 'Subscriptions', operations: 'Operations', settings: 'Settings', audit: 'Audit log', developer: 'Developer' },
+  nav: {
+    home: 'Home',
+    payments: 'Payments',
+    events: 'Events',
+    subscriptions: 'Subscriptions',
+    operations: 'Operations',
+    settings: 'Settings',
+    audit: 'Audit log',
+    developer: 'Developer',
+  },
   audit: {
-    intro: 'Who did what in the account: sign-ins, refunds, deletes, credentials, settings, resends and test actions. Records are hash-chained; whoever runs Quipu checks them with quipu audit verify.',
+    intro:
+      'Who did what in the account: sign-ins, refunds, deletes, credentials, settings, resends and test actions. Records are hash-chained; whoever runs Quipu checks them with quipu audit verify.',
     at: 'When',
     who: 'Who',
     action: 'Action',

@@ -32,7 +32,10 @@ export function portalRoutes(app: FastifyInstance): void {
       const m = portalFrame(request, reply, PORTAL_PATH).m;
       if (kindOf(error) === 'validation') {
         const fields = new Set((error as DomainError).fields.map((f) => f.field));
-        return signIn(request, reply, 400, body, { rut: fields.has('rut') ? m.rutError : undefined, password: fields.has('password') ? m.passwordError : undefined });
+        return signIn(request, reply, 400, body, {
+          rut: fields.has('rut') ? m.rutError : undefined,
+          password: fields.has('password') ? m.passwordError : undefined,
+        });
       }
       if (kindOf(error) === 'unavailable') return signIn(request, reply, 503, body, { form: m.bankUnavailable });
       throw error;
@@ -43,7 +46,13 @@ export function portalRoutes(app: FastifyInstance): void {
     return reply.redirect(PORTAL_PATH, 303);
   });
 
-  const list = async (request: FastifyRequest, reply: FastifyReply, rut: string, status: number, notice: (m: Messages, mandates: DemoMandate[]) => string | undefined) => {
+  const list = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    rut: string,
+    status: number,
+    notice: (m: Messages, mandates: DemoMandate[]) => string | undefined,
+  ) => {
     const frame = portalFrame(request, reply, MANDATES_PATH);
     const mandates = await payerMandates(request.ctx, rut);
     return sendPage(reply, frame, status, frame.m.demoBankPortal.title, mandatesPage(frame.m, reply.generateCsrf(), rut, mandates, notice(frame.m, mandates)));

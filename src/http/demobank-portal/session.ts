@@ -18,7 +18,11 @@ interface Sealed {
 export function startSession(ctx: AppContext, reply: FastifyReply, rut: string): void {
   const sealed: Sealed = { rut, ends: ctx.clock.now().getTime() + SESSION_MS };
   const secure = secureCookies(ctx.config);
-  void reply.setCookie(cookieName(COOKIE, secure), ctx.secrets.seal(JSON.stringify(sealed)), { ...cookieOptions(secure), sameSite: 'lax', maxAge: SESSION_MS / 1000 });
+  void reply.setCookie(cookieName(COOKIE, secure), ctx.secrets.seal(JSON.stringify(sealed)), {
+    ...cookieOptions(secure),
+    sameSite: 'lax',
+    maxAge: SESSION_MS / 1000,
+  });
 }
 
 export function endSession(reply: FastifyReply): void {

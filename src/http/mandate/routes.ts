@@ -4,7 +4,16 @@
 // and a fault (a stale form, a wrong RUT, a subscription no longer signable, a double submit)
 // renders a page saying so and changes nothing.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getSigning, getSubscriptionToSign, mandateBanks, signInForMandate, signMandate, type SigningSessionView, type SigningView, startMandateSigning } from '../../app/mandate-signing.js';
+import {
+  getSigning,
+  getSubscriptionToSign,
+  mandateBanks,
+  signInForMandate,
+  signMandate,
+  type SigningSessionView,
+  type SigningView,
+  startMandateSigning,
+} from '../../app/mandate-signing.js';
 import { findBank } from '../../domain/banks.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { UUID_PATTERN } from '../../domain/ids.js';
@@ -35,7 +44,15 @@ function uuidParam(request: FastifyRequest<{ Params: Params }>, what: string): s
 const pageFrame = (request: FastifyRequest, reply: FastifyReply, selfPath: string) => frameOf(request, reply, selfPath, MANDATE_PAGES_PATH);
 
 /** Every mandate page may show the merchant's picture of the subscription. */
-function sendMandatePage(reply: FastifyReply, frame: PageFrame, status: number, title: string, content: Html, view: SigningView, formTargets: (string | null)[] = []): FastifyReply {
+function sendMandatePage(
+  reply: FastifyReply,
+  frame: PageFrame,
+  status: number,
+  title: string,
+  content: Html,
+  view: SigningView,
+  formTargets: (string | null)[] = [],
+): FastifyReply {
   allowImages(reply, [view.subscription.imageUrl]);
   return sendPage(reply, frame, status, title, content, formTargets);
 }
@@ -49,7 +66,15 @@ function sendMandateStatus(reply: FastifyReply, frame: PageFrame, status: number
 function sendSigningOutcome(reply: FastifyReply, frame: PageFrame, status: number, view: SigningSessionView, now: Date, notice?: string): FastifyReply {
   const { m } = frame;
   if (!isSignable(view.subscription.state)) return sendMandateStatus(reply, frame, status, view, notice);
-  if (view.signing.state === 'signing') return sendMandatePage(reply, frame, status, m.mandate.processingTitle, noticeContent(notice ? `${notice} ${m.mandate.processing}` : m.mandate.processing), view);
+  if (view.signing.state === 'signing')
+    return sendMandatePage(
+      reply,
+      frame,
+      status,
+      m.mandate.processingTitle,
+      noticeContent(notice ? `${notice} ${m.mandate.processing}` : m.mandate.processing),
+      view,
+    );
   if (!isSigningOpen(view.signing, now)) return sendMandatePage(reply, frame, status, m.mandate.expiredTitle, expiredSigningContent({ ...view, m }), view);
   return sendMandateStatus(reply, frame, status, view, notice);
 }
@@ -65,7 +90,12 @@ export function mandateRoutes(app: FastifyInstance): void {
     const frame = pageFrame(request, reply, mandatePath(id));
     const view = await getSubscriptionToSign(request.ctx, id);
     if (!isSignable(view.subscription.state)) return sendMandateStatus(reply, frame, status === 200 ? 200 : 409, view);
-    const page = choosePage({ ...view, m: frame.m, csrf: reply.generateCsrf() }, mandateBanks(request.ctx, view.subscription), { bankId: values.bank_id }, errors);
+    const page = choosePage(
+      { ...view, m: frame.m, csrf: reply.generateCsrf() },
+      mandateBanks(request.ctx, view.subscription),
+      { bankId: values.bank_id },
+      errors,
+    );
     return sendMandatePage(reply, frame, status, frame.m.mandate.title, page, view);
   };
   app.get<{ Params: Params }>(`${MANDATE_PAGES_PATH}/:id`, async (request, reply) => choose(request, reply, 200, {}, {}));
@@ -103,7 +133,10 @@ export function mandateRoutes(app: FastifyInstance): void {
       const { m } = pageFrame(request, reply, '');
       if (kindOf(error) === 'validation') {
         const fields = fieldsOf(error as DomainError);
-        return login(request, reply, 400, body, { rut: fields.has('rut') ? m.rutError : undefined, password: fields.has('password') ? m.passwordError : undefined });
+        return login(request, reply, 400, body, {
+          rut: fields.has('rut') ? m.rutError : undefined,
+          password: fields.has('password') ? m.passwordError : undefined,
+        });
       }
       if (kindOf(error) === 'unavailable') return login(request, reply, 503, body, { form: m.bankUnavailable });
       if (kindOf(error) === 'state') return login(request, reply, 409, body, {});

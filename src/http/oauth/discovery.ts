@@ -39,6 +39,9 @@ export async function discoveryRoutes(app: FastifyInstance, { keys }: { keys: Ke
   );
   app.get(JWKS_PATH, { schema: { tags, summary: 'Public keys that verify issued tokens (current and previous)' } }, async (_request, reply) =>
     // Short-lived: after a rotation, verifiers must see the new key soon.
-    reply.header('cache-control', 'public, max-age=60').type('application/jwk-set+json').send(await keys.jwks()),
+    reply
+      .header('cache-control', 'public, max-age=60')
+      .type('application/jwk-set+json')
+      .send(await keys.jwks()),
   );
 }

@@ -60,11 +60,18 @@ function respond(request: FastifyRequest, reply: FastifyReply, answer: FlowAnswe
     case 'deliver':
       return deliver(request, reply, answer.delivery);
     case 'finished':
-      return sendHtml(reply, messagePage('Autorización terminada', 'Esta autorización ya terminó. Vuelve a la aplicación que te trajo aquí para empezar de nuevo.'), { status: 409 });
+      return sendHtml(
+        reply,
+        messagePage('Autorización terminada', 'Esta autorización ya terminó. Vuelve a la aplicación que te trajo aquí para empezar de nuevo.'),
+        { status: 409 },
+      );
     case 'other-browser':
       return sendHtml(
         reply,
-        messagePage('Autorización de otro navegador', 'Esta autorización se inició en otro navegador, y solo puede continuar en ese. Vuelve a la aplicación que te trajo aquí para empezar de nuevo en este.'),
+        messagePage(
+          'Autorización de otro navegador',
+          'Esta autorización se inició en otro navegador, y solo puede continuar en ese. Vuelve a la aplicación que te trajo aquí para empezar de nuevo en este.',
+        ),
         { status: 403 },
       );
     case 'page': {
@@ -93,7 +100,8 @@ function browserSecret(request: FastifyRequest): BrowserSecret {
 /** OpenID Connect Core 3.1.2.1: the authorization request comes as a query (GET) or as a form (POST). */
 function authorizationParameters(request: FastifyRequest): Query {
   if (request.method === 'GET') return request.query as Query;
-  if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith(FORM)) throw new DomainError('validation', `The authorization request must be sent as ${FORM}`);
+  if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith(FORM))
+    throw new DomainError('validation', `The authorization request must be sent as ${FORM}`);
   return (request.body ?? {}) as Query;
 }
 
@@ -102,10 +110,14 @@ export async function authorizationPages(app: FastifyInstance, { secure }: { sec
 
   app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof DomainError && error.kind === 'not_found') {
-      return sendHtml(reply, messagePage('Autorización desconocida', 'No encontramos esta autorización. Vuelve a la aplicación que te trajo aquí.'), { status: 404 });
+      return sendHtml(reply, messagePage('Autorización desconocida', 'No encontramos esta autorización. Vuelve a la aplicación que te trajo aquí.'), {
+        status: 404,
+      });
     }
     if (error.code?.startsWith('FST_CSRF')) {
-      return sendHtml(reply, messagePage('Formulario no válido', 'El formulario no vino de esta página o ya no es válido. Vuelve a cargar la página.'), { status: 403 });
+      return sendHtml(reply, messagePage('Formulario no válido', 'El formulario no vino de esta página o ya no es válido. Vuelve a cargar la página.'), {
+        status: 403,
+      });
     }
     if (error instanceof DomainError && error.kind === 'validation') return sendHtml(reply, messagePage('Solicitud no válida', error.message), { status: 400 });
     if ((error.statusCode ?? 500) < 500) return sendHtml(reply, messagePage('Solicitud no válida', error.message), { status: error.statusCode });
@@ -130,16 +142,26 @@ export async function authorizationPages(app: FastifyInstance, { secure }: { sec
       // here: the doubts are for the log line only.
       logDoubts(request, doubts);
       if (start.outcome === 'refused') {
-        return sendHtml(reply, messagePage('Solicitud de autorización no válida', `${start.parameter}: ${start.message}. No se puede volver a la aplicación.`), { status: 400 });
+        return sendHtml(
+          reply,
+          messagePage('Solicitud de autorización no válida', `${start.parameter}: ${start.message}. No se puede volver a la aplicación.`),
+          { status: 400 },
+        );
       }
       if (start.outcome === 'redirect') return deliver(request, reply, start.delivery);
       const flow = `/oauth2/flows/${start.authorizationId}`;
-      reply.setCookie(flowCookie(start.authorizationId, secure), start.browserSecret, { ...cookieOptions(secure), sameSite: 'lax', maxAge: FLOW_COOKIE_SECONDS });
+      reply.setCookie(flowCookie(start.authorizationId, secure), start.browserSecret, {
+        ...cookieOptions(secure),
+        sameSite: 'lax',
+        maxAge: FLOW_COOKIE_SECONDS,
+      });
       return reply.header('cache-control', 'no-store').redirect(flow, 303);
     },
   });
 
-  app.get('/oauth2/flows/:id', { schema: { hide: true } }, async (request: FlowRequest, reply) => respond(request, reply, await showFlow(request.ctx, flowId(request), browserSecret(request))));
+  app.get('/oauth2/flows/:id', { schema: { hide: true } }, async (request: FlowRequest, reply) =>
+    respond(request, reply, await showFlow(request.ctx, flowId(request), browserSecret(request))),
+  );
 
   app.post('/oauth2/flows/:id/login', { schema: { hide: true }, preHandler: app.csrfProtection }, async (request: FlowRequest, reply) => {
     const id = flowId(request);

@@ -58,7 +58,8 @@ function clientCredentials(request: FastifyRequest, form: Form): ClientCredentia
   // with Basic as long as it names the same client.
   if (form.client_secret !== undefined) throw new TokenEndpointError('invalid_request', 'authenticate the client with HTTP Basic or with the form, not both');
   if (basic === 'malformed') return undefined;
-  if (form.client_id !== undefined && form.client_id !== basic.clientId) throw new TokenEndpointError('invalid_request', 'client_id in the form is not the client of the Basic credentials');
+  if (form.client_id !== undefined && form.client_id !== basic.clientId)
+    throw new TokenEndpointError('invalid_request', 'client_id in the form is not the client of the Basic credentials');
   return basic;
 }
 
@@ -92,7 +93,11 @@ export async function tokenRoutes(app: FastifyInstance, { keys }: { keys: KeyRin
         issued = await issueClientCredentialsToken(request.ctx, keys, client, form.scope, doubts);
         break;
       case 'authorization_code':
-        issued = await redeemAuthorizationCode(request.ctx, keys, client, { code: form.code, redirectUri: form.redirect_uri, codeVerifier: form.code_verifier });
+        issued = await redeemAuthorizationCode(request.ctx, keys, client, {
+          code: form.code,
+          redirectUri: form.redirect_uri,
+          codeVerifier: form.code_verifier,
+        });
         break;
       case undefined:
         throw new TokenEndpointError('invalid_request', 'grant_type is required');

@@ -34,13 +34,20 @@ function sendOutcome(reply: FastifyReply, frame: PageFrame, status: number, oper
   const { m } = frame;
   const block = operationBlock(operation, now);
   if (block === 'expired') return sendPage(reply, frame, status, m.operation.expiredTitle, noticeContent(m.operation.expired));
-  if (block === 'running') return sendPage(reply, frame, status, m.operation.processingTitle, noticeContent(notice ? `${notice} ${m.operation.processing}` : m.operation.processing));
+  if (block === 'running')
+    return sendPage(reply, frame, status, m.operation.processingTitle, noticeContent(notice ? `${notice} ${m.operation.processing}` : m.operation.processing));
   const page = resultContent(m, operation, operationResult(operation, now).result, notice);
   return sendPage(reply, frame, status, page.title, page.body);
 }
 
 /** The operation a payer may go on with, or the page saying why not (undefined: that page was sent). */
-async function runnable(request: FastifyRequest, reply: FastifyReply, frame: PageFrame, ref: string, status: number): Promise<RunnableOperation | FastifyReply> {
+async function runnable(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  frame: PageFrame,
+  ref: string,
+  status: number,
+): Promise<RunnableOperation | FastifyReply> {
   try {
     return await runnableOperation(request.ctx, ref);
   } catch (error) {
@@ -65,31 +72,42 @@ export function operationRoutes(app: FastifyInstance): void {
     if (found.operation.state === 'authenticated') return reply.redirect(`${operationPath(found.operation)}/authorize`, 303);
     const view = viewOf(found, frame);
     const fixed = originBank(found.content, found.merchant);
-    if (fixed && !request.ctx.banks.connectorFor(fixed.bankId)) return sendPage(reply, frame, 403, frame.m.noConnectorTitle, noticeContent(frame.m.operation.noConnector(fixed.name)));
+    if (fixed && !request.ctx.banks.connectorFor(fixed.bankId))
+      return sendPage(reply, frame, 403, frame.m.noConnectorTitle, noticeContent(frame.m.operation.noConnector(fixed.name)));
     const bank = fixed ?? operationBanks(request.ctx, found.merchant).find((b) => b.bankId === request.query.bank);
     if (!bank) return sendPage(reply, frame, status, frame.m.operation.title, chooseBankPage(view, operationBanks(request.ctx, found.merchant), errors));
     return sendPage(reply, frame, status, frame.m.bankLogin(bank.name), operationLoginPage(view, bank, reply.generateCsrf(), { rut: values.rut }, errors));
   };
-  app.get<{ Params: { ref: string }; Querystring: Query }>(`${OPERATION_PAGES_PATH}/:ref`, async (request, reply) => start(request, reply, request.params.ref, 200, {}, {}));
+  app.get<{ Params: { ref: string }; Querystring: Query }>(`${OPERATION_PAGES_PATH}/:ref`, async (request, reply) =>
+    start(request, reply, request.params.ref, 200, {}, {}),
+  );
 
-  app.post<{ Params: Params; Body: Form; Querystring: Query }>(`${OPERATION_PAGES_PATH}/:id/login`, { preHandler: app.csrfProtection }, async (request, reply) => {
-    const body = request.body ?? {};
-    const id = operationId(request);
-    const again = (status: number, errors: FormErrors) => start(request, reply, id, status, body, errors);
-    try {
-      await signInForOperation(request.ctx, id, request.query.bank, { identifier: body.rut ?? '', password: body.password ?? '' });
-      return reply.redirect(`${OPERATION_PAGES_PATH}/${id}/authorize`, 303);
-    } catch (error) {
-      const { m } = pageFrame(request, reply, '');
-      if (kindOf(error) === 'validation') {
-        const fields = fieldsOf(error as DomainError);
-        return again(400, { rut: fields.has('rut') ? m.rutError : undefined, password: fields.has('password') ? m.passwordError : undefined, bank_id: fields.has('bank_id') ? m.operation.bankError : undefined });
+  app.post<{ Params: Params; Body: Form; Querystring: Query }>(
+    `${OPERATION_PAGES_PATH}/:id/login`,
+    { preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const body = request.body ?? {};
+      const id = operationId(request);
+      const again = (status: number, errors: FormErrors) => start(request, reply, id, status, body, errors);
+      try {
+        await signInForOperation(request.ctx, id, request.query.bank, { identifier: body.rut ?? '', password: body.password ?? '' });
+        return reply.redirect(`${OPERATION_PAGES_PATH}/${id}/authorize`, 303);
+      } catch (error) {
+        const { m } = pageFrame(request, reply, '');
+        if (kindOf(error) === 'validation') {
+          const fields = fieldsOf(error as DomainError);
+          return again(400, {
+            rut: fields.has('rut') ? m.rutError : undefined,
+            password: fields.has('password') ? m.passwordError : undefined,
+            bank_id: fields.has('bank_id') ? m.operation.bankError : undefined,
+          });
+        }
+        if (kindOf(error) === 'unavailable') return again(503, { form: m.bankUnavailable });
+        if (kindOf(error) === 'state' || kindOf(error) === 'forbidden') return again(409, {});
+        throw error;
       }
-      if (kindOf(error) === 'unavailable') return again(503, { form: m.bankUnavailable });
-      if (kindOf(error) === 'state' || kindOf(error) === 'forbidden') return again(409, {});
-      throw error;
-    }
-  });
+    },
+  );
 
   const authorize = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, status: number, errors: FormErrors, notice?: string) => {
     const id = operationId(request);
@@ -100,7 +118,12 @@ export function operationRoutes(app: FastifyInstance): void {
       if (status === 200) return reply.redirect(`${OPERATION_PAGES_PATH}/${id}`, 303);
       return sendOutcome(reply, frame, status, found.operation, request.ctx.clock.now(), notice);
     }
-    const page: Html = operationAuthorizePage(viewOf(found, frame), request.ctx.banks.connectorFor(found.operation.bankId!)!.challenge, reply.generateCsrf(), errors);
+    const page: Html = operationAuthorizePage(
+      viewOf(found, frame),
+      request.ctx.banks.connectorFor(found.operation.bankId!)!.challenge,
+      reply.generateCsrf(),
+      errors,
+    );
     return sendPage(reply, frame, status, frame.m.authorizeTitle, page);
   };
   app.get<{ Params: Params }>(`${OPERATION_PAGES_PATH}/:id/authorize`, async (request, reply) => authorize(request, reply, 200, {}));

@@ -49,6 +49,14 @@ export async function requireOperator(request: FastifyRequest, reply: FastifyRep
 export function logOperatorCall(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
   request.log.info({ operator_call: true, method: request.method, url: request.url, address: request.ip, status: reply.statusCode }, 'operator call');
   const target = `${request.method} ${auditTarget(request)}`;
-  void audit(request.ctx, { actorKind: 'operator', actor: request.ip, receiverId: null, action: 'operator.call', target, outcome: outcomeOf(reply.statusCode), address: request.ip });
+  void audit(request.ctx, {
+    actorKind: 'operator',
+    actor: request.ip,
+    receiverId: null,
+    action: 'operator.call',
+    target,
+    outcome: outcomeOf(reply.statusCode),
+    address: request.ip,
+  });
   done();
 }

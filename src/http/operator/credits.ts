@@ -90,26 +90,41 @@ async function dropEmptyCreditFields(request: { body: unknown }): Promise<void> 
 
 export const operatorCreditRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('preValidation', dropEmptyCreditFields);
-  app.post('/operator/v1/credits', { schema: { tags, summary: 'Record bank credits and reconcile them', body: CreditsBody, response: { 200: Recorded } } }, async (request) => {
-    const credits = parseCredits(request.body.credits as Record<string, RawValue>[], (index) => `credits.${index}`);
-    const outcomes = await recordCredits(request.ctx, credits, 'operator');
-    const count = (status: string) => outcomes.filter((o) => o.status === status).length;
-    return {
-      matched: count('matched'),
-      unmatched: count('unmatched'),
-      duplicates: count('duplicate'),
-      results: outcomes.map((o) => ({
-        bank_reference: o.bankReference,
-        status: o.status,
-        ...(o.status === 'matched' ? { payment_id: o.paymentId } : {}),
-        ...(o.status === 'unmatched' ? { reason: o.reason } : {}),
-      })),
-    };
-  });
+  app.post(
+    '/operator/v1/credits',
+    { schema: { tags, summary: 'Record bank credits and reconcile them', body: CreditsBody, response: { 200: Recorded } } },
+    async (request) => {
+      const credits = parseCredits(request.body.credits as Record<string, RawValue>[], (index) => `credits.${index}`);
+      const outcomes = await recordCredits(request.ctx, credits, 'operator');
+      const count = (status: string) => outcomes.filter((o) => o.status === status).length;
+      return {
+        matched: count('matched'),
+        unmatched: count('unmatched'),
+        duplicates: count('duplicate'),
+        results: outcomes.map((o) => ({
+          bank_reference: o.bankReference,
+          status: o.status,
+          ...(o.status === 'matched' ? { payment_id: o.paymentId } : {}),
+          ...(o.status === 'unmatched' ? { reason: o.reason } : {}),
+        })),
+      };
+    },
+  );
 
-  app.get('/operator/v1/credits', { schema: { tags, summary: 'List recorded bank credits, newest first, a page at a time', querystring: ListQuery, response: { 200: CreditPage } } }, async (request) => {
-    const { status, account, credited_from, credited_to, cursor, limit } = request.query;
-    const page = await getCredits(request.ctx, { status: status as CreditStatus | undefined, account, creditedFrom: credited_from, creditedTo: credited_to, cursor, limit });
-    return { credits: page.credits.map(creditResource), next_cursor: page.nextCursor };
-  });
+  app.get(
+    '/operator/v1/credits',
+    { schema: { tags, summary: 'List recorded bank credits, newest first, a page at a time', querystring: ListQuery, response: { 200: CreditPage } } },
+    async (request) => {
+      const { status, account, credited_from, credited_to, cursor, limit } = request.query;
+      const page = await getCredits(request.ctx, {
+        status: status as CreditStatus | undefined,
+        account,
+        creditedFrom: credited_from,
+        creditedTo: credited_to,
+        cursor,
+        limit,
+      });
+      return { credits: page.credits.map(creditResource), next_cursor: page.nextCursor };
+    },
+  );
 };

@@ -22,7 +22,15 @@ export const paymentState = (payment: Payment) => ({ payment_id: payment.payment
 export const markPaidRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/quipu/v1/payments/:id/mark-paid',
-    { schema: { tags: ['Quipu: payments'], summary: 'Mark a payment as paid by other means (marked-paid-by-receiver)', params: PaymentIdParams, response: { 200: Message } }, config: { auditAction: 'payment.mark-paid', idempotent: true } },
+    {
+      schema: {
+        tags: ['Quipu: payments'],
+        summary: 'Mark a payment as paid by other means (marked-paid-by-receiver)',
+        params: PaymentIdParams,
+        response: { 200: Message },
+      },
+      config: { auditAction: 'payment.mark-paid', idempotent: true },
+    },
     async (request) => {
       await markPaid(request.ctx, request.merchant!, request.params.id);
       return { message: 'Payment marked as paid by the receiver' };

@@ -46,9 +46,20 @@ export function frameOf(request: FastifyRequest, reply: FastifyReply, selfPath: 
   return { lang, m: messages(lang), selfPath };
 }
 
-export function sendPage(reply: FastifyReply, frame: PageFrame, status: number, title: string, content: Html, formTargets: (string | null)[] = []): FastifyReply {
+export function sendPage(
+  reply: FastifyReply,
+  frame: PageFrame,
+  status: number,
+  title: string,
+  content: Html,
+  formTargets: (string | null)[] = [],
+): FastifyReply {
   allowFormTargets(reply, formTargets);
-  return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(layout(frame, title, content));
+  return reply
+    .code(status)
+    .header('cache-control', 'no-store')
+    .type('text/html; charset=utf-8')
+    .send(layout(frame, title, content));
 }
 
 function paymentId(request: FastifyRequest<{ Params: Params }>): string {
@@ -77,8 +88,10 @@ function sendAttemptOutcome(reply: FastifyReply, frame: PageFrame, status: numbe
   const { m } = frame;
   const { attempt, payment } = view;
   const payable = payerBlock(payment, now) === undefined;
-  if (attempt.state === 'failed') return sendPage(reply, frame, status, m.failedTitle, failedAttemptContent(m, attempt, bankOf(view).bankName, payable, payment.cancelUrl, notice));
-  if (attempt.state === 'authorizing') return sendPage(reply, frame, status, m.processingTitle, noticeContent(notice ? `${notice} ${m.processing}` : m.processing));
+  if (attempt.state === 'failed')
+    return sendPage(reply, frame, status, m.failedTitle, failedAttemptContent(m, attempt, bankOf(view).bankName, payable, payment.cancelUrl, notice));
+  if (attempt.state === 'authorizing')
+    return sendPage(reply, frame, status, m.processingTitle, noticeContent(notice ? `${notice} ${m.processing}` : m.processing));
   if ((attempt.state === 'started' || attempt.state === 'authenticated') && payable && !isAttemptOpen(attempt, now)) {
     return sendPage(reply, frame, status, m.attemptExpiredTitle, expiredAttemptContent(m, attempt, payment.cancelUrl));
   }
@@ -124,7 +137,12 @@ export function payerRoutes(app: FastifyInstance): void {
     const now = request.ctx.clock.now();
     if (closedToPayer(view, now)) return sendStatus(reply, frame, status === 200 ? 200 : 409, view, now);
     if (!allowsMethod(view.payment, view.merchant, 'SIMPLIFIED_TRANSFER')) return sendStatus(reply, frame, 409, view, now, frame.m.methodNotAllowed);
-    const page = simplifiedPage({ ...view, m: frame.m, csrf: reply.generateCsrf() }, payerBanks(view.payment, view.merchant.developer), { bankId: values.bank_id, payerEmail: values.payer_email }, errors);
+    const page = simplifiedPage(
+      { ...view, m: frame.m, csrf: reply.generateCsrf() },
+      payerBanks(view.payment, view.merchant.developer),
+      { bankId: values.bank_id, payerEmail: values.payer_email },
+      errors,
+    );
     return sendPage(reply, frame, status, frame.m.simplified, page);
   };
   app.get<{ Params: Params }>('/payment/simplified/:id', async (request, reply) => simplified(request, reply, 200, {}, {}));
@@ -137,7 +155,10 @@ export function payerRoutes(app: FastifyInstance): void {
       if (kindOf(error) === 'validation') {
         const fields = fieldsOf(error as DomainError);
         const m = frameOf(request, reply, '').m;
-        return simplified(request, reply, 400, body, { bank_id: fields.has('bank_id') ? m.bankIdError : undefined, payer_email: fields.has('payer_email') ? m.emailError : undefined });
+        return simplified(request, reply, 400, body, {
+          bank_id: fields.has('bank_id') ? m.bankIdError : undefined,
+          payer_email: fields.has('payer_email') ? m.emailError : undefined,
+        });
       }
       if (kindOf(error) === 'forbidden') {
         const id = paymentId(request);
@@ -160,7 +181,13 @@ export function payerRoutes(app: FastifyInstance): void {
     if (!allowsMethod(view.payment, view.merchant, 'REGULAR_TRANSFER')) return sendStatus(reply, frame, 409, view, now, frame.m.methodNotAllowed);
     const account = payerCollectionAccount(request.ctx.config.collectionAccount, view.merchant.developer);
     if (!account) return sendStatus(reply, frame, 409, view, now, frame.m.manualUnavailable);
-    return sendPage(reply, frame, 200, frame.m.manual, manualPage({ ...view, m: frame.m }, account, findBank(account.bankId, view.merchant.developer)?.name ?? account.bankId));
+    return sendPage(
+      reply,
+      frame,
+      200,
+      frame.m.manual,
+      manualPage({ ...view, m: frame.m }, account, findBank(account.bankId, view.merchant.developer)?.name ?? account.bankId),
+    );
   });
 
   const bankLogin = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, status: number, values: Form, errors: FormErrors) => {
@@ -186,7 +213,10 @@ export function payerRoutes(app: FastifyInstance): void {
       const m = frameOf(request, reply, '').m;
       if (kindOf(error) === 'validation') {
         const fields = fieldsOf(error as DomainError);
-        return bankLogin(request, reply, 400, body, { rut: fields.has('rut') ? m.rutError : undefined, password: fields.has('password') ? m.passwordError : undefined });
+        return bankLogin(request, reply, 400, body, {
+          rut: fields.has('rut') ? m.rutError : undefined,
+          password: fields.has('password') ? m.passwordError : undefined,
+        });
       }
       if (kindOf(error) === 'forbidden') return bankLogin(request, reply, 403, body, { form: m.wrongPayer });
       if (kindOf(error) === 'unavailable') return bankLogin(request, reply, 503, body, { form: m.bankUnavailable });
@@ -223,7 +253,8 @@ export function payerRoutes(app: FastifyInstance): void {
       if (kindOf(error) === 'validation') return authorize(request, reply, 400, { coordinates: m.coordinatesError });
       if (kindOf(error) === 'state') return authorize(request, reply, 409, {}, m.alreadySubmitted);
       // Another tab's transfer of the same payment is with its bank: this one must not reach a bank too.
-      if (kindOf(error) === 'conflict') return sendPage(reply, frameOf(request, reply, `/payment/bank/${id}/authorize`), 409, m.processingTitle, noticeContent(m.otherTransferWaiting));
+      if (kindOf(error) === 'conflict')
+        return sendPage(reply, frameOf(request, reply, `/payment/bank/${id}/authorize`), 409, m.processingTitle, noticeContent(m.otherTransferWaiting));
       throw error;
     }
   });

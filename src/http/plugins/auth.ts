@@ -43,7 +43,9 @@ function credentialOf(request: FastifyRequest, reply: FastifyReply): Credential 
   // The contract's announced retirement of API keys: refused as a credential that no longer
   // authenticates (401), with a message saying what to send instead.
   if (apiKey !== undefined && request.ctx.config.apiKeysRetired) {
-    throw unauthenticated(reply, { message: 'API keys are retired on this server: authenticate with Authorization: Bearer <access token> from POST /oauth2/token' });
+    throw unauthenticated(reply, {
+      message: 'API keys are retired on this server: authenticate with Authorization: Bearer <access token> from POST /oauth2/token',
+    });
   }
   if (typeof apiKey === 'string' && apiKey !== '') return { apiKey };
   if (hasBearer) return { bearer: bearerToken(request) };
@@ -84,7 +86,8 @@ export function authenticate(request: FastifyRequest, reply: FastifyReply, done:
   } catch (error) {
     return done(error as Error);
   }
-  const cached = 'apiKey' in credential ? request.ctx.merchants.cachedByApiKey(credential.apiKey) : credential.bearer && request.ctx.bearer?.cached(credential.bearer);
+  const cached =
+    'apiKey' in credential ? request.ctx.merchants.cachedByApiKey(credential.apiKey) : credential.bearer && request.ctx.bearer?.cached(credential.bearer);
   if (cached) {
     request.merchant = cached;
     return done();

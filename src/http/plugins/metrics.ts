@@ -145,7 +145,8 @@ function operatorGauges(registry: client.Registry, ctx: AppContext): void {
     registers: [registry],
     async collect() {
       this.reset();
-      for (const job of (await read())?.jobs ?? []) this.set({ job: job.name }, job.last_error_at !== null && job.last_error_at === job.last_finished_at ? 1 : 0);
+      for (const job of (await read())?.jobs ?? [])
+        this.set({ job: job.name }, job.last_error_at !== null && job.last_error_at === job.last_finished_at ? 1 : 0);
     },
   });
   new client.Gauge({

@@ -21,6 +21,7 @@ export async function apiRateLimit(app: FastifyInstance, perSecond: number): Pro
     timeWindow: 1_000,
     keyGenerator: (request: FastifyRequest) => (request.merchant ? `account:${request.merchant.receiverId}` : `address:${request.ip}`),
     allowList: (request: FastifyRequest) => !isApi(request.url),
-    errorResponseBuilder: (_request, context) => new DomainError('rate_limited', `Rate limit exceeded: at most ${context.max} requests a second; try again in ${context.after}`),
+    errorResponseBuilder: (_request, context) =>
+      new DomainError('rate_limited', `Rate limit exceeded: at most ${context.max} requests a second; try again in ${context.after}`),
   });
 }

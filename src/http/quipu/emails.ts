@@ -59,10 +59,24 @@ const tags = ['Quipu: emails'];
 export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/quipu/v1/emails',
-    { schema: { tags, summary: "List the emails written to the account's payers, newest first, a page at a time", querystring: ListQuery, response: { 200: EmailPage } } },
+    {
+      schema: {
+        tags,
+        summary: "List the emails written to the account's payers, newest first, a page at a time",
+        querystring: ListQuery,
+        response: { 200: EmailPage },
+      },
+    },
     async (request) => {
       const { payment_id, status, limit, cursor } = request.query;
-      const page = await pageOfMessages(request.ctx, { receiverId: request.merchant!.receiverId, kinds: EMAIL_KINDS, subjectId: payment_id, status: status as MessageStatus | undefined, cursor, limit });
+      const page = await pageOfMessages(request.ctx, {
+        receiverId: request.merchant!.receiverId,
+        kinds: EMAIL_KINDS,
+        subjectId: payment_id,
+        status: status as MessageStatus | undefined,
+        cursor,
+        limit,
+      });
       return { emails: page.messages.map(emailView), has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
     },
   );
@@ -71,7 +85,11 @@ export const emailRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/quipu/v1/emails/:id',
     { schema: { tags, summary: 'Get an email and every attempt to send it', params: IdParams, response: { 200: EmailDetail } } },
     async (request) => {
-      const { message, attempts } = await getMessage(request.ctx, request.params.id, { receiverId: request.merchant!.receiverId, kinds: EMAIL_KINDS, noun: 'Email' });
+      const { message, attempts } = await getMessage(request.ctx, request.params.id, {
+        receiverId: request.merchant!.receiverId,
+        kinds: EMAIL_KINDS,
+        noun: 'Email',
+      });
       return emailDetailView(message, attempts);
     },
   );

@@ -20,7 +20,11 @@ const Event = Type.Object({
   subject_id: Type.String(),
   receiver_id: Type.Integer(),
   destination: Type.String({ description: 'The URL it is posted to, or for emails the address' }),
-  ...deliveryStateProperties(MESSAGE_STATUSES, 'Where its delivery stands; pending: more attempts are to come; cancelled: withdrawn unsent', 'When it was delivered'),
+  ...deliveryStateProperties(
+    MESSAGE_STATUSES,
+    'Where its delivery stands; pending: more attempts are to come; cancelled: withdrawn unsent',
+    'When it was delivered',
+  ),
 });
 
 const Attempt = Type.Object({
@@ -35,7 +39,9 @@ const EventDetail = Type.Object({
   ...Event.properties,
   content_type: Type.String(),
   body: Type.String({ description: 'The exact bytes sent on every attempt' }),
-  headers: Headers('The HTTP headers every attempt is sent with; signed kinds add their signature to each (attempt_log[].headers); null for kinds not sent over HTTP'),
+  headers: Headers(
+    'The HTTP headers every attempt is sent with; signed kinds add their signature to each (attempt_log[].headers); null for kinds not sent over HTTP',
+  ),
   attempt_log: Type.Array(Attempt),
 });
 
@@ -79,7 +85,14 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/quipu/v1/events/:id',
-    { schema: { tags, summary: 'Get an event, its body, and every attempt with the headers it was sent with', params: IdParams, response: { 200: EventDetail } } },
+    {
+      schema: {
+        tags,
+        summary: 'Get an event, its body, and every attempt with the headers it was sent with',
+        params: IdParams,
+        response: { 200: EventDetail },
+      },
+    },
     async (request) => {
       const { message, attempts, secret } = await getEvent(request.ctx, request.params.id, request.merchant!.receiverId);
       return eventDetailView(message, attempts, secret);

@@ -4,7 +4,8 @@ import { type TSchema, Type } from '@sinclair/typebox';
 
 export const instant = Type.String({ format: 'date-time' });
 
-export const nullable = <T extends TSchema>(schema: T, description?: string) => Type.Union([schema, Type.Null()], description === undefined ? {} : { description });
+export const nullable = <T extends TSchema>(schema: T, description?: string) =>
+  Type.Union([schema, Type.Null()], description === undefined ? {} : { description });
 
 /** The delivery state's properties; `statuses` and what "delivered" means vary with the API. */
 export function deliveryStateProperties(statuses: readonly string[], statusDescription: string, deliveredDescription: string) {
@@ -22,7 +23,10 @@ export function deliveryStateProperties(statuses: readonly string[], statusDescr
 export const attemptProperties = {
   number: Type.Integer(),
   trigger: Type.String({ enum: ['first', 'retry', 'resend'] }),
-  due_at: Type.String({ format: 'date-time', description: 'When the schedule made it due; it starts later when the worker was busy or the developer clock was moved past it' }),
+  due_at: Type.String({
+    format: 'date-time',
+    description: 'When the schedule made it due; it starts later when the worker was busy or the developer clock was moved past it',
+  }),
   started_at: Type.String({ format: 'date-time', description: 'Also the t of its signature, for signed kinds' }),
   latency_ms: Type.Integer(),
   outcome: Type.String({ enum: ['delivered', 'failed'] }),

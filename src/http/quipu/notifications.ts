@@ -14,7 +14,11 @@ const Notification = Type.Object({
   receiver_id: Type.Integer(),
   api_version: Type.String({ description: 'Notification API version: 1.3 or 3.0' }),
   url: Type.String({ description: 'Where it is sent' }),
-  ...deliveryStateProperties(NOTIFICATION_STATUSES, 'pending (more attempts to come), delivered (a receiver answered 200) or exhausted', 'When a receiver answered 200'),
+  ...deliveryStateProperties(
+    NOTIFICATION_STATUSES,
+    'pending (more attempts to come), delivered (a receiver answered 200) or exhausted',
+    'When a receiver answered 200',
+  ),
 });
 
 const Attempt = Type.Object({
@@ -50,7 +54,14 @@ const tags = ['Quipu: notifications'];
 export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/quipu/v1/notifications',
-    { schema: { tags, summary: 'List notifications, newest first', querystring: ListQuery, response: { 200: Type.Object({ notifications: Type.Array(Notification), has_more: Type.Boolean() }) } } },
+    {
+      schema: {
+        tags,
+        summary: 'List notifications, newest first',
+        querystring: ListQuery,
+        response: { 200: Type.Object({ notifications: Type.Array(Notification), has_more: Type.Boolean() }) },
+      },
+    },
     async (request) => {
       const { payment_id, status, limit, offset } = request.query;
       const rows = await listMessages(request.ctx, {

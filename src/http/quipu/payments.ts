@@ -19,8 +19,14 @@ const ListQuery = Type.Object(
     status_detail: Type.Optional(Type.String({ description: `Only payments with this status_detail: ${STATUS_DETAILS.join(', ')}` })),
     from: Type.Optional(Type.String({ description: `Created at or after. ${DATE}` })),
     to: Type.Optional(Type.String({ description: `Created before (exclusive). ${DATE}` })),
-    q: Type.Optional(Type.String({ description: `Text found in the subject, payment_id, transaction_id or payer_email, whatever its case (at most ${MAX_SEARCH_LENGTH} characters)` })),
-    limit: Type.Optional(Type.String({ description: `At most this many payments: a whole number from 1 to ${MAX_PAYMENT_PAGE} (${DEFAULT_PAYMENT_PAGE} if absent)` })),
+    q: Type.Optional(
+      Type.String({
+        description: `Text found in the subject, payment_id, transaction_id or payer_email, whatever its case (at most ${MAX_SEARCH_LENGTH} characters)`,
+      }),
+    ),
+    limit: Type.Optional(
+      Type.String({ description: `At most this many payments: a whole number from 1 to ${MAX_PAYMENT_PAGE} (${DEFAULT_PAYMENT_PAGE} if absent)` }),
+    ),
     cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page, with the same filters' })),
   },
   { additionalProperties: false },
@@ -34,7 +40,14 @@ const PaymentPage = Type.Object({
 export const paymentListRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/quipu/v1/payments',
-    { schema: { tags: ['Quipu: payments'], summary: "List the account's payments, newest first, a page at a time", querystring: ListQuery, response: { 200: PaymentPage } } },
+    {
+      schema: {
+        tags: ['Quipu: payments'],
+        summary: "List the account's payments, newest first, a page at a time",
+        querystring: ListQuery,
+        response: { 200: PaymentPage },
+      },
+    },
     async (request) => {
       const merchant = request.merchant!;
       const page = await listPayments(request.ctx, merchant, parsePaymentFilter(request.query));

@@ -23,22 +23,30 @@ const tags = ['Quipu: sandbox'];
 const clockView = (now: Date, offsetMs: number) => ({ now: now.toISOString(), offset_ms: offsetMs });
 
 export const clockRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/sandbox/clock', { schema: { tags, summary: 'Read the developer clock', response: { 200: Now } } }, async (request) => clockView(request.ctx.clock.now(), request.ctx.clock.offsetMs));
+  app.get('/sandbox/clock', { schema: { tags, summary: 'Read the developer clock', response: { 200: Now } } }, async (request) =>
+    clockView(request.ctx.clock.now(), request.ctx.clock.offsetMs),
+  );
 
-  app.post('/sandbox/clock', { schema: { tags, summary: 'Move the developer clock forward', body: Move, response: { 200: Now } }, config: { auditAction: 'developer.clock' } }, async (request) => {
-    const { advance, to } = request.body ?? {};
-    if (advance !== undefined && to !== undefined) throw validationError([{ field: 'to', message: 'give either advance or to, not both' }]);
-    let now: Date;
-    if (advance !== undefined) now = await moveClock(request.ctx, { advance });
-    else if (to !== undefined) now = await moveClock(request.ctx, { to: parseDateTime(to)! });
-    else throw fieldError('advance', 'is required (or give to)');
-    return clockView(now, request.ctx.clock.offsetMs);
-  });
+  app.post(
+    '/sandbox/clock',
+    { schema: { tags, summary: 'Move the developer clock forward', body: Move, response: { 200: Now } }, config: { auditAction: 'developer.clock' } },
+    async (request) => {
+      const { advance, to } = request.body ?? {};
+      if (advance !== undefined && to !== undefined) throw validationError([{ field: 'to', message: 'give either advance or to, not both' }]);
+      let now: Date;
+      if (advance !== undefined) now = await moveClock(request.ctx, { advance });
+      else if (to !== undefined) now = await moveClock(request.ctx, { to: parseDateTime(to)! });
+      else throw fieldError('advance', 'is required (or give to)');
+      return clockView(now, request.ctx.clock.offsetMs);
+    },
+  );
 
   app.post(
     '/sandbox/clock/reset',
-    { schema: { tags, summary: 'Bring the developer clock back to real time; job runs and deliveries due later come back with it', response: { 200: Now } }, config: { auditAction: 'developer.clock' } },
+    {
+      schema: { tags, summary: 'Bring the developer clock back to real time; job runs and deliveries due later come back with it', response: { 200: Now } },
+      config: { auditAction: 'developer.clock' },
+    },
     async (request) => clockView(await resetClock(request.ctx), request.ctx.clock.offsetMs),
   );
 };
-

@@ -40,6 +40,7 @@ export const demoBankDecisionRoutes: FastifyPluginAsyncTypebox = async (app) => 
       },
       config: { auditAction: 'demobank.decide' },
     },
-    async (request) => subscriptionStatus(await decideDemoMandate(request.ctx, request.params.id, request.params.decision as MandateDecision, request.merchant!)),
+    async (request) =>
+      subscriptionStatus(await decideDemoMandate(request.ctx, request.params.id, request.params.decision as MandateDecision, request.merchant!)),
   );
 };

@@ -21,7 +21,9 @@ const Scenario = Type.Object({
 
 const Run = Type.Object({
   scenario: Type.String(),
-  outcome: Type.String({ description: "The payment's status when the run made one (done, pending, verifying), else the subscription's (ENABLED, SIGNED, DISABLED)" }),
+  outcome: Type.String({
+    description: "The payment's status when the run made one (done, pending, verifying), else the subscription's (ENABLED, SIGNED, DISABLED)",
+  }),
   payment: Type.Optional(PaymentState),
   subscription: Type.Optional(SubscriptionStatus),
 });
@@ -37,7 +39,14 @@ export const scenarioRunView = (run: ScenarioRun) => ({
 export const scenarioRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/sandbox/scenarios',
-    { schema: { tags, summary: "DemoBank's scenarios: magic RUTs and coordinates, their outcomes and callbacks", security: [], response: { 200: Type.Object({ scenarios: Type.Array(Scenario) }) } } },
+    {
+      schema: {
+        tags,
+        summary: "DemoBank's scenarios: magic RUTs and coordinates, their outcomes and callbacks",
+        security: [],
+        response: { 200: Type.Object({ scenarios: Type.Array(Scenario) }) },
+      },
+    },
     async () => ({ scenarios: [...SCENARIOS] }),
   );
 };
@@ -49,7 +58,8 @@ export const scenarioRunRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
-        summary: "Run one of DemoBank's scenarios on the account: its payment or subscription is created and taken through the payer's and DemoBank's steps; charge-refused answers the charge's 400",
+        summary:
+          "Run one of DemoBank's scenarios on the account: its payment or subscription is created and taken through the payer's and DemoBank's steps; charge-refused answers the charge's 400",
         params: Type.Object({ id: Type.String({ maxLength: 64, description: 'Scenario id, as GET /sandbox/scenarios lists them' }) }),
         response: { 200: Run },
       },

@@ -25,7 +25,12 @@ export const automaticPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.post(
     '/v1/automatic-payment/subscription',
     {
-      schema: { tags, summary: 'Create subscription', body: schemaFromFields(SUBSCRIPTION_REQUEST_FIELDS, 'json', SUBSCRIPTION_EXAMPLE), response: v3Responses(SubscriptionCreated, { body: true, idempotent: true }) },
+      schema: {
+        tags,
+        summary: 'Create subscription',
+        body: schemaFromFields(SUBSCRIPTION_REQUEST_FIELDS, 'json', SUBSCRIPTION_EXAMPLE),
+        response: v3Responses(SubscriptionCreated, { body: true, idempotent: true }),
+      },
       attachValidation: true,
       config: { idempotent: true, ignoreUnknownFields: true },
     },
@@ -33,12 +38,17 @@ export const automaticPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => 
       const doubts: FieldError[] = [];
       const subscription = await createSubscription(request.ctx, request.merchant!, request.body as Record<string, RawValue>, schemaFindings(request), doubts);
       warnAbout(request, reply, doubts);
-      return { subscription_id: subscription.subscriptionId, redirect_url: subscriptionRedirectUrl(request.ctx.config.publicBaseUrl, subscription.subscriptionId) };
+      return {
+        subscription_id: subscription.subscriptionId,
+        redirect_url: subscriptionRedirectUrl(request.ctx.config.publicBaseUrl, subscription.subscriptionId),
+      };
     },
   );
 
-  app.get('/v1/automatic-payment/subscription/:id', { schema: { tags, summary: 'Get subscription status', params: IdParams, response: v3Responses(SubscriptionStatus, { id: true }) } }, async (request) =>
-    subscriptionStatus(await getSubscription(request.ctx, request.merchant!, request.params.id)),
+  app.get(
+    '/v1/automatic-payment/subscription/:id',
+    { schema: { tags, summary: 'Get subscription status', params: IdParams, response: v3Responses(SubscriptionStatus, { id: true }) } },
+    async (request) => subscriptionStatus(await getSubscription(request.ctx, request.merchant!, request.params.id)),
   );
 
   app.get(
@@ -50,7 +60,12 @@ export const automaticPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => 
   app.post(
     '/v1/automatic-payment/charge-intent',
     {
-      schema: { tags, summary: 'Create charge intent', body: schemaFromFields(CHARGE_INTENT_FIELDS, 'json', CHARGE_INTENT_EXAMPLE), response: v3Responses(ChargeIntentCreated, { body: true, idempotent: true }) },
+      schema: {
+        tags,
+        summary: 'Create charge intent',
+        body: schemaFromFields(CHARGE_INTENT_FIELDS, 'json', CHARGE_INTENT_EXAMPLE),
+        response: v3Responses(ChargeIntentCreated, { body: true, idempotent: true }),
+      },
       attachValidation: true,
       config: { auditAction: 'charge.create', idempotent: true, ignoreUnknownFields: true, moneyMembers: ['subscription_id', 'amount'] },
     },

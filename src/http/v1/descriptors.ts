@@ -15,15 +15,20 @@ import { warnAbout } from '../warnings.js';
 
 // Unknown members, at the top and in params, are ignored and named (ignored-fields.ts). A descriptor
 // without a currency transfers pesos: an unknown member beside no currency_code may be it misspelled.
-const DescriptorBody = Type.Object({
-  ...schemaFromFields(DESCRIPTOR_REQUEST_FIELDS, 'json').properties,
-  params: Type.Object(schemaFromFields(DESCRIPTOR_PARAMS_FIELDS, 'json').properties, { description: 'The transfer; every member optional' }),
-}, { examples: [DESCRIPTOR_EXAMPLE] });
+const DescriptorBody = Type.Object(
+  {
+    ...schemaFromFields(DESCRIPTOR_REQUEST_FIELDS, 'json').properties,
+    params: Type.Object(schemaFromFields(DESCRIPTOR_PARAMS_FIELDS, 'json').properties, { description: 'The transfer; every member optional' }),
+  },
+  { examples: [DESCRIPTOR_EXAMPLE] },
+);
 
 const OperationCreated = Type.Object({
   operation: Type.Object({
     id: Type.String({ description: 'Unique operation identifier (UUID)' }),
-    description: Type.String({ description: "The encrypted descriptor, standard Base64: hand it (or the id) to the SDK, which runs the operation at the payer's bank" }),
+    description: Type.String({
+      description: "The encrypted descriptor, standard Base64: hand it (or the id) to the SDK, which runs the operation at the payer's bank",
+    }),
   }),
 });
 
@@ -31,7 +36,12 @@ export const descriptorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/descriptor/payment',
     {
-      schema: { tags: ['Operation descriptors'], summary: 'Create payment operation descriptor', body: DescriptorBody, response: v3Responses(OperationCreated, { body: true }) },
+      schema: {
+        tags: ['Operation descriptors'],
+        summary: 'Create payment operation descriptor',
+        body: DescriptorBody,
+        response: v3Responses(OperationCreated, { body: true }),
+      },
       attachValidation: true,
       config: { ignoreUnknownFields: true, moneyMembers: ['params.currency_code'] },
       // Generated SDKs send unset members of params as null too: not given, as at the top level.

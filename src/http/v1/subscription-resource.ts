@@ -10,7 +10,10 @@ export const SubscriptionCreated = Type.Object({
 
 export const SubscriptionStatus = Type.Object({
   subscription_id: Type.String({ description: 'Unique identifier' }),
-  status: Type.String({ enum: [...WIRE_STATUSES], description: 'DISABLED (not signed, or rejected, or revoked), SIGNED (signed, the bank has yet to activate it) or ENABLED (may be charged)' }),
+  status: Type.String({
+    enum: [...WIRE_STATUSES],
+    description: 'DISABLED (not signed, or rejected, or revoked), SIGNED (signed, the bank has yet to activate it) or ENABLED (may be charged)',
+  }),
   developer: Type.Boolean({ description: 'True if created by a developer-mode account' }),
   customer_bank_code: Type.String({ description: 'Bank id (payment API) the payer signed at; no-bank before' }),
   service_reference: Type.String({ description: 'The value associated with the subscription (empty when none was given)' }),

@@ -16,7 +16,15 @@ export const v2CatalogueRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = asyn
 
   app.get(
     '/merchants/:id/paymentMethods',
-    { schema: { hide: alias, tags, summary: "List the account's payment methods (v2)", params: MerchantParams, response: v2Responses(PaymentMethodList, { id: true }) } },
+    {
+      schema: {
+        hide: alias,
+        tags,
+        summary: "List the account's payment methods (v2)",
+        params: MerchantParams,
+        response: v2Responses(PaymentMethodList, { id: true }),
+      },
+    },
     async (request) => {
       const owner = await paymentMethodsOwner(request.ctx.merchants, request.merchant!, request.params.id);
       return paymentMethodList(request.ctx.config.publicBaseUrl, owner);

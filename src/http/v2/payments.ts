@@ -29,7 +29,14 @@ const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v2, 'form', PA
 // the amount as a JSON number or as decimal text.
 const RefundBody = Type.Optional(
   Type.Object(
-    { amount: Type.Optional(Type.Union([Type.Number({ format: 'double' }), Type.String({ maxLength: MAX_AMOUNT_TEXT })], { description: 'Amount to refund; the whole remaining amount if omitted', examples: [asForm(REFUND_EXAMPLE).amount] })) },
+    {
+      amount: Type.Optional(
+        Type.Union([Type.Number({ format: 'double' }), Type.String({ maxLength: MAX_AMOUNT_TEXT })], {
+          description: 'Amount to refund; the whole remaining amount if omitted',
+          examples: [asForm(REFUND_EXAMPLE).amount],
+        }),
+      ),
+    },
     { additionalProperties: false, examples: [asForm(REFUND_EXAMPLE)] },
   ),
 );
@@ -45,7 +52,14 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
   app.post(
     '/payments',
     {
-      schema: { hide: alias, tags, summary: 'Create payment (v2)', consumes: FORM_ONLY, body: CreatePaymentBody, response: v2Responses(PaymentCreated, { body: true, idempotent: true }) },
+      schema: {
+        hide: alias,
+        tags,
+        summary: 'Create payment (v2)',
+        consumes: FORM_ONLY,
+        body: CreatePaymentBody,
+        response: v2Responses(PaymentCreated, { body: true, idempotent: true }),
+      },
       attachValidation: true,
       config: { idempotent: true, formBody: true, ignoreUnknownFields: true },
     },
@@ -59,17 +73,23 @@ export const v2PaymentRoutes: FastifyPluginAsyncTypebox<V2RouteOptions> = async 
 
   app.get(
     '/payments',
-    { schema: { hide: alias, tags, summary: 'Get payment by notification token (v2)', querystring: TokenQuery, response: v2Responses(PaymentV2, { id: true }) } },
+    {
+      schema: { hide: alias, tags, summary: 'Get payment by notification token (v2)', querystring: TokenQuery, response: v2Responses(PaymentV2, { id: true }) },
+    },
     async (request, reply) => {
       const payment = await getPaymentByToken(request.ctx, request.merchant!, request.query.notification_token);
       return sendPayment(reply, request.ctx.config.publicBaseUrl, payment, request.merchant!);
     },
   );
 
-  app.get('/payments/:id', { schema: { hide: alias, tags, summary: 'Get payment (v2)', params: PaymentIdParams, response: v2Responses(PaymentV2, { id: true }) } }, async (request, reply) => {
-    const payment = await getPayment(request.ctx, request.merchant!, request.params.id);
-    return sendPayment(reply, request.ctx.config.publicBaseUrl, payment, request.merchant!);
-  });
+  app.get(
+    '/payments/:id',
+    { schema: { hide: alias, tags, summary: 'Get payment (v2)', params: PaymentIdParams, response: v2Responses(PaymentV2, { id: true }) } },
+    async (request, reply) => {
+      const payment = await getPayment(request.ctx, request.merchant!, request.params.id);
+      return sendPayment(reply, request.ctx.config.publicBaseUrl, payment, request.merchant!);
+    },
+  );
 
   // Delete and confirm take no fields. The clients send an empty form (or nothing); a field sent is
   // ignored and named, as on v3.

@@ -62,7 +62,9 @@ export function v2Auth(app: FastifyInstance): void {
     }
     // Once API keys are retired only bearer tokens authenticate: the receiver secret signs nothing either.
     if (request.ctx.config.apiKeysRetired) {
-      throw unauthenticated(reply, { message: 'Signed requests are retired with API keys on this server: authenticate with Authorization: Bearer <access token> from POST /oauth2/token' });
+      throw unauthenticated(reply, {
+        message: 'Signed requests are retired with API keys on this server: authenticate with Authorization: Bearer <access token> from POST /oauth2/token',
+      });
     }
     const header = parseSignatureHeader(authorization);
     if (!header) throw forbidden('Authorization must be <receiver_id>:<hash>, the hash being the 64 hex digits of the HMAC-SHA256 request signature');
@@ -92,12 +94,21 @@ export function v2Auth(app: FastifyInstance): void {
     const signed = { method: request.method, base, path, host: request.headers.host, params, jsonBody };
     // A secret replaced with a grace period still signs until the period ends.
     const previous = pending.signer && inGrace(pending.signer.previousSecret, wallClockMs(request.ctx.clock));
-    const matches = requestSignatureMatches(pending.signer?.secret ?? DECOY_SECRET, pending.hash, signed) || (previous !== undefined && requestSignatureMatches(previous, pending.hash, signed));
+    const matches =
+      requestSignatureMatches(pending.signer?.secret ?? DECOY_SECRET, pending.hash, signed) ||
+      (previous !== undefined && requestSignatureMatches(previous, pending.hash, signed));
     if (pending.signer && matches) {
       request.merchant = pending.signer;
       return;
     }
-    request.log.debug({ receiverId: pending.receiverId, knownReceiver: pending.signer !== undefined, stringToSign: stringToSign(request.method, base + path, params, jsonBody) }, 'v2 signature refused');
+    request.log.debug(
+      {
+        receiverId: pending.receiverId,
+        knownReceiver: pending.signer !== undefined,
+        stringToSign: stringToSign(request.method, base + path, params, jsonBody),
+      },
+      'v2 signature refused',
+    );
     throw forbidden(`Invalid request signature: it must sign ${request.method} ${base + path} with every query and form parameter`);
   }
 

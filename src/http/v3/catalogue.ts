@@ -41,7 +41,10 @@ export const v3CatalogueRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/v3/predict',
-    { schema: { tags: ['Predict'], summary: 'Predict a payment', querystring: PredictQuery, response: v3Responses(Prediction) }, config: { ignoreUnknownFields: true } },
+    {
+      schema: { tags: ['Predict'], summary: 'Predict a payment', querystring: PredictQuery, response: v3Responses(Prediction) },
+      config: { ignoreUnknownFields: true },
+    },
     async (request, reply) => {
       const doubts: FieldError[] = [];
       const p = await predictPayment(request.ctx, request.merchant!, request.query, doubts);

@@ -22,7 +22,10 @@ import { Message, NoFields, PaymentCreated, PaymentIdParams, PaymentV3, v3Respon
 
 const CreatePaymentBody = schemaFromFields(PAYMENT_REQUEST_FIELDS.v3, 'json', PAYMENT_EXAMPLE);
 const RefundBody = Type.Optional(
-  Type.Object({ amount: Type.Optional(Type.Number({ format: 'double', description: 'Amount to refund; the whole remaining amount if omitted (null is refused)' })) }, { examples: [REFUND_EXAMPLE] }),
+  Type.Object(
+    { amount: Type.Optional(Type.Number({ format: 'double', description: 'Amount to refund; the whole remaining amount if omitted (null is refused)' })) },
+    { examples: [REFUND_EXAMPLE] },
+  ),
 );
 const tags = ['Payments'];
 const sendPayment = representationCache(paymentResource);
@@ -30,7 +33,11 @@ const sendPayment = representationCache(paymentResource);
 export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v3/payments',
-    { schema: { tags, summary: 'Create payment', body: CreatePaymentBody, response: v3Responses(PaymentCreated, { body: true, idempotent: true }) }, attachValidation: true, config: { idempotent: true, ignoreUnknownFields: true } },
+    {
+      schema: { tags, summary: 'Create payment', body: CreatePaymentBody, response: v3Responses(PaymentCreated, { body: true, idempotent: true }) },
+      attachValidation: true,
+      config: { idempotent: true, ignoreUnknownFields: true },
+    },
     async (request, reply) => {
       const doubts: FieldError[] = [];
       const payment = await createPayment(request.ctx, request.merchant!, 'v3', request.body as Record<string, RawValue>, schemaFindings(request), doubts);
@@ -39,19 +46,40 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get('/v3/payments/:id', { schema: { tags, summary: 'Get payment', params: PaymentIdParams, response: v3Responses(PaymentV3, { id: true }) } }, async (request, reply) => {
-    const payment = await getPayment(request.ctx, request.merchant!, request.params.id);
-    return sendPayment(reply, request.ctx.config.publicBaseUrl, payment, request.merchant!);
-  });
+  app.get(
+    '/v3/payments/:id',
+    { schema: { tags, summary: 'Get payment', params: PaymentIdParams, response: v3Responses(PaymentV3, { id: true }) } },
+    async (request, reply) => {
+      const payment = await getPayment(request.ctx, request.merchant!, request.params.id);
+      return sendPayment(reply, request.ctx.config.publicBaseUrl, payment, request.merchant!);
+    },
+  );
 
-  app.delete('/v3/payments/:id', { schema: { tags, summary: 'Delete pending payment', params: PaymentIdParams, response: v3Responses(Message, { id: true }) }, config: { auditAction: 'payment.delete' } }, async (request) => {
-    await deletePayment(request.ctx, request.merchant!, request.params.id);
-    return { message: DELETED_MESSAGE };
-  });
+  app.delete(
+    '/v3/payments/:id',
+    {
+      schema: { tags, summary: 'Delete pending payment', params: PaymentIdParams, response: v3Responses(Message, { id: true }) },
+      config: { auditAction: 'payment.delete' },
+    },
+    async (request) => {
+      await deletePayment(request.ctx, request.merchant!, request.params.id);
+      return { message: DELETED_MESSAGE };
+    },
+  );
 
   app.post(
     '/v3/payments/:id/confirm',
-    { schema: { tags, summary: 'Confirm payment', params: PaymentIdParams, body: NoFields, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { auditAction: 'payment.confirm', idempotent: true, ignoreUnknownFields: true } },
+    {
+      schema: {
+        tags,
+        summary: 'Confirm payment',
+        params: PaymentIdParams,
+        body: NoFields,
+        [OPTIONAL_BODY]: true,
+        response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }),
+      },
+      config: { auditAction: 'payment.confirm', idempotent: true, ignoreUnknownFields: true },
+    },
     async (request) => {
       const delivery = await confirmPayment(request.ctx, request.merchant!, request.params.id);
       return { message: confirmedMessage(delivery) };
@@ -60,7 +88,24 @@ export const v3PaymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/v3/payments/:id/refunds',
-    { schema: { tags, summary: 'Refund payment', params: PaymentIdParams, body: RefundBody, [OPTIONAL_BODY]: true, response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }) }, config: { auditAction: 'payment.refund', idempotent: true, keepEmptyFields: true, ignoreUnknownFields: true, moneyMembers: ['amount'], echoedParams: { payment_id: 'id' } } },
+    {
+      schema: {
+        tags,
+        summary: 'Refund payment',
+        params: PaymentIdParams,
+        body: RefundBody,
+        [OPTIONAL_BODY]: true,
+        response: v3Responses(Message, { feature: true, id: true, body: true, idempotent: true }),
+      },
+      config: {
+        auditAction: 'payment.refund',
+        idempotent: true,
+        keepEmptyFields: true,
+        ignoreUnknownFields: true,
+        moneyMembers: ['amount'],
+        echoedParams: { payment_id: 'id' },
+      },
+    },
     async (request) => {
       const refund = await refundPayment(request.ctx, request.merchant!, request.params.id, request.body?.amount);
       return { message: refundMessage(refund) };

@@ -14,7 +14,12 @@ export const v3ReceiverRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v3/receivers',
     {
-      schema: { tags: ['Receivers'], summary: 'Create receiver', body: schemaFromFields(RECEIVER_REQUEST_FIELDS, 'json', RECEIVER_EXAMPLE), response: v3Responses(ReceiverCreated, { feature: true, body: true, idempotent: true }) },
+      schema: {
+        tags: ['Receivers'],
+        summary: 'Create receiver',
+        body: schemaFromFields(RECEIVER_REQUEST_FIELDS, 'json', RECEIVER_EXAMPLE),
+        response: v3Responses(ReceiverCreated, { feature: true, body: true, idempotent: true }),
+      },
       attachValidation: true,
       config: { auditAction: 'receiver.create', idempotent: true, ignoreUnknownFields: true },
     },

@@ -105,9 +105,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').column('expires_at').execute();
 
   const feed = db.schema.createTable('invalidations');
-  await (dialectOf(db) === 'postgres'
-    ? feed.addColumn('id', 'bigserial', (c) => c.primaryKey())
-    : feed.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await (
+    dialectOf(db) === 'postgres'
+      ? feed.addColumn('id', 'bigserial', (c) => c.primaryKey())
+      : feed.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
   )
     .addColumn('topic', 'text', (c) => c.notNull())
     .addColumn('item', 'text', (c) => c.notNull())

@@ -36,9 +36,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('notifications_payment').on('notifications').column('payment_id').execute();
 
   const attempts = db.schema.createTable('notification_attempts');
-  await (dialectOf(db) === 'postgres'
-    ? attempts.addColumn('attempt_id', 'bigserial', (c) => c.primaryKey())
-    : attempts.addColumn('attempt_id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await (
+    dialectOf(db) === 'postgres'
+      ? attempts.addColumn('attempt_id', 'bigserial', (c) => c.primaryKey())
+      : attempts.addColumn('attempt_id', 'integer', (c) => c.primaryKey().autoIncrement())
   )
     .addColumn('notification_id', 'text', (c) => c.notNull().references('notifications.notification_id'))
     .addColumn('receiver_id', 'bigint', (c) => c.notNull())

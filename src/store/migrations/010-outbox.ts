@@ -45,9 +45,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('messages_subject').on('messages').column('subject_id').execute();
 
   const attempts = db.schema.createTable('message_attempts');
-  await (dialectOf(db) === 'postgres'
-    ? attempts.addColumn('attempt_id', 'bigserial', (c) => c.primaryKey())
-    : attempts.addColumn('attempt_id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await (
+    dialectOf(db) === 'postgres'
+      ? attempts.addColumn('attempt_id', 'bigserial', (c) => c.primaryKey())
+      : attempts.addColumn('attempt_id', 'integer', (c) => c.primaryKey().autoIncrement())
   )
     .addColumn('message_id', 'text', (c) => c.notNull().references('messages.message_id'))
     .addColumn('receiver_id', 'bigint', (c) => c.notNull())
@@ -76,7 +77,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     select attempt_id, notification_id, receiver_id, number, trigger, due_at, started_at, latency_ms, outcome, http_status, error, response_excerpt
     from notification_attempts`.execute(db);
   if (dialectOf(db) === 'postgres') {
-    await sql`select setval(pg_get_serial_sequence('message_attempts', 'attempt_id'), coalesce((select max(attempt_id) from message_attempts), 0) + 1, false)`.execute(db);
+    await sql`select setval(pg_get_serial_sequence('message_attempts', 'attempt_id'), coalesce((select max(attempt_id) from message_attempts), 0) + 1, false)`.execute(
+      db,
+    );
   }
   await db.schema.dropTable('notification_attempts').execute();
   await db.schema.dropTable('notifications').execute();

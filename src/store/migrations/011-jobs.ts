@@ -21,9 +21,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 
   const requests = db.schema.createTable('demobank_requests');
-  await (dialectOf(db) === 'postgres'
-    ? requests.addColumn('request_id', 'bigserial', (c) => c.primaryKey())
-    : requests.addColumn('request_id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await (
+    dialectOf(db) === 'postgres'
+      ? requests.addColumn('request_id', 'bigserial', (c) => c.primaryKey())
+      : requests.addColumn('request_id', 'integer', (c) => c.primaryKey().autoIncrement())
   )
     .addColumn('asked_at', 'bigint', (c) => c.notNull())
     .addColumn('operation', 'text', (c) => c.notNull())

@@ -8,7 +8,8 @@ import { dialectOf } from '../database.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('merchants').addColumn('rendition_url', 'text').execute();
-  const fromProfile = dialectOf(db) === 'postgres' ? sql<string | null>`cast(profile as json) ->> 'rendition_url'` : sql<string | null>`json_extract(profile, '$.rendition_url')`;
+  const fromProfile =
+    dialectOf(db) === 'postgres' ? sql<string | null>`cast(profile as json) ->> 'rendition_url'` : sql<string | null>`json_extract(profile, '$.rendition_url')`;
   await db.updateTable('merchants').set({ rendition_url: fromProfile }).where(fromProfile, 'is not', null).execute();
 
   await db.schema
@@ -23,7 +24,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('fund_deliveries_receiver').on('fund_deliveries').columns(['receiver_id', 'delivered_at']).execute();
 
-  await db.schema.alterTable('payments').addColumn('fund_delivery_id', 'text', (c) => c.references('fund_deliveries.delivery_id')).execute();
+  await db.schema
+    .alterTable('payments')
+    .addColumn('fund_delivery_id', 'text', (c) => c.references('fund_deliveries.delivery_id'))
+    .execute();
   // The condition is written as the scan writes it (store/fund-deliveries.ts): the planners only
   // use a partial index for a query whose condition they can match to the index's own.
   await db.schema

@@ -3,5 +3,8 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('dashboard_users').addColumn('role', 'text', (c) => c.notNull().defaultTo('owner')).execute();
+  await db.schema
+    .alterTable('dashboard_users')
+    .addColumn('role', 'text', (c) => c.notNull().defaultTo('owner'))
+    .execute();
 }

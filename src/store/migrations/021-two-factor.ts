@@ -6,7 +6,10 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('dashboard_users').addColumn('totp_secret_enc', 'text').execute();
   await db.schema.alterTable('dashboard_users').addColumn('totp_last_step', 'bigint').execute();
-  await db.schema.alterTable('dashboard_sessions').addColumn('second_factor_due', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('dashboard_sessions')
+    .addColumn('second_factor_due', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema
     .createTable('dashboard_recovery_codes')
     .addColumn('code_hash', 'text', (c) => c.primaryKey())

@@ -20,5 +20,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('audit_log_receiver').on('audit_log').columns(['receiver_id', 'seq']).execute();
   await db.schema.createIndex('audit_log_at').on('audit_log').column('at').execute();
-  await db.insertInto('settings').values({ name: 'audit.head', value: JSON.stringify({ seq: 0, hash: '0'.repeat(64) }) }).execute();
+  await db
+    .insertInto('settings')
+    .values({ name: 'audit.head', value: JSON.stringify({ seq: 0, hash: '0'.repeat(64) }) })
+    .execute();
 }
