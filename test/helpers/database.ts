@@ -1,15 +1,17 @@
-// Each test file gets its own empty database: a SQLite file in a temporary directory, or, when
+// Each test file gets its own database: a SQLite file in a temporary directory, or, when
 // TEST_DATABASE_URL points at PostgreSQL, a fresh database created on that server, reached through
-// a private PgBouncer in transaction mode when TEST_DATABASE_VIA=pgbouncer (via-pgbouncer.ts). The
-// bench uses the same to get clean databases.
-import { randomBytes } from 'node:crypto';
+// a private PgBouncer in transaction mode when TEST_DATABASE_VIA=pgbouncer (via-pgbouncer.ts). It
+// is empty, or, asked `migrated`, a copy of a template migrated once per version of the migrations
+// (migrating each test's database anew cost PostgreSQL one to two seconds a file). The bench uses
+// the same to get clean databases.
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Kysely, Migrator } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/store/database.js';
-import { MIGRATIONS } from '../../src/store/migrate.js';
+import { MIGRATIONS, migrateToLatest } from '../../src/store/migrate.js';
 import { throughPgBouncer } from './pgbouncer.js';
 
 export interface TestDatabase {
@@ -23,14 +25,22 @@ export function testDatabaseKind(): 'sqlite' | 'postgres' {
   return process.env.TEST_DATABASE_URL?.startsWith('postgres') ? 'postgres' : 'sqlite';
 }
 
+export interface DatabaseOptions {
+  /** Already migrated to the latest migration: for tests that do not watch a database being migrated. */
+  migrated?: boolean;
+}
+
 export async function createTestDatabase(
   kind = testDatabaseKind(),
   adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  options: DatabaseOptions = {},
 ): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quipu-test-'));
   if (kind === 'sqlite') {
+    const file = path.join(dataDir, 'quipu.db');
+    if (options.migrated) fs.copyFileSync(await sqliteTemplate(), file);
     return {
-      url: `sqlite:${path.join(dataDir, 'quipu.db')}`,
+      url: `sqlite:${file}`,
       dataDir,
       kind,
       drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
@@ -39,8 +49,11 @@ export async function createTestDatabase(
   const name = `quipu_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  try {
+    await admin.query(options.migrated ? `create database ${name} template ${await postgresTemplate(admin, adminUrl)}` : `create database ${name}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
@@ -55,6 +68,60 @@ export async function createTestDatabase(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Names the migrations as they are now: a template made from other migrations is never used. */
+function migrationsVersion(): string {
+  const folder = new URL('../../src/store/migrations/', import.meta.url);
+  const hash = createHash('sha256');
+  for (const file of fs.readdirSync(folder).sort()) hash.update(file).update(fs.readFileSync(new URL(file, folder)));
+  return hash.digest('hex').slice(0, 12);
+}
+
+async function migrate(url: string): Promise<void> {
+  const opened = openDatabase(url, { sqliteSynchronous: 'normal', poolSize: 1 });
+  try {
+    await migrateToLatest(opened.db);
+  } finally {
+    await opened.close();
+  }
+}
+
+/** The migrated SQLite file of this version of the migrations, made once and put in place whole, so that a process reading it never sees half of it. */
+async function sqliteTemplate(): Promise<string> {
+  const file = path.join(os.tmpdir(), `quipu-template-${migrationsVersion()}.db`);
+  if (fs.existsSync(file)) return file;
+  const building = fs.mkdtempSync(path.join(os.tmpdir(), 'quipu-template-'));
+  const built = path.join(building, 'quipu.db');
+  await migrate(`sqlite:${built}`);
+  // Checkpointed by its close: the copy is the one file.
+  fs.renameSync(built, file);
+  fs.rmSync(building, { recursive: true, force: true });
+  return file;
+}
+
+/** The migrated PostgreSQL template of this version of the migrations, made once under a lock that the processes of a run share. */
+async function postgresTemplate(admin: pg.Client, adminUrl: string): Promise<string> {
+  const name = `quipu_template_${migrationsVersion()}`;
+  await admin.query("select pg_advisory_lock(hashtext('quipu test template'))");
+  try {
+    const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) {
+      const building = `${name}_building`;
+      await admin.query(`drop database if exists ${building} with (force)`);
+      await admin.query(`create database ${building}`);
+      const url = new URL(adminUrl);
+      url.pathname = `/${building}`;
+      await migrate(url.toString());
+      await admin.query(`alter database ${building} rename to ${name}`);
+      // Templates of earlier migrations are of no more use.
+      const earlier = await admin.query("select datname from pg_database where datname like 'quipu\\_template\\_%' and datname <> $1", [name]);
+      for (const { datname } of earlier.rows as { datname: string }[]) await admin.query(`drop database if exists ${datname} with (force)`);
+    }
+    return name;
+  } finally {
+    await admin.query("select pg_advisory_unlock(hashtext('quipu test template'))");
+  }
 }
 
 function pgBouncerPort(): number {

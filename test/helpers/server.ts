@@ -38,7 +38,7 @@ export interface TestServer {
 }
 
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase(undefined, undefined, { migrated: true });
   const base = loadConfig({
     DATABASE_URL: database.url,
     DATA_DIR: database.dataDir,
