@@ -40,14 +40,7 @@ function rows(t: Messages['demoBankTestValues'], step: DemoBankStep): [value: st
 
 export function demoBankTestValues(m: Messages, step: DemoBankStep): Html {
   const t = m.demoBankTestValues;
-  return html`<aside class="test-values" data-step="${step}">
-    <h2>${t.title}</h2>
-    <dl>
-      ${rows(t, step).map(
-        ([value, effect]) =>
-          html`<dt><code>${value}</code></dt>
-            <dd>${effect}</dd>`,
-      )}
-    </dl>
-  </aside>`;
+  return html`<aside class="test-values" data-step="${step}"><h2>${t.title}</h2>
+<dl>${rows(t, step).map(([value, effect]) => html`<dt><code>${value}</code></dt><dd>${effect}</dd>`)}</dl>
+</aside>`;
 }

@@ -19,27 +19,21 @@ export interface PageDocument {
 /** The document every server-rendered page shares: head, brand bar, title and content. */
 export function pageDocument(page: PageDocument): string {
   return `<!doctype html>${html`<html lang="${page.lang}">
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <meta name="referrer" content="no-referrer" />
-      <title>${page.title} · Quipu</title>
-      <link rel="stylesheet" href="${STYLESHEET_PATH}" />
-      ${page.stylesheet ? html`<link rel="stylesheet" href="${page.stylesheet}" />` : ''}
-    </head>
-    <body>
-      <header><span class="brand">Quipu</span>${page.header ?? ''}</header>
-      <main>
-        <h1>${page.title}</h1>
-        ${page.content}
-      </main>
-      ${
-        page.script
-          ? html`<script nonce="${page.script.nonce}">
-              ${page.script.source};
-            </script>`
-          : ''
-      }
-    </body>
-  </html>`}`;
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${page.title} · Quipu</title>
+<link rel="stylesheet" href="${STYLESHEET_PATH}">
+${page.stylesheet ? html`<link rel="stylesheet" href="${page.stylesheet}">` : ''}
+</head>
+<body>
+<header><span class="brand">Quipu</span>${page.header ?? ''}</header>
+<main>
+<h1>${page.title}</h1>
+${page.content}
+</main>
+${page.script ? html`<script nonce="${page.script.nonce}">${page.script.source}</script>` : ''}
+</body>
+</html>`}`;
 }

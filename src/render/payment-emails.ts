@@ -81,25 +81,20 @@ function textPart(p: Part): string {
 
 function htmlPart(p: Part) {
   return html`<div lang="${p.lang}">
-    <p>${p.greeting}</p>
-    <p>${p.intro}</p>
-    <table role="presentation" style="border-collapse:collapse;margin:1em 0">
-      ${p.facts.map(
-        ([label, value]) =>
-          html`<tr>
-            <th style="text-align:left;padding:2px 16px 2px 0;font-weight:normal;color:#555">${label}</th>
-            <td style="padding:2px 0">${value}</td>
-          </tr> `,
-      )}
-    </table>
-    <p>
-      <a href="${p.url}" style="display:inline-block;padding:10px 24px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px"
-        >${p.payButton}</a
-      >
-    </p>
-    <p style="font-size:13px">${p.payLink}<br /><a href="${p.url}">${p.url}</a></p>
-    <p style="font-size:13px;color:#555">${p.notYours}</p>
-  </div>`;
+<p>${p.greeting}</p>
+<p>${p.intro}</p>
+<table role="presentation" style="border-collapse:collapse;margin:1em 0">
+${p.facts.map(
+  ([
+    label,
+    value,
+  ]) => html`<tr><th style="text-align:left;padding:2px 16px 2px 0;font-weight:normal;color:#555">${label}</th><td style="padding:2px 0">${value}</td></tr>
+`,
+)}</table>
+<p><a href="${p.url}" style="display:inline-block;padding:10px 24px;background:#1d4ed8;color:#ffffff;text-decoration:none;border-radius:6px">${p.payButton}</a></p>
+<p style="font-size:13px">${p.payLink}<br><a href="${p.url}">${p.url}</a></p>
+<p style="font-size:13px;color:#555">${p.notYours}</p>
+</div>`;
 }
 
 /** The payer's email of `kind` about `payment`; none when the payment names no payer email. */
@@ -110,18 +105,19 @@ export function paymentEmail(kind: PayerEmailKind, payment: Payment, merchant: P
   const parts = LANGUAGES.map((lang) => part(kind, lang, payment, merchantName, url));
   const subject = headerText(`${SUBJECT[kind]}: ${payment.subject} · ${merchantName}`);
   const document = html`<!doctype html>
-    <html lang="${parts[0]!.lang}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${subject}</title>
-      </head>
-      <body style="margin:0;padding:16px;font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#1a1a1a">
-        <div style="max-width:560px;margin:0 auto">
-          ${parts.map((p, i) => html`${i > 0 ? html`<hr style="border:none;border-top:1px solid #ddd;margin:24px 0" />` : ''}${htmlPart(p)}`)}
-        </div>
-      </body>
-    </html> `;
+<html lang="${parts[0]!.lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${subject}</title>
+</head>
+<body style="margin:0;padding:16px;font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#1a1a1a">
+<div style="max-width:560px;margin:0 auto">
+${parts.map((p, i) => html`${i > 0 ? html`<hr style="border:none;border-top:1px solid #ddd;margin:24px 0">` : ''}${htmlPart(p)}`)}
+</div>
+</body>
+</html>
+`;
   return {
     kind,
     receiverId: payment.receiverId,

@@ -64,12 +64,15 @@ describe('a production server', { timeout: 120_000 }, () => {
   });
 
   it('with OPERATOR_TOKEN says nothing of it, and exits 0 once its drain is over', async () => {
-    const server = await serveOnFreePort(production({ OPERATOR_TOKEN: 'a-long-enough-operator-token-for-this-test' }), processes.started);
+    const server = await serveOnFreePort(
+      production({ OPERATOR_TOKEN: 'a-long-enough-operator-token-for-this-test', SHUTDOWN_DRAIN_MS: '1000' }),
+      processes.started,
+    );
     await server.waitFor('quipu is listening');
     const exited = once(server.child, 'exit');
     server.child.kill('SIGTERM');
     expect(await exited).toEqual([0, null]);
-    expect(logLines(server).find((line) => String(line.msg).startsWith('shutting down'))).toMatchObject({ signal: 'SIGTERM', drainMs: 5_000 });
+    expect(logLines(server).find((line) => String(line.msg).startsWith('shutting down'))).toMatchObject({ signal: 'SIGTERM', drainMs: 1_000 });
     expect(server.output()).not.toMatch(/OPERATOR_TOKEN is not set/);
   });
 

@@ -137,11 +137,9 @@ describe('authorization code flow in a browser, with openid-client', () => {
     ['a link', (url: URL) => html`<a id="go" href="${url.href}">Conectar tu banco</a>`],
     [
       'a form POST',
-      (url: URL) =>
-        html`<form method="post" action="${url.origin}${url.pathname}">
-          ${[...url.searchParams].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
-          <button id="go">Conectar tu banco</button>
-        </form>`,
+      (url: URL) => html`<form method="post" action="${url.origin}${url.pathname}">
+${[...url.searchParams].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button id="go">Conectar tu banco</button></form>`,
     ],
   ])('starts from %s on the merchant’s own site and finishes in the same browser', async (_name, start) => {
     const verifier = oidc.randomPKCECodeVerifier();

@@ -20,14 +20,7 @@ export function auditRoutes(app: FastifyInstance): void {
     const records = await accountAuditPage(request.ctx, merchant.receiverId, PAGE_SIZE, before);
     const rows = records.map(
       (r) =>
-        html`<tr data-seq="${r.seq}">
-          <td>${formatInstant(new Date(r.at), frame.m)}</td>
-          <td>${r.actor}</td>
-          <td><code>${r.action}</code></td>
-          <td><code>${r.target ?? ''}</code></td>
-          <td class="outcome-${r.outcome}">${r.outcome}</td>
-          <td>${r.address ?? ''}</td>
-        </tr>`,
+        html`<tr data-seq="${r.seq}"><td>${formatInstant(new Date(r.at), frame.m)}</td><td>${r.actor}</td><td><code>${r.action}</code></td><td><code>${r.target ?? ''}</code></td><td class="outcome-${r.outcome}">${r.outcome}</td><td>${r.address ?? ''}</td></tr>`,
     );
     const older = records.length === PAGE_SIZE ? html`<p><a href="${AUDIT_PATH}?before=${records.at(-1)!.seq}">${a.older}</a></p>` : '';
     return sendPage(
@@ -35,28 +28,9 @@ export function auditRoutes(app: FastifyInstance): void {
       frame,
       200,
       frame.w.nav.audit,
-      html`<p>${a.intro}</p>
-        <p><a href="${AUDIT_PATH}/export" download="audit.jsonl">${a.export}</a></p>
-        ${
-          records.length === 0
-            ? html`<p class="notice">${a.none}</p>`
-            : html`<table class="audit">
-                <thead>
-                  <tr>
-                    <th>${a.at}</th>
-                    <th>${a.who}</th>
-                    <th>${a.action}</th>
-                    <th>${a.target}</th>
-                    <th>${a.outcome}</th>
-                    <th>${a.from}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>`
-        }
-        ${older}`,
+      html`<p>${a.intro}</p><p><a href="${AUDIT_PATH}/export" download="audit.jsonl">${a.export}</a></p>
+${records.length === 0 ? html`<p class="notice">${a.none}</p>` : html`<table class="audit"><thead><tr><th>${a.at}</th><th>${a.who}</th><th>${a.action}</th><th>${a.target}</th><th>${a.outcome}</th><th>${a.from}</th></tr></thead><tbody>${rows}</tbody></table>`}
+${older}`,
     );
   });
 

@@ -18,16 +18,14 @@ export function barChart(caption: string, bars: readonly Bar[], maxLabel: string
   const step = WIDTH / Math.max(1, bars.length);
   const width = Math.max(1, step - 2);
   return html`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${caption}" xmlns="http://www.w3.org/2000/svg">
-    <title>${caption}</title>
-    <line class="axis" x1="0" y1="${BASE}" x2="${WIDTH}" y2="${BASE}" />
-    <text x="0" y="10">${maxLabel}</text>
-    ${bars.map((bar, i) => {
-      const height = Math.round((bar.value / max) * (BASE - 16));
-      return html`<rect class="bar" x="${(i * step).toFixed(1)}" y="${BASE - height}" width="${width.toFixed(1)}" height="${height}"
-        ><title>${bar.title}</title></rect
-      >`;
-    })}
-    <text x="0" y="${HEIGHT - 4}">${bars[0]?.label ?? ''}</text>
-    <text x="${WIDTH}" y="${HEIGHT - 4}" text-anchor="end">${bars.at(-1)?.label ?? ''}</text>
-  </svg>`;
+<title>${caption}</title>
+<line class="axis" x1="0" y1="${BASE}" x2="${WIDTH}" y2="${BASE}"/>
+<text x="0" y="10">${maxLabel}</text>
+${bars.map((bar, i) => {
+  const height = Math.round((bar.value / max) * (BASE - 16));
+  return html`<rect class="bar" x="${(i * step).toFixed(1)}" y="${BASE - height}" width="${width.toFixed(1)}" height="${height}"><title>${bar.title}</title></rect>`;
+})}
+<text x="0" y="${HEIGHT - 4}">${bars[0]?.label ?? ''}</text>
+<text x="${WIDTH}" y="${HEIGHT - 4}" text-anchor="end">${bars.at(-1)?.label ?? ''}</text>
+</svg>`;
 }

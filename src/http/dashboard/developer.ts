@@ -38,89 +38,44 @@ function clockSection(frame: DashboardFrame, request: FastifyRequest, error?: st
   const d = frame.w.developer;
   const { clock } = request.ctx;
   return html`<h2>${d.clock}</h2>
-    <dl>
-      <dt>${d.now}</dt>
-      <dd id="clock-now">${formatInstant(clock.now(), frame.m)}</dd>
-      <dt>${d.offset}</dt>
-      <dd id="clock-offset">${formatOffset(clock.offsetMs)}</dd>
-    </dl>
-    ${errorLine(error)}
-    ${
-      may(frame, 'developer.clock')
-        ? html`<div class="actions">
-            <form method="post" action="${DEVELOPER_PATH}/clock/advance">
-              ${csrfField(frame.csrf)}<label for="advance">${d.advanceBy}</label><input type="text" id="advance" name="advance" required /><button
-                id="advance-clock"
-              >
-                ${d.advance}
-              </button>
-            </form>
-            <form method="post" action="${DEVELOPER_PATH}/clock/reset">
-              ${csrfField(frame.csrf)}<button class="secondary" id="reset-clock">${d.reset}</button>
-            </form>
-          </div>`
-        : ''
-    }`;
+<dl><dt>${d.now}</dt><dd id="clock-now">${formatInstant(clock.now(), frame.m)}</dd>
+<dt>${d.offset}</dt><dd id="clock-offset">${formatOffset(clock.offsetMs)}</dd></dl>
+${errorLine(error)}
+${
+  may(frame, 'developer.clock')
+    ? html`<div class="actions">
+<form method="post" action="${DEVELOPER_PATH}/clock/advance">${csrfField(frame.csrf)}<label for="advance">${d.advanceBy}</label><input type="text" id="advance" name="advance" required><button id="advance-clock">${d.advance}</button></form>
+<form method="post" action="${DEVELOPER_PATH}/clock/reset">${csrfField(frame.csrf)}<button class="secondary" id="reset-clock">${d.reset}</button></form>
+</div>`
+    : ''
+}`;
 }
 
 function scenarioSection(frame: DashboardFrame, refusal?: string): Html {
   const d = frame.w.developer;
   return html`<h2>${d.scenarios}</h2>
-    ${errorLine(refusal && `${d.runRefused} ${refusal}`)}
-    <table class="scenarios">
-      <thead>
-        <tr>
-          <th>id</th>
-          <th>${d.trigger}</th>
-          <th>${d.outcome}</th>
-          <th></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${SCENARIOS.map(
-          (s) =>
-            html`<tr>
-              <td><code>${s.id}</code></td>
-              <td>${s.trigger}</td>
-              <td>${s.outcome}</td>
-              <td>
-                ${may(frame, 'developer.scenario') ? html`<form method="post" action="${runPath(s.id)}">${csrfField(frame.csrf)}<button class="secondary" id="run-${s.id}">${d.run}</button></form>` : ''}
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>`;
+${errorLine(refusal && `${d.runRefused} ${refusal}`)}
+<table class="scenarios"><thead><tr><th>id</th><th>${d.trigger}</th><th>${d.outcome}</th><th></th></tr></thead><tbody>
+${SCENARIOS.map(
+  (s) =>
+    html`<tr><td><code>${s.id}</code></td><td>${s.trigger}</td><td>${s.outcome}</td><td>${may(frame, 'developer.scenario') ? html`<form method="post" action="${runPath(s.id)}">${csrfField(frame.csrf)}<button class="secondary" id="run-${s.id}">${d.run}</button></form>` : ''}</td></tr>`,
+)}
+</tbody></table>`;
 }
 
 async function inboxSection(frame: DashboardFrame, request: FastifyRequest): Promise<Html> {
   const d = frame.w.developer;
   const page = await pageOfMessages(request.ctx, { receiverId: sessionOf(request).merchant.receiverId, kinds: EMAIL_KINDS, limit: INBOX_SIZE });
   return html`<h2>${d.inbox}</h2>
-    ${
-      page.messages.length === 0
-        ? html`<p class="none">${d.noEmails}</p>`
-        : html`<table class="inbox">
-            <thead>
-              <tr>
-                <th>${frame.w.events.created}</th>
-                <th>${d.to}</th>
-                <th>${d.subject}</th>
-                <th>${frame.w.events.status}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${page.messages.map((message) => {
-                const email = decodeEmail(message.body);
-                return html`<tr>
-                  <td>${formatInstant(new Date(message.created_at), frame.m)}</td>
-                  <td>${email.toName ? `${email.toName} <${email.to}>` : email.to}</td>
-                  <td><a href="${emailPath(message.message_id)}" class="email-subject">${email.subject}</a></td>
-                  <td>${message.status}</td>
-                </tr>`;
-              })}
-            </tbody>
-          </table>`
-    }`;
+${
+  page.messages.length === 0
+    ? html`<p class="none">${d.noEmails}</p>`
+    : html`<table class="inbox"><thead><tr><th>${frame.w.events.created}</th><th>${d.to}</th><th>${d.subject}</th><th>${frame.w.events.status}</th></tr></thead><tbody>
+${page.messages.map((message) => {
+  const email = decodeEmail(message.body);
+  return html`<tr><td>${formatInstant(new Date(message.created_at), frame.m)}</td><td>${email.toName ? `${email.toName} <${email.to}>` : email.to}</td><td><a href="${emailPath(message.message_id)}" class="email-subject">${email.subject}</a></td><td>${message.status}</td></tr>`;
+})}</tbody></table>`
+}`;
 }
 
 /** A refusal, shown beside the section whose form asked. */
@@ -206,19 +161,11 @@ export function developerRoutes(app: FastifyInstance): void {
       frame,
       200,
       email.subject,
-      html`<dl>
-          <dt>From</dt>
-          <dd>${email.from}</dd>
-          <dt>${d.to}</dt>
-          <dd id="email-to">${email.toName ? `${email.toName} <${email.to}>` : email.to}</dd>
-          <dt>${frame.w.payments.payment}</dt>
-          <dd><a href="${paymentPath(message.subject_id)}">${message.subject_id}</a></dd>
-          <dt>${frame.w.events.status}</dt>
-          <dd><a href="${eventPath(message.message_id)}">${message.status}</a></dd>
-        </dl>
-        <iframe class="email" title="${email.subject}" sandbox src="${emailPath(message.message_id)}/html"></iframe>
-        <h2>Text</h2>
-        <pre class="email-text">${email.text}</pre>`,
+      html`<dl><dt>From</dt><dd>${email.from}</dd><dt>${d.to}</dt><dd id="email-to">${email.toName ? `${email.toName} <${email.to}>` : email.to}</dd>
+<dt>${frame.w.payments.payment}</dt><dd><a href="${paymentPath(message.subject_id)}">${message.subject_id}</a></dd>
+<dt>${frame.w.events.status}</dt><dd><a href="${eventPath(message.message_id)}">${message.status}</a></dd></dl>
+<iframe class="email" title="${email.subject}" sandbox src="${emailPath(message.message_id)}/html"></iframe>
+<h2>Text</h2><pre class="email-text">${email.text}</pre>`,
       { frames: true },
     );
   });

@@ -25,17 +25,10 @@ const pick = <T extends string>(value: string | undefined, values: readonly T[])
 function filterForm(frame: DashboardFrame, kind?: string, status?: string): Html {
   const e = frame.w.events;
   const select = (name: string, label: string, values: readonly string[], chosen?: string) =>
-    html`<div>
-      <label for="${name}">${label}</label
-      ><select id="${name}" name="${name}">
-        <option value="">${frame.w.payments.any}</option>
-        ${values.map((v) => html`<option value="${v}" ${v === chosen ? html` selected` : ''}>${v}</option>`)}
-      </select>
-    </div>`;
-  return html`<form method="get" action="${EVENTS_PATH}" class="filters">
-    ${select('kind', e.kind, MESSAGE_KIND_NAMES, kind)}${select('status', e.status, MESSAGE_STATUSES, status)}
-    <div><button>${frame.w.payments.filter}</button></div>
-  </form>`;
+    html`<div><label for="${name}">${label}</label><select id="${name}" name="${name}"><option value="">${frame.w.payments.any}</option>${values.map(
+      (v) => html`<option value="${v}"${v === chosen ? html` selected` : ''}>${v}</option>`,
+    )}</select></div>`;
+  return html`<form method="get" action="${EVENTS_PATH}" class="filters">${select('kind', e.kind, MESSAGE_KIND_NAMES, kind)}${select('status', e.status, MESSAGE_STATUSES, status)}<div><button>${frame.w.payments.filter}</button></div></form>`;
 }
 
 /** Where a resend returns: a dashboard page, never another site. */
@@ -53,11 +46,11 @@ async function showEvent(request: FastifyRequest<{ Params: { id: string } }>, re
     status,
     `${message.kind} · ${message.subject_id}`,
     html`${notice ?? ''}
-      ${message.subject_type === 'payment' ? html`<p><a href="${paymentPath(message.subject_id)}">${frame.w.payments.payment} ${message.subject_id}</a></p>` : ''}
-      ${messageBlock(frame, message, attempts, path)}
-      <h2>${e.body}</h2>
-      <p><code>${message.content_type}</code></p>
-      <pre class="body">${message.body}</pre>`,
+${message.subject_type === 'payment' ? html`<p><a href="${paymentPath(message.subject_id)}">${frame.w.payments.payment} ${message.subject_id}</a></p>` : ''}
+${messageBlock(frame, message, attempts, path)}
+<h2>${e.body}</h2>
+<p><code>${message.content_type}</code></p>
+<pre class="body">${message.body}</pre>`,
   );
 }
 
@@ -82,36 +75,16 @@ export function eventRoutes(app: FastifyInstance): void {
       200,
       frame.w.nav.events,
       html`${filterForm(frame, kind, status)}
-      ${
-        page.messages.length === 0
-          ? html`<p class="none">${e.none}</p>`
-          : html`<table class="events">
-              <thead>
-                <tr>
-                  <th>${e.created}</th>
-                  <th>${e.kind}</th>
-                  <th>ID</th>
-                  <th>${e.destination}</th>
-                  <th>${e.status}</th>
-                  <th class="number">${e.attempts}</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${page.messages.map(
-                  (m) =>
-                    html`<tr data-message-id="${m.message_id}">
-                      <td>${formatInstant(new Date(m.created_at), frame.m)}</td>
-                      <td><a href="${eventPath(m.message_id)}">${m.kind}</a></td>
-                      <td><code>${m.subject_id}</code></td>
-                      <td>${m.url}</td>
-                      <td>${m.status}</td>
-                      <td class="number">${m.attempts}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
-      ${page.nextCursor ? html`<p><a href="${EVENTS_PATH}?${next.toString()}" id="next">${frame.w.payments.next}</a></p>` : ''}`,
+${
+  page.messages.length === 0
+    ? html`<p class="none">${e.none}</p>`
+    : html`<table class="events"><thead><tr><th>${e.created}</th><th>${e.kind}</th><th>ID</th><th>${e.destination}</th><th>${e.status}</th><th class="number">${e.attempts}</th></tr></thead><tbody>
+${page.messages.map(
+  (m) =>
+    html`<tr data-message-id="${m.message_id}"><td>${formatInstant(new Date(m.created_at), frame.m)}</td><td><a href="${eventPath(m.message_id)}">${m.kind}</a></td><td><code>${m.subject_id}</code></td><td>${m.url}</td><td>${m.status}</td><td class="number">${m.attempts}</td></tr>`,
+)}</tbody></table>`
+}
+${page.nextCursor ? html`<p><a href="${EVENTS_PATH}?${next.toString()}" id="next">${frame.w.payments.next}</a></p>` : ''}`,
     );
   });
 

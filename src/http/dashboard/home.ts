@@ -11,17 +11,10 @@ import { DASHBOARD_PATH } from './session-cookie.js';
 
 function figures(frame: DashboardFrame, title: string, currency: string, total: DayTotal): Html {
   const { w, m } = frame;
-  return html`<div class="card">
-    <h3>${title} · ${currency}</h3>
-    <dl>
-      <dt>${w.home.created}</dt>
-      <dd class="created">${total.created}</dd>
-      <dt>${w.home.paid}</dt>
-      <dd class="paid">${total.paid}</dd>
-      <dt>${w.home.amountPaid}</dt>
-      <dd class="figure amount-paid">${formatMoney(total.amountPaid, currency, m)}</dd>
-    </dl>
-  </div>`;
+  return html`<div class="card"><h3>${title} · ${currency}</h3>
+<dl><dt>${w.home.created}</dt><dd class="created">${total.created}</dd>
+<dt>${w.home.paid}</dt><dd class="paid">${total.paid}</dd>
+<dt>${w.home.amountPaid}</dt><dd class="figure amount-paid">${formatMoney(total.amountPaid, currency, m)}</dd></dl></div>`;
 }
 
 function totalsSection(frame: DashboardFrame, totals: CurrencyTotals[]): Html {
@@ -34,11 +27,9 @@ function totalsSection(frame: DashboardFrame, totals: CurrencyTotals[]): Html {
     main.days.map((d) => ({ label: d.day, value: d.amountPaid, title: `${d.day}: ${formatMoney(d.amountPaid, main.currency, m)} (${d.paid}/${d.created})` })),
     formatMoney(max, main.currency, m),
   );
-  return html`<div class="cards totals">
-      ${totals.map((t) => html`${figures(frame, w.home.today, t.currency, t.today)}${figures(frame, w.home.last30, t.currency, t.period)}`)}
-    </div>
-    <h2>${w.home.chart(main.currency)}</h2>
-    ${chart}`;
+  return html`<div class="cards totals">${totals.map((t) => html`${figures(frame, w.home.today, t.currency, t.today)}${figures(frame, w.home.last30, t.currency, t.period)}`)}</div>
+<h2>${w.home.chart(main.currency)}</h2>
+${chart}`;
 }
 
 function attentionSection(frame: DashboardFrame, overview: AccountOverview): Html {
@@ -46,32 +37,20 @@ function attentionSection(frame: DashboardFrame, overview: AccountOverview): Htm
   if (overview.exhausted.length === 0 && overview.uncertain.length === 0) return html`<p class="none">${w.home.nothing}</p>`;
   return html`${
     overview.exhausted.length > 0
-      ? html`<h3>${w.home.exhausted}</h3>
-          <ul class="exhausted">
-            ${overview.exhausted.map(
-              (message) =>
-                html`<li>
-                  <a href="${DASHBOARD_PATH}/events/${message.message_id}">${message.kind} · ${message.subject_id}</a>
-                  <time>${formatInstant(new Date(message.updated_at), m)}</time>
-                </li>`,
-            )}
-          </ul>`
+      ? html`<h3>${w.home.exhausted}</h3><ul class="exhausted">${overview.exhausted.map(
+          (message) =>
+            html`<li><a href="${DASHBOARD_PATH}/events/${message.message_id}">${message.kind} · ${message.subject_id}</a> <time>${formatInstant(new Date(message.updated_at), m)}</time></li>`,
+        )}</ul>`
       : ''
   }
-  ${
-    overview.uncertain.length > 0
-      ? html`<h3>${w.home.uncertain}</h3>
-          <ul class="uncertain">
-            ${overview.uncertain.map(
-              (attempt) =>
-                html`<li>
-                  <a href="${DASHBOARD_PATH}/payments/${attempt.paymentId}">${attempt.paymentId}</a> · ${attempt.bankId}
-                  <time>${formatInstant(attempt.updatedAt, m)}</time>
-                </li>`,
-            )}
-          </ul>`
-      : ''
-  }`;
+${
+  overview.uncertain.length > 0
+    ? html`<h3>${w.home.uncertain}</h3><ul class="uncertain">${overview.uncertain.map(
+        (attempt) =>
+          html`<li><a href="${DASHBOARD_PATH}/payments/${attempt.paymentId}">${attempt.paymentId}</a> · ${attempt.bankId} <time>${formatInstant(attempt.updatedAt, m)}</time></li>`,
+      )}</ul>`
+    : ''
+}`;
 }
 
 export function homeRoutes(app: FastifyInstance): void {
@@ -84,8 +63,8 @@ export function homeRoutes(app: FastifyInstance): void {
       200,
       frame.w.title,
       html`${totalsSection(frame, overview.totals)}
-        <h2>${frame.w.home.attention}</h2>
-        ${attentionSection(frame, overview)}`,
+<h2>${frame.w.home.attention}</h2>
+${attentionSection(frame, overview)}`,
     );
   });
 }

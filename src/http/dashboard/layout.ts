@@ -70,16 +70,10 @@ function navigation(frame: DashboardFrame): Html {
   const shown = session.passwordChangeDue
     ? []
     : (Object.keys(SECTIONS) as Section[]).filter((s) => (s !== 'developer' || session.merchant.developer) && (s !== 'audit' || may(frame, 'audit.read')));
-  return html`<nav>${shown.map((s) => html`<a href="${SECTIONS[s]}" ${frame.selfPath === SECTIONS[s] ? html` aria-current="page"` : ''}>${w.nav[s]}</a>`)}</nav>
-    <div class="who">
-      <span class="signed-in">${w.signedInAs(session.email, session.merchant.name)}</span> <span class="role" id="role">${w.roles[session.role]}</span>
-      <form method="post" action="${DASHBOARD_PATH}/sign-out" class="sign-out">
-        ${csrfField(frame.csrf)}<button class="secondary" id="sign-out">${w.signOut}</button>
-      </form>
-      <form method="post" action="${DASHBOARD_PATH}/sign-out-everywhere" class="sign-out">
-        ${csrfField(frame.csrf)}<button class="secondary" id="sign-out-everywhere">${w.signOutEverywhere}</button>
-      </form>
-    </div>`;
+  return html`<nav>${shown.map((s) => html`<a href="${SECTIONS[s]}"${frame.selfPath === SECTIONS[s] ? html` aria-current="page"` : ''}>${w.nav[s]}</a>`)}</nav>
+<div class="who"><span class="signed-in">${w.signedInAs(session.email, session.merchant.name)}</span> <span class="role" id="role">${w.roles[session.role]}</span>
+<form method="post" action="${DASHBOARD_PATH}/sign-out" class="sign-out">${csrfField(frame.csrf)}<button class="secondary" id="sign-out">${w.signOut}</button></form>
+<form method="post" action="${DASHBOARD_PATH}/sign-out-everywhere" class="sign-out">${csrfField(frame.csrf)}<button class="secondary" id="sign-out-everywhere">${w.signOutEverywhere}</button></form></div>`;
 }
 
 /** Sends a dashboard page; `frames` lets it embed frames from this server (the email preview). */
@@ -92,9 +86,7 @@ export function sendPage(
   options: { frames?: boolean } = {},
 ): FastifyReply {
   const other: Lang = frame.lang === 'es' ? 'en' : 'es';
-  const header = html`${navigation(frame)}<a class="lang" href="${frame.selfPath}${frame.selfPath.includes('?') ? '&' : '?'}lang=${other}" hreflang="${other}"
-      >${frame.m.otherLanguage}</a
-    >`;
+  const header = html`${navigation(frame)}<a class="lang" href="${frame.selfPath}${frame.selfPath.includes('?') ? '&' : '?'}lang=${other}" hreflang="${other}">${frame.m.otherLanguage}</a>`;
   const policy = contentSecurityPolicy([]) + (options.frames ? "; frame-src 'self'" : '');
   return reply
     .code(status)

@@ -22,55 +22,27 @@ function row(frame: DashboardFrame, { operation, content, result }: ListedOperat
   const { m, w } = frame;
   const money = content && descriptorAmount(content.params);
   const target = content && [content.params.target_account_name, content.params.target_account_number].filter(Boolean).join(' · ');
-  return html`<tr data-operation-id="${operation.operationId}">
-    <td>
-      <a href="${detailPath(operation.operationId)}"><code>${operation.operationId}</code></a>
-    </td>
-    <td>${findBank(operation.bank, true)?.name ?? operation.bank}</td>
-    <td class="number amount">${content ? (money ? formatMoney(money.amount, money.currency, m) : '—') : w.operations.unreadable}</td>
-    <td class="target">${content ? target || '—' : w.operations.unreadable}</td>
-    <td class="result">${result.result} (${operation.state})</td>
-    <td>${formatInstant(operation.createdAt, m)}</td>
-    <td>${formatInstant(operation.expiresAt, m)}</td>
-  </tr>`;
+  return html`<tr data-operation-id="${operation.operationId}"><td><a href="${detailPath(operation.operationId)}"><code>${operation.operationId}</code></a></td>
+<td>${findBank(operation.bank, true)?.name ?? operation.bank}</td>
+<td class="number amount">${content ? (money ? formatMoney(money.amount, money.currency, m) : '—') : w.operations.unreadable}</td>
+<td class="target">${content ? target || '—' : w.operations.unreadable}</td>
+<td class="result">${result.result} (${operation.state})</td>
+<td>${formatInstant(operation.createdAt, m)}</td><td>${formatInstant(operation.expiresAt, m)}</td></tr>`;
 }
 
 function table(frame: DashboardFrame, operations: readonly ListedOperation[]): Html {
   const { m, w } = frame;
   const o = w.operations;
   if (operations.length === 0) return html`<p class="none">${o.none}</p>`;
-  return html`<table class="operations">
-    <thead>
-      <tr>
-        <th>ID</th>
-        <th>${o.bank}</th>
-        <th class="number">${m.amount}</th>
-        <th>${m.operation.target}</th>
-        <th>${o.result}</th>
-        <th>${w.payments.created}</th>
-        <th>${o.expires}</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${operations.map((operation) => row(frame, operation))}
-    </tbody>
-  </table>`;
+  return html`<table class="operations"><thead><tr><th>ID</th><th>${o.bank}</th><th class="number">${m.amount}</th><th>${m.operation.target}</th><th>${o.result}</th><th>${w.payments.created}</th><th>${o.expires}</th></tr></thead><tbody>
+${operations.map((operation) => row(frame, operation))}
+</tbody></table>`;
 }
 
 function descriptorSection(frame: DashboardFrame, descriptor: NonNullable<OperationHistory['descriptor']>): Html {
   const { params, ...rest } = descriptor;
-  return html`<dl class="descriptor">
-    ${Object.entries(rest).map(
-      ([name, value]) =>
-        html`<dt>${name}</dt>
-          <dd data-field="${name}">${fieldValue(value)}</dd>`,
-    )}
-    ${Object.entries(params).map(
-      ([name, value]) =>
-        html`<dt>params.${name}</dt>
-          <dd data-param="${name}">${fieldValue(value)}</dd>`,
-    )}
-  </dl>`;
+  return html`<dl class="descriptor">${Object.entries(rest).map(([name, value]) => html`<dt>${name}</dt><dd data-field="${name}">${fieldValue(value)}</dd>`)}
+${Object.entries(params).map(([name, value]) => html`<dt>params.${name}</dt><dd data-param="${name}">${fieldValue(value)}</dd>`)}</dl>`;
 }
 
 function operationPage(frame: DashboardFrame, history: OperationHistory, developer: boolean, notice?: string): Html {
@@ -78,26 +50,13 @@ function operationPage(frame: DashboardFrame, history: OperationHistory, develop
   const { events, ...fields } = history.result;
   const path = detailPath(history.result.operationId);
   return html`${notice ? html`<p class="notice" role="status" id="notice">${notice}</p>` : ''}
-    <p class="amount"><span class="status" id="result">${history.result.result}</span> ${history.result.exitTitle}</p>
-    <dl class="fields">
-      ${Object.entries(fields).map(
-        ([name, value]) =>
-          html`<dt>${name}</dt>
-            <dd data-field="${name}">${fieldValue(value)}</dd>`,
-      )}
-    </dl>
-    <h2>${w.operations.events}</h2>
-    <ol class="timeline">
-      ${events.map((e) => html`<li class="${e.type}"><time>${formatInstant(new Date(e.timestamp), m)}</time>${e.name}</li>`)}
-    </ol>
-    <h2>${w.payments.messages}</h2>
-    ${history.messages.length === 0 ? html`<p class="none">${w.operations.noMessages}</p>` : history.messages.map(({ message, attempts }) => messageBlock(frame, message, attempts, path))}
-    ${
-      developer
-        ? html`<h2>${w.operations.descriptor}</h2>
-            ${history.descriptor ? descriptorSection(frame, history.descriptor) : html`<p class="none">${w.operations.descriptorGone}</p>`}`
-        : ''
-    }`;
+<p class="amount"><span class="status" id="result">${history.result.result}</span> ${history.result.exitTitle}</p>
+<dl class="fields">${Object.entries(fields).map(([name, value]) => html`<dt>${name}</dt><dd data-field="${name}">${fieldValue(value)}</dd>`)}</dl>
+<h2>${w.operations.events}</h2>
+<ol class="timeline">${events.map((e) => html`<li class="${e.type}"><time>${formatInstant(new Date(e.timestamp), m)}</time>${e.name}</li>`)}</ol>
+<h2>${w.payments.messages}</h2>
+${history.messages.length === 0 ? html`<p class="none">${w.operations.noMessages}</p>` : history.messages.map(({ message, attempts }) => messageBlock(frame, message, attempts, path))}
+${developer ? html`<h2>${w.operations.descriptor}</h2>${history.descriptor ? descriptorSection(frame, history.descriptor) : html`<p class="none">${w.operations.descriptorGone}</p>`}` : ''}`;
 }
 
 export function operationRoutes(app: FastifyInstance): void {

@@ -18,48 +18,25 @@ const FORM_FIELDS = ['q', 'status', 'from', 'to'] as const;
 function filterForm(frame: DashboardFrame, query: PaymentListQuery): Html {
   const p = frame.w.payments;
   return html`<form method="get" action="${PAYMENTS_PATH}" class="filters" role="search">
-    <div><label for="q">${p.search}</label><input type="text" id="q" name="q" value="${query.q ?? ''}" placeholder="${p.searchHelp}" size="32" /></div>
-    <div>
-      <label for="status">${p.status}</label
-      ><select id="status" name="status">
-        <option value="">${p.any}</option>
-        ${PAYMENT_STATUSES.map((s) => html`<option value="${s}" ${query.status === s ? html` selected` : ''}>${s}</option>`)}
-      </select>
-    </div>
-    <div><label for="from">${p.from}</label><input type="date" id="from" name="from" value="${query.from ?? ''}" /></div>
-    <div><label for="to">${p.to}</label><input type="date" id="to" name="to" value="${query.to ?? ''}" /></div>
-    <div><button id="filter">${p.filter}</button></div>
-  </form>`;
+<div><label for="q">${p.search}</label><input type="text" id="q" name="q" value="${query.q ?? ''}" placeholder="${p.searchHelp}" size="32"></div>
+<div><label for="status">${p.status}</label><select id="status" name="status"><option value="">${p.any}</option>${PAYMENT_STATUSES.map(
+    (s) => html`<option value="${s}"${query.status === s ? html` selected` : ''}>${s}</option>`,
+  )}</select></div>
+<div><label for="from">${p.from}</label><input type="date" id="from" name="from" value="${query.from ?? ''}"></div>
+<div><label for="to">${p.to}</label><input type="date" id="to" name="to" value="${query.to ?? ''}"></div>
+<div><button id="filter">${p.filter}</button></div>
+</form>`;
 }
 
 function table(frame: DashboardFrame, payments: readonly Payment[]): Html {
   const { w, m } = frame;
   if (payments.length === 0) return html`<p class="none">${w.payments.none}</p>`;
-  return html`<table class="payments">
-    <thead>
-      <tr>
-        <th>${w.payments.created}</th>
-        <th>${m.subject}</th>
-        <th class="number">${m.amount}</th>
-        <th>${w.payments.status}</th>
-        <th>${w.email}</th>
-        <th>ID</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${payments.map(
-        (p) =>
-          html`<tr data-payment-id="${p.paymentId}">
-            <td>${formatInstant(p.createdAt, m)}</td>
-            <td><a href="${paymentPath(p.paymentId)}" class="subject">${p.subject}</a></td>
-            <td class="number">${formatMoney(p.amount, p.currency, m)}</td>
-            <td>${p.status} / ${p.statusDetail}</td>
-            <td>${p.payerEmail ?? ''}</td>
-            <td><code>${p.paymentId}</code></td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return html`<table class="payments"><thead><tr><th>${w.payments.created}</th><th>${m.subject}</th><th class="number">${m.amount}</th><th>${w.payments.status}</th><th>${w.email}</th><th>ID</th></tr></thead><tbody>
+${payments.map(
+  (p) =>
+    html`<tr data-payment-id="${p.paymentId}"><td>${formatInstant(p.createdAt, m)}</td><td><a href="${paymentPath(p.paymentId)}" class="subject">${p.subject}</a></td><td class="number">${formatMoney(p.amount, p.currency, m)}</td><td>${p.status} / ${p.statusDetail}</td><td>${p.payerEmail ?? ''}</td><td><code>${p.paymentId}</code></td></tr>`,
+)}
+</tbody></table>`;
 }
 
 /** The list's address with the same filters, starting at `cursor`. */

@@ -91,42 +91,22 @@ export const fieldValue = (value: unknown) =>
 function attemptTable(frame: DashboardFrame, attempts: readonly MessageAttemptRow[]): Html {
   const e = frame.w.events;
   if (attempts.length === 0) return html``;
-  return html`<table class="attempts">
-    <thead>
-      <tr>
-        <th>${e.number}</th>
-        <th>${e.started}</th>
-        <th>${e.outcome}</th>
-        <th>${e.code}</th>
-        <th>${e.detail}</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${attempts.map(
-        (a) =>
-          html`<tr class="attempt">
-            <td>${a.number}</td>
-            <td>${formatInstant(new Date(a.started_at), frame.m)}</td>
-            <td class="outcome">${a.outcome}</td>
-            <td>${a.status_code ?? ''}</td>
-            <td>${a.error ?? a.response_excerpt ?? ''}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return html`<table class="attempts"><thead><tr><th>${e.number}</th><th>${e.started}</th><th>${e.outcome}</th><th>${e.code}</th><th>${e.detail}</th></tr></thead><tbody>
+${attempts.map(
+  (a) =>
+    html`<tr class="attempt"><td>${a.number}</td><td>${formatInstant(new Date(a.started_at), frame.m)}</td><td class="outcome">${a.outcome}</td><td>${a.status_code ?? ''}</td><td>${a.error ?? a.response_excerpt ?? ''}</td></tr>`,
+)}
+</tbody></table>`;
 }
 
 /** A message and its attempts, with its resend form; `back` is where the resend returns to. */
 export function messageBlock(frame: DashboardFrame, message: MessageRow, attempts: readonly MessageAttemptRow[], back: string): Html {
   const e = frame.w.events;
   return html`<div class="message" data-message-id="${message.message_id}">
-    <p>
-      <a href="${eventPath(message.message_id)}">${message.kind}</a> → <span class="destination">${message.url}</span> ·
-      <span class="status">${message.status}</span> · ${e.attempts}: ${message.attempts}
-    </p>
-    ${attemptTable(frame, attempts)}
-    ${message.status === 'cancelled' || !may(frame, 'message.resend') ? '' : html`<form method="post" action="${eventPath(message.message_id)}/resend">${csrfField(frame.csrf)}<input type="hidden" name="back" value="${back}" /><button class="secondary resend">${e.resend}</button></form>`}
-  </div>`;
+<p><a href="${eventPath(message.message_id)}">${message.kind}</a> → <span class="destination">${message.url}</span> · <span class="status">${message.status}</span> · ${e.attempts}: ${message.attempts}</p>
+${attemptTable(frame, attempts)}
+${message.status === 'cancelled' || !may(frame, 'message.resend') ? '' : html`<form method="post" action="${eventPath(message.message_id)}/resend">${csrfField(frame.csrf)}<input type="hidden" name="back" value="${back}"><button class="secondary resend">${e.resend}</button></form>`}
+</div>`;
 }
 
 function actionForms(frame: DashboardFrame, paymentId: string, actions: readonly PaymentAction[]): Html {
@@ -134,18 +114,19 @@ function actionForms(frame: DashboardFrame, paymentId: string, actions: readonly
   if (actions.length === 0) return html`<p class="none">${p.noActions}</p>`;
   const action = (name: PaymentAction, label: string, extra: Html | string = '') =>
     actions.includes(name)
-      ? html`<form method="post" action="${paymentPath(paymentId)}/${name}">
-          ${csrfField(frame.csrf)}${extra}<button id="${name}" ${name === 'delete' || name.startsWith('demobank') ? html` class="secondary"` : ''}>
-            ${label}
-          </button>
-        </form>`
+      ? html`<form method="post" action="${paymentPath(paymentId)}/${name}">${csrfField(frame.csrf)}${extra}<button id="${name}"${name === 'delete' || name.startsWith('demobank') ? html` class="secondary"` : ''}>${label}</button></form>`
       : '';
   return html`<div class="actions">
-    ${action('refund', p.refund, html`<label for="refund-amount">${p.refundAmount}</label><input type="text" inputmode="decimal" id="refund-amount" name="amount" />`)}
-    ${action('confirm', p.confirm)} ${action('mark-paid', p.markPaid)} ${action('delete', p.delete)} ${action('demobank-pay', p.demoPay)}
-    ${action('demobank-pay-fail', p.demoPayFail)} ${action('demobank-pay-uncertain', p.demoPayUncertain)} ${action('demobank-confirm', p.demoConfirm)}
-    ${action('demobank-fail', p.demoFail)}
-  </div>`;
+${action('refund', p.refund, html`<label for="refund-amount">${p.refundAmount}</label><input type="text" inputmode="decimal" id="refund-amount" name="amount">`)}
+${action('confirm', p.confirm)}
+${action('mark-paid', p.markPaid)}
+${action('delete', p.delete)}
+${action('demobank-pay', p.demoPay)}
+${action('demobank-pay-fail', p.demoPayFail)}
+${action('demobank-pay-uncertain', p.demoPayUncertain)}
+${action('demobank-confirm', p.demoConfirm)}
+${action('demobank-fail', p.demoFail)}
+</div>`;
 }
 
 export function paymentPage(
@@ -159,23 +140,13 @@ export function paymentPage(
   const fields = Object.entries(paymentResource(view.baseUrl, payment, merchant));
   const path = paymentPath(payment.paymentId);
   return html`${view.notice ?? ''}
-    <p class="amount">
-      ${formatMoney(payment.amount, payment.currency, m)} <span class="status" id="status">${payment.status} / ${payment.statusDetail}</span>
-    </p>
-    <h2>${w.payments.actions}</h2>
-    ${actionForms(frame, payment.paymentId, view.actions)}
-    <h2>${w.payments.timeline}</h2>
-    <ol class="timeline">
-      ${timeline(frame, history, view.now).map((entry) => html`<li><time>${formatInstant(entry.at, m)}</time>${entry.text}</li>`)}
-    </ol>
-    <h2>${w.payments.messages}</h2>
-    ${history.messages.length === 0 ? html`<p class="none">${w.payments.noMessages}</p>` : history.messages.map(({ message, attempts }) => messageBlock(frame, message, attempts, path))}
-    <h2>${w.payments.fields}</h2>
-    <dl class="fields">
-      ${fields.map(
-        ([name, value]) =>
-          html`<dt>${name}</dt>
-            <dd data-field="${name}">${fieldValue(value)}</dd>`,
-      )}
-    </dl>`;
+<p class="amount">${formatMoney(payment.amount, payment.currency, m)} <span class="status" id="status">${payment.status} / ${payment.statusDetail}</span></p>
+<h2>${w.payments.actions}</h2>
+${actionForms(frame, payment.paymentId, view.actions)}
+<h2>${w.payments.timeline}</h2>
+<ol class="timeline">${timeline(frame, history, view.now).map((entry) => html`<li><time>${formatInstant(entry.at, m)}</time>${entry.text}</li>`)}</ol>
+<h2>${w.payments.messages}</h2>
+${history.messages.length === 0 ? html`<p class="none">${w.payments.noMessages}</p>` : history.messages.map(({ message, attempts }) => messageBlock(frame, message, attempts, path))}
+<h2>${w.payments.fields}</h2>
+<dl class="fields">${fields.map(([name, value]) => html`<dt>${name}</dt><dd data-field="${name}">${fieldValue(value)}</dd>`)}</dl>`;
 }

@@ -20,49 +20,24 @@ async function showSessions(request: FastifyRequest, reply: FastifyReply, status
   const when = (ms: number) => formatInstant(new Date(ms), frame.m);
   const rows = sessions.map(
     (s) =>
-      html`<tr data-session="${s.id}" ${s.current ? html` class="current"` : ''}>
-        <td>${when(s.createdAt)}</td>
-        <td>${when(s.lastSeenAt)}</td>
-        <td>${s.address ?? w.unknown}</td>
-        <td>${s.userAgent ?? w.unknown}</td>
-        <td>${s.current ? w.current : s.halfway ? w.halfway : ''}</td>
-      </tr>`,
+      html`<tr data-session="${s.id}"${s.current ? html` class="current"` : ''}><td>${when(s.createdAt)}</td><td>${when(s.lastSeenAt)}</td><td>${s.address ?? w.unknown}</td><td>${s.userAgent ?? w.unknown}</td><td>${s.current ? w.current : s.halfway ? w.halfway : ''}</td></tr>`,
   );
   const others = sessions.filter((s) => !s.current);
   const form =
     others.length === 0
       ? ''
-      : html`<form method="post" action="${SESSIONS_PATH}/end" class="settings">
-          ${csrfField(frame.csrf)} <label for="session">${w.end}</label
-          ><select id="session" name="session">
-            <option value="others">${w.endOthers}</option>
-            ${others.map((s) => html`<option value="${s.id}">${when(s.createdAt)} · ${s.address ?? w.unknown} · ${s.userAgent ?? w.unknown}</option>`)}
-          </select>
-          <label for="password">${w.password}</label><input type="password" id="password" name="password" required autocomplete="current-password" />
-          <button class="secondary" id="end-sessions">${w.end}</button>
-        </form>`;
+      : html`<form method="post" action="${SESSIONS_PATH}/end" class="settings">${csrfField(frame.csrf)}
+<label for="session">${w.end}</label><select id="session" name="session"><option value="others">${w.endOthers}</option>${others.map((s) => html`<option value="${s.id}">${when(s.createdAt)} · ${s.address ?? w.unknown} · ${s.userAgent ?? w.unknown}</option>`)}</select>
+<label for="password">${w.password}</label><input type="password" id="password" name="password" required autocomplete="current-password">
+<button class="secondary" id="end-sessions">${w.end}</button></form>`;
   return sendPage(
     reply,
     frame,
     status,
     w.title,
-    html`${notice ?? ''}
-      <p>${w.intro}</p>
-      <table class="sessions">
-        <thead>
-          <tr>
-            <th>${w.created}</th>
-            <th>${w.lastSeen}</th>
-            <th>${w.address}</th>
-            <th>${w.browser}</th>
-            <th></th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-      ${form}`,
+    html`${notice ?? ''}<p>${w.intro}</p>
+<table class="sessions"><thead><tr><th>${w.created}</th><th>${w.lastSeen}</th><th>${w.address}</th><th>${w.browser}</th><th></th></tr></thead><tbody>${rows}</tbody></table>
+${form}`,
   );
 }
 

@@ -35,43 +35,32 @@ function credentialsSection(frame: DashboardFrame, merchant: Merchant, view: Set
   const shown = view.credentials;
   const hidden = html`<span class="hidden">${s.hidden}</span>`;
   return html`<h2>${s.credentials}</h2>
-    ${view.rotated ? html`<p class="notice" role="status">${s.rotated}</p>` : ''}
-    <dl>
-      <dt>${s.receiverId}</dt>
-      <dd class="secret" id="receiver-id">${merchant.receiverId}</dd>
-      <dt>${s.apiKey}</dt>
-      <dd class="secret" id="api-key">${shown ? (shown.apiKey ?? s.keyUnknown) : hidden}</dd>
-      <dt>${s.secret}</dt>
-      <dd class="secret" id="secret">${shown ? shown.secret : hidden}</dd>
-    </dl>
-    ${shown || !may(frame, 'credentials.reveal') ? '' : html`<form method="post" action="${SETTINGS_PATH}/reveal">${csrfField(frame.csrf)}<button class="secondary" id="reveal">${s.reveal}</button></form>`}
-    ${may(frame, 'credentials.rotate') ? [rotateForm(frame, 'rotate-key', 'rotate', s.rotate), rotateForm(frame, 'rotate-secret', 'rotate-secret', s.rotateSecret)] : ''}`;
+${view.rotated ? html`<p class="notice" role="status">${s.rotated}</p>` : ''}
+<dl><dt>${s.receiverId}</dt><dd class="secret" id="receiver-id">${merchant.receiverId}</dd>
+<dt>${s.apiKey}</dt><dd class="secret" id="api-key">${shown ? (shown.apiKey ?? s.keyUnknown) : hidden}</dd>
+<dt>${s.secret}</dt><dd class="secret" id="secret">${shown ? shown.secret : hidden}</dd></dl>
+${shown || !may(frame, 'credentials.reveal') ? '' : html`<form method="post" action="${SETTINGS_PATH}/reveal">${csrfField(frame.csrf)}<button class="secondary" id="reveal">${s.reveal}</button></form>`}
+${may(frame, 'credentials.rotate') ? [rotateForm(frame, 'rotate-key', 'rotate', s.rotate), rotateForm(frame, 'rotate-secret', 'rotate-secret', s.rotateSecret)] : ''}`;
 }
 
 /** A rotation's form: ticked confirmation, and how long the replaced credential keeps working. */
 function rotateForm(frame: DashboardFrame, action: string, id: string, label: string): Html {
   const s = frame.w.settings;
-  return html`<form method="post" action="${SETTINGS_PATH}/${action}">
-    ${csrfField(frame.csrf)} <label for="${id}-grace">${s.grace}</label
-    ><select id="${id}-grace" name="grace">
-      ${Object.entries(s.graces).map(([ms, text]) => html`<option value="${ms}">${text}</option>`)}
-    </select>
-    <label><input type="checkbox" name="confirm" value="yes" id="${id}-confirm" /> ${s.rotateConfirm}</label>
-    <button class="secondary" id="${id}">${label}</button>
-  </form>`;
+  return html`<form method="post" action="${SETTINGS_PATH}/${action}">${csrfField(frame.csrf)}
+<label for="${id}-grace">${s.grace}</label><select id="${id}-grace" name="grace">${Object.entries(s.graces).map(([ms, text]) => html`<option value="${ms}">${text}</option>`)}</select>
+<label><input type="checkbox" name="confirm" value="yes" id="${id}-confirm"> ${s.rotateConfirm}</label>
+<button class="secondary" id="${id}">${label}</button></form>`;
 }
 
 /** Every role changes its own password, and sees and ends its sessions. */
 function passwordForm(frame: DashboardFrame): Html {
   const s = frame.w.settings;
   return html`<h2>${s.password}</h2>
-    <p><a href="${SESSIONS_PATH}" id="sessions-link">${frame.w.sessionsLink}</a></p>
-    <form method="post" action="${PASSWORD_PATH}" class="settings">
-      ${csrfField(frame.csrf)} <label for="current_password">${s.currentPassword}</label
-      ><input type="password" id="current_password" name="current" required autocomplete="current-password" /> <label for="new_password">${s.newPassword}</label
-      ><input type="password" id="new_password" name="next" required minlength="8" autocomplete="new-password" />
-      <button class="secondary" id="change-password">${s.changePassword}</button>
-    </form>`;
+<p><a href="${SESSIONS_PATH}" id="sessions-link">${frame.w.sessionsLink}</a></p>
+<form method="post" action="${PASSWORD_PATH}" class="settings">${csrfField(frame.csrf)}
+<label for="current_password">${s.currentPassword}</label><input type="password" id="current_password" name="current" required autocomplete="current-password">
+<label for="new_password">${s.newPassword}</label><input type="password" id="new_password" name="next" required minlength="8" autocomplete="new-password">
+<button class="secondary" id="change-password">${s.changePassword}</button></form>`;
 }
 
 function accountForm(frame: DashboardFrame, merchant: Merchant, redirectUris: string[], view: SettingsView): Html {
@@ -89,23 +78,21 @@ function accountForm(frame: DashboardFrame, merchant: Merchant, redirectUris: st
         .map((e) => e.message)
         .join('; ') || undefined,
     );
-  const fields = html`<label for="notify_url">${s.notifyUrl}</label
-    ><input type="text" id="notify_url" name="notify_url" value="${values.notify_url ?? ''}" />${errorOf('notify_url')}
-    <label for="notify_api_version">${s.notifyApiVersion}</label
-    ><select id="notify_api_version" name="notify_api_version">
-      ${NOTIFY_API_VERSIONS.map((v) => html`<option value="${v}" ${values.notify_api_version === v ? html` selected` : ''}>${v}</option>`)}</select
-    >${errorOf('notify_api_version')} <label for="rendition_url">${s.renditionUrl}</label
-    ><input type="text" id="rendition_url" name="rendition_url" value="${values.rendition_url ?? ''}" />${errorOf('rendition_url')}
-    <label for="redirect_uris">${s.redirectUris}</label
-    ><textarea id="redirect_uris" name="redirect_uris" rows="4">${values.redirect_uris ?? ''}</textarea>${errorOf('redirect_uri')}`;
+  const fields = html`<label for="notify_url">${s.notifyUrl}</label><input type="text" id="notify_url" name="notify_url" value="${values.notify_url ?? ''}">${errorOf('notify_url')}
+<label for="notify_api_version">${s.notifyApiVersion}</label><select id="notify_api_version" name="notify_api_version">${NOTIFY_API_VERSIONS.map(
+    (v) => html`<option value="${v}"${values.notify_api_version === v ? html` selected` : ''}>${v}</option>`,
+  )}</select>${errorOf('notify_api_version')}
+<label for="rendition_url">${s.renditionUrl}</label><input type="text" id="rendition_url" name="rendition_url" value="${values.rendition_url ?? ''}">${errorOf('rendition_url')}
+<label for="redirect_uris">${s.redirectUris}</label><textarea id="redirect_uris" name="redirect_uris" rows="4">${values.redirect_uris ?? ''}</textarea>${errorOf('redirect_uri')}`;
   // A role that may not change them reads them in a form that cannot be sent.
   if (!may(frame, 'settings.update'))
     return html`<h2>${s.account}</h2>
-      <fieldset class="settings" disabled>${fields}</fieldset>`;
+<fieldset class="settings" disabled>${fields}</fieldset>`;
   return html`<h2>${s.account}</h2>
-    <form method="post" action="${SETTINGS_PATH}" class="settings">
-      ${csrfField(frame.csrf)} ${view.errors ? errorLine(s.invalid) : ''} ${fields} <button id="save">${s.save}</button>
-    </form>`;
+<form method="post" action="${SETTINGS_PATH}" class="settings">${csrfField(frame.csrf)}
+${view.errors ? errorLine(s.invalid) : ''}
+${fields}
+<button id="save">${s.save}</button></form>`;
 }
 
 async function showSettings(request: FastifyRequest, reply: FastifyReply, status: number, view: SettingsView) {

@@ -48,7 +48,11 @@ function stepPage(
     frame,
     status,
     title(w),
-    html`<form method="post" action="${path}" class="sign-in">${csrfField(frame.csrf)} ${errorLine(error && w[error])} ${fields(w)}</form>`,
+    html`<form method="post" action="${path}" class="sign-in">
+${csrfField(frame.csrf)}
+${errorLine(error && w[error])}
+${fields(w)}
+</form>`,
   );
 }
 
@@ -59,12 +63,11 @@ const signInPage = (request: FastifyRequest, reply: FastifyReply, status: number
     status,
     SIGN_IN_PATH,
     (w) => w.signInTitle,
-    (w) =>
-      html`<label for="email">${w.email}</label>
-        <input type="email" id="email" name="email" required autocomplete="username" value="${email}" />
-        <label for="password">${w.password}</label>
-        <input type="password" id="password" name="password" required autocomplete="current-password" />
-        <button id="sign-in">${w.signIn}</button>`,
+    (w) => html`<label for="email">${w.email}</label>
+<input type="email" id="email" name="email" required autocomplete="username" value="${email}">
+<label for="password">${w.password}</label>
+<input type="password" id="password" name="password" required autocomplete="current-password">
+<button id="sign-in">${w.signIn}</button>`,
     error,
   );
 
@@ -75,11 +78,10 @@ const codePage = (request: FastifyRequest, reply: FastifyReply, status: number, 
     status,
     SECOND_FACTOR_PATH,
     (w) => w.secondFactorTitle,
-    (w) =>
-      html`<p>${w.secondFactorHelp}</p>
-        <label for="code">${w.code}</label>
-        <input type="text" id="code" name="code" required autocomplete="one-time-code" inputmode="text" maxlength="64" />
-        <button id="verify">${w.verify}</button>`,
+    (w) => html`<p>${w.secondFactorHelp}</p>
+<label for="code">${w.code}</label>
+<input type="text" id="code" name="code" required autocomplete="one-time-code" inputmode="text" maxlength="64">
+<button id="verify">${w.verify}</button>`,
     error,
   );
 

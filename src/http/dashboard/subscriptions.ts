@@ -39,48 +39,27 @@ async function showSubscription(request: FastifyRequest<{ Params: Params }>, rep
     status,
     subscription.name,
     html`${notice ?? ''}
-      <dl>
-        <dt>subscription_id</dt>
-        <dd>${subscription.subscriptionId}</dd>
-        <dt>${s.status}</dt>
-        <dd id="status">${wireStatus(subscription.state)} (${subscription.state})</dd>
-        <dt>${s.maxAmount}</dt>
-        <dd>${formatMoney(subscription.maxAmount, subscription.currency, m)}</dd>
-        <dt>service_reference</dt>
-        <dd>${subscription.serviceReference ?? '—'}</dd>
-        <dt>description</dt>
-        <dd>${subscription.description ?? '—'}</dd>
-        <dt>email</dt>
-        <dd>${subscription.email}</dd>
-        <dt>notify_url</dt>
-        <dd>${subscription.notifyUrl}</dd>
-      </dl>
-      ${decisions ? html`<div class="actions">${MANDATE_DECISIONS.map((d) => decisionForm(frame, `${path}/${d}`, s[d]))}</div>` : ''}
-      <h2>${s.history}</h2>
-      <ol class="timeline">
-        ${history.map((c) => html`<li><time>${formatInstant(c.changedAt, m)}</time>${c.event}: ${c.from} → ${c.to} (${c.origin}) ${c.reason}</li>`)}
-      </ol>
-      <h2>${s.charges}</h2>
-      ${
-        charges.length === 0
-          ? html`<p class="none">${s.noCharges}</p>`
-          : html`<table class="charges">
-              <tbody>
-                ${charges.map(
-                  (c) =>
-                    html`<tr>
-                      <td><a href="${paymentPath(c.paymentId)}">${c.paymentId}</a></td>
-                      <td class="number">${formatMoney(c.amount, c.currency, m)}</td>
-                      <td>${c.state}${c.failure ? ` (${c.failure})` : ''}</td>
-                      <td>${formatInstant(c.createdAt, m)}</td>
-                      <td>
-                        ${decisions && (c.state === 'due' || c.state === 'submitted') ? CHARGE_DECISIONS.map((d) => decisionForm(frame, `${path}/charges/${c.paymentId}/${d}`, s[d])) : ''}
-                      </td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }`,
+<dl><dt>subscription_id</dt><dd>${subscription.subscriptionId}</dd>
+<dt>${s.status}</dt><dd id="status">${wireStatus(subscription.state)} (${subscription.state})</dd>
+<dt>${s.maxAmount}</dt><dd>${formatMoney(subscription.maxAmount, subscription.currency, m)}</dd>
+<dt>service_reference</dt><dd>${subscription.serviceReference ?? '—'}</dd>
+<dt>description</dt><dd>${subscription.description ?? '—'}</dd>
+<dt>email</dt><dd>${subscription.email}</dd>
+<dt>notify_url</dt><dd>${subscription.notifyUrl}</dd></dl>
+${decisions ? html`<div class="actions">${MANDATE_DECISIONS.map((d) => decisionForm(frame, `${path}/${d}`, s[d]))}</div>` : ''}
+<h2>${s.history}</h2>
+<ol class="timeline">${history.map((c) => html`<li><time>${formatInstant(c.changedAt, m)}</time>${c.event}: ${c.from} → ${c.to} (${c.origin}) ${c.reason}</li>`)}</ol>
+<h2>${s.charges}</h2>
+${
+  charges.length === 0
+    ? html`<p class="none">${s.noCharges}</p>`
+    : html`<table class="charges"><tbody>${charges.map(
+        (
+          c,
+        ) => html`<tr><td><a href="${paymentPath(c.paymentId)}">${c.paymentId}</a></td><td class="number">${formatMoney(c.amount, c.currency, m)}</td><td>${c.state}${c.failure ? ` (${c.failure})` : ''}</td><td>${formatInstant(c.createdAt, m)}</td>
+<td>${decisions && (c.state === 'due' || c.state === 'submitted') ? CHARGE_DECISIONS.map((d) => decisionForm(frame, `${path}/charges/${c.paymentId}/${d}`, s[d])) : ''}</td></tr>`,
+      )}</tbody></table>`
+}`,
   );
 }
 
@@ -113,27 +92,10 @@ export function subscriptionRoutes(app: FastifyInstance): void {
       w.nav.subscriptions,
       list.length === 0
         ? html`<p class="none">${w.subscriptions.none}</p>`
-        : html`<table class="subscriptions">
-            <thead>
-              <tr>
-                <th>${w.subscriptions.name}</th>
-                <th>${w.subscriptions.status}</th>
-                <th class="number">${w.subscriptions.maxAmount}</th>
-                <th>${w.payments.created}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${list.map(
-                (s) =>
-                  html`<tr>
-                    <td><a href="${subscriptionPath(s.subscriptionId)}">${s.name}</a></td>
-                    <td>${wireStatus(s.state)}</td>
-                    <td class="number">${formatMoney(s.maxAmount, s.currency, m)}</td>
-                    <td>${formatInstant(s.createdAt, m)}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`,
+        : html`<table class="subscriptions"><thead><tr><th>${w.subscriptions.name}</th><th>${w.subscriptions.status}</th><th class="number">${w.subscriptions.maxAmount}</th><th>${w.payments.created}</th></tr></thead><tbody>${list.map(
+            (s) =>
+              html`<tr><td><a href="${subscriptionPath(s.subscriptionId)}">${s.name}</a></td><td>${wireStatus(s.state)}</td><td class="number">${formatMoney(s.maxAmount, s.currency, m)}</td><td>${formatInstant(s.createdAt, m)}</td></tr>`,
+          )}</tbody></table>`,
     );
   });
 

@@ -11,27 +11,28 @@ function layout(title: string, content: Html, nonce?: string): string {
   return pageDocument({ lang: 'es', title, content, script: nonce ? { nonce, source: 'document.forms[0].submit();' } : undefined });
 }
 
-const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}" />`;
+const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
 
 function institutionHeader(institutionId: string): Html {
   const bank = findBank(institutionId, true);
-  return html`<p><img src="/assets/banks/${institutionId}.svg" alt="" height="32" /> ${bank?.name ?? institutionId}</p>
-    ${institutionId === DEMO_BANK_ID ? html`<p class="notice">${bank?.message ?? ''} Ingresa cualquier RUT válido y la clave 1234.</p>` : ''}`;
+  return html`<p><img src="/assets/banks/${institutionId}.svg" alt="" height="32"> ${bank?.name ?? institutionId}</p>
+${institutionId === DEMO_BANK_ID ? html`<p class="notice">${bank?.message ?? ''} Ingresa cualquier RUT válido y la clave 1234.</p>` : ''}`;
 }
 
 export function loginPage(page: FlowPage, csrf: string, error?: string): string {
   return layout(
     'Ingresa a tu banco',
     html`${institutionHeader(page.institutionId)}
-      <p><strong>${page.clientName}</strong> solicita acceso a tu información en este banco. Ingresa con tus credenciales del banco para continuar.</p>
-      <form method="post" action="/oauth2/flows/${page.authorizationId}/login">
-        ${csrfField(csrf)} ${error ? html`<p class="error" id="form-error">${error}</p>` : ''}
-        <label for="rut">RUT</label>
-        <input type="text" id="rut" name="rut" required autocomplete="username" />
-        <label for="password">Clave</label>
-        <input type="password" id="password" name="password" required autocomplete="current-password" />
-        <button id="login">Ingresar</button>
-      </form>`,
+<p><strong>${page.clientName}</strong> solicita acceso a tu información en este banco. Ingresa con tus credenciales del banco para continuar.</p>
+<form method="post" action="/oauth2/flows/${page.authorizationId}/login">
+${csrfField(csrf)}
+${error ? html`<p class="error" id="form-error">${error}</p>` : ''}
+<label for="rut">RUT</label>
+<input type="text" id="rut" name="rut" required autocomplete="username">
+<label for="password">Clave</label>
+<input type="password" id="password" name="password" required autocomplete="current-password">
+<button id="login">Ingresar</button>
+</form>`,
   );
 }
 
@@ -39,18 +40,13 @@ export function consentPage(page: FlowPage, csrf: string): string {
   return layout(
     'Autoriza el acceso',
     html`${institutionHeader(page.institutionId)}
-      <p><strong>${page.clientName}</strong> quiere acceder, en tu nombre, a tu información en este banco.</p>
-      <dl>
-        <dt>Usuario</dt>
-        <dd id="user">${page.userId ?? ''}</dd>
-        <dt>Permisos</dt>
-        <dd>${FLOW_SCOPES.join(', ')}</dd>
-      </dl>
-      <form method="post" action="/oauth2/flows/${page.authorizationId}/consent" class="actions">
-        ${csrfField(csrf)}
-        <button id="allow" name="decision" value="allow">Autorizar</button>
-        <button id="deny" name="decision" value="deny" class="secondary">Rechazar</button>
-      </form>`,
+<p><strong>${page.clientName}</strong> quiere acceder, en tu nombre, a tu información en este banco.</p>
+<dl><dt>Usuario</dt><dd id="user">${page.userId ?? ''}</dd><dt>Permisos</dt><dd>${FLOW_SCOPES.join(', ')}</dd></dl>
+<form method="post" action="/oauth2/flows/${page.authorizationId}/consent" class="actions">
+${csrfField(csrf)}
+<button id="allow" name="decision" value="allow">Autorizar</button>
+<button id="deny" name="decision" value="deny" class="secondary">Rechazar</button>
+</form>`,
   );
 }
 
@@ -59,9 +55,9 @@ export function formPostPage(action: string, params: Record<string, string>, non
   return layout(
     'Volviendo a la aplicación',
     html`<form method="post" action="${action}">
-      ${Object.entries(params).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
-      <button id="continue">Continuar</button>
-    </form>`,
+${Object.entries(params).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button id="continue">Continuar</button>
+</form>`,
     nonce,
   );
 }

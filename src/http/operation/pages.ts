@@ -23,64 +23,55 @@ export interface OperationView {
 
 const amountOf = ({ m, terms }: Pick<OperationView, 'm' | 'terms'>) => formatMoney(terms.amount, terms.currency, m);
 
-const row = (label: string, className: string, value: string | undefined) =>
-  value
-    ? html`<dt>${label}</dt>
-        <dd class="${className}">${value}</dd>`
-    : '';
+const row = (label: string, className: string, value: string | undefined) => (value ? html`<dt>${label}</dt><dd class="${className}">${value}</dd>` : '');
 
 export function transferSummary(view: OperationView): Html {
   const { m, content, merchant } = view;
   const p = content.params;
   return html`<dl class="summary">
-      <dt>${m.merchant}</dt>
-      <dd class="merchant">${merchant.name}</dd>
-      ${row(m.subject, 'subject', p.subject)}
-      <dt>${m.amount}</dt>
-      <dd class="amount">${amountOf(view)}</dd>
-    </dl>
-    <h2>${m.operation.target}</h2>
-    <dl class="transfer">
-      ${row(m.operation.targetName, 'target-name', p.target_account_name)}
-      <dt>${m.operation.targetNumber}</dt>
-      <dd class="target-number">${view.terms.accountNumber}</dd>
-      ${row(m.operation.targetBank, 'target-bank', p.target_account_bank)}
-      ${row(m.operation.targetIdentifier, 'target-identifier', p.target_account_personal_identifier)}
-      ${row(m.operation.targetAlias, 'target-alias', p.target_account_alias)}
-    </dl>`;
+<dt>${m.merchant}</dt><dd class="merchant">${merchant.name}</dd>
+${row(m.subject, 'subject', p.subject)}
+<dt>${m.amount}</dt><dd class="amount">${amountOf(view)}</dd>
+</dl>
+<h2>${m.operation.target}</h2>
+<dl class="transfer">
+${row(m.operation.targetName, 'target-name', p.target_account_name)}
+<dt>${m.operation.targetNumber}</dt><dd class="target-number">${view.terms.accountNumber}</dd>
+${row(m.operation.targetBank, 'target-bank', p.target_account_bank)}
+${row(m.operation.targetIdentifier, 'target-identifier', p.target_account_personal_identifier)}
+${row(m.operation.targetAlias, 'target-alias', p.target_account_alias)}
+</dl>`;
 }
 
 /** The payer picks a bank (a plain GET form: choosing changes nothing) when the descriptor names none Quipu knows. */
 export function chooseBankPage(view: OperationView, banks: readonly Bank[], errors: FormErrors): Html {
   const { m } = view;
-  if (banks.length === 0)
-    return html`${transferSummary(view)}
-      <p class="notice" id="no-banks">${m.operation.noBanks}</p>`;
+  if (banks.length === 0) return html`${transferSummary(view)}<p class="notice" id="no-banks">${m.operation.noBanks}</p>`;
   return html`<p>${m.operation.intro(view.merchant.name)}</p>
-    ${transferSummary(view)}
-    <form method="get" action="${operationPath(view.operation)}">
-      <fieldset class="banks">
-        <legend>${m.operation.chooseBank}</legend>
-        ${errorLine(errors.bank_id)}
-        ${banks.map((bank) => html`<label><input type="radio" name="bank" value="${bank.bankId}" ${banks.length === 1 ? html` checked` : ''} /><img src="/assets/banks/${bank.bankId}.svg" alt="" /> ${bank.name}</label>`)}
-      </fieldset>
-      <button id="continue">${m.continue}</button>
-    </form>`;
+${transferSummary(view)}
+<form method="get" action="${operationPath(view.operation)}">
+<fieldset class="banks"><legend>${m.operation.chooseBank}</legend>
+${errorLine(errors.bank_id)}
+${banks.map((bank) => html`<label><input type="radio" name="bank" value="${bank.bankId}"${banks.length === 1 ? html` checked` : ''}><img src="/assets/banks/${bank.bankId}.svg" alt=""> ${bank.name}</label>`)}
+</fieldset>
+<button id="continue">${m.continue}</button>
+</form>`;
 }
 
 export function operationLoginPage(view: OperationView, bank: Bank, csrf: string, values: { rut?: string }, errors: FormErrors): Html {
   const { m } = view;
   return html`${bankNotice(bank.message)}
-    <p>${m.operation.intro(view.merchant.name)}</p>
-    ${transferSummary(view)} ${bankLoginForm(m, `${operationPath(view.operation)}/login?bank=${encodeURIComponent(bank.bankId)}`, csrf, values, errors)}`;
+<p>${m.operation.intro(view.merchant.name)}</p>
+${transferSummary(view)}
+${bankLoginForm(m, `${operationPath(view.operation)}/login?bank=${encodeURIComponent(bank.bankId)}`, csrf, values, errors)}`;
 }
 
 export function operationAuthorizePage(view: OperationView, challenge: readonly string[], csrf: string, errors: FormErrors): Html {
   const { m } = view;
   return html`<p>${m.operation.transferSummary(amountOf(view), view.terms.accountNumber)}</p>
-    ${transferSummary(view)}
-    <p>${m.payer}: ${view.operation.payerIdentifier}</p>
-    ${challengeForm(m, `${operationPath(view.operation)}/authorize`, csrf, challenge, errors, { id: 'authorize', label: m.authorize })}`;
+${transferSummary(view)}
+<p>${m.payer}: ${view.operation.payerIdentifier}</p>
+${challengeForm(m, `${operationPath(view.operation)}/authorize`, csrf, challenge, errors, { id: 'authorize', label: m.authorize })}`;
 }
 
 /** Where an operation stands as the SDK would report it, with the bank's words when it failed. */
@@ -88,8 +79,6 @@ export function resultContent(m: Messages, operation: Operation, result: SdkResu
   const bankSaid = operation.state === 'error' && operation.failure ? html`<p class="bank-message"><q>${operation.failure}</q></p>` : '';
   return {
     title: m.operation.resultTitles[result],
-    body: html`${notice ? html`<p class="notice">${notice}</p>` : ''}
-      <p class="result" data-result="${result}">${m.operation.results[result]}</p>
-      ${bankSaid}`,
+    body: html`${notice ? html`<p class="notice">${notice}</p>` : ''}<p class="result" data-result="${result}">${m.operation.results[result]}</p>${bankSaid}`,
   };
 }
