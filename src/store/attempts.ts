@@ -1,7 +1,8 @@
 // Payment attempt rows.
-import type { Kysely, Updateable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AttemptMove } from '../domain/attempt-status.js';
 import type { AttemptState, PaymentAttempt } from '../domain/payment-attempt.js';
+import { bankSessionColumns } from './bank-session-columns.js';
 import type { DB, PaymentAttemptRow, PaymentAttemptsTable } from './schema.js';
 
 export function toAttempt(row: PaymentAttemptRow): PaymentAttempt {
@@ -88,16 +89,11 @@ export async function attemptsInState(db: Kysely<DB>, state: AttemptState, after
  * attempt exactly one wins. False means the attempt was not in `from`.
  */
 export async function moveAttempt(db: Kysely<DB>, attemptId: string, from: AttemptState, move: AttemptMove): Promise<boolean> {
-  const changes: Updateable<PaymentAttemptsTable> = {
-    state: move.state,
-    updated_at: move.at.getTime(),
-    ...(move.failure !== undefined && { failure: move.failure }),
-    ...(move.personalIdentifier !== undefined && {
-      personal_identifier: move.personalIdentifier,
-      account_number: move.accountNumber,
-      payer_name: move.payerName,
-    }),
-  };
-  const result = await db.updateTable('payment_attempts').set(changes).where('attempt_id', '=', attemptId).where('state', '=', from).executeTakeFirst();
+  const result = await db
+    .updateTable('payment_attempts')
+    .set(bankSessionColumns(move))
+    .where('attempt_id', '=', attemptId)
+    .where('state', '=', from)
+    .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

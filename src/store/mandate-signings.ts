@@ -1,7 +1,8 @@
 // Mandate signing sessions (domain/mandate-signing.ts).
-import type { Kysely, Updateable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { MandateSigning, SigningState } from '../domain/mandate-signing.js';
 import type { SigningMove } from '../domain/signing-status.js';
+import { bankSessionColumns } from './bank-session-columns.js';
 import type { DB, MandateSigningRow, MandateSigningsTable } from './schema.js';
 
 function toSigning(row: MandateSigningRow): MandateSigning {
@@ -31,16 +32,11 @@ export async function findSigning(db: Kysely<DB>, signingId: string): Promise<Ma
 
 /** Writes a session's move from `from` (compare-and-set): false when another request moved it first. */
 export async function moveSigning(db: Kysely<DB>, signingId: string, from: SigningState, move: SigningMove): Promise<boolean> {
-  const update: Updateable<MandateSigningsTable> = {
-    state: move.state,
-    updated_at: move.at.getTime(),
-    ...(move.failure !== undefined && { failure: move.failure }),
-    ...(move.personalIdentifier !== undefined && {
-      personal_identifier: move.personalIdentifier,
-      account_number: move.accountNumber,
-      payer_name: move.payerName,
-    }),
-  };
-  const result = await db.updateTable('mandate_signings').set(update).where('signing_id', '=', signingId).where('state', '=', from).executeTakeFirst();
+  const result = await db
+    .updateTable('mandate_signings')
+    .set(bankSessionColumns(move))
+    .where('signing_id', '=', signingId)
+    .where('state', '=', from)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
