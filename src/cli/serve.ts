@@ -39,6 +39,18 @@ export async function serve(): Promise<void> {
   await recordPublicBaseUrl(runtime.ctx.db, config.publicBaseUrl);
   // Once listening: a start that fails before must not spend the demo account's one showing.
   const demo = config.demoAccount ? await ensureDemoAccount(runtime.ctx) : undefined;
+  // Stopped gracefully from the moment it says it listens: a signal right after must not kill it.
+  const background = config.runWorker ? startBackgroundWork(runtime.ctx) : undefined;
+  const drain = { ms: config.shutdownDrainMs, begin: () => (readiness.draining = true) };
+  closeOnSignals(
+    log,
+    async () => {
+      await app.close();
+      await background?.stop();
+      await runtime.close();
+    },
+    drain,
+  );
   log.info({ address, publicBaseUrl: config.publicBaseUrl, database: config.databaseUrl.split(':')[0] }, 'quipu is listening');
   if (!config.sandbox && !config.operatorToken) log.warn(OPERATOR_API_OFF);
   if (runtime.ctx.clock.offsetMs !== 0)
@@ -62,17 +74,6 @@ export async function serve(): Promise<void> {
       ].join('\n'),
     );
   }
-  const background = config.runWorker ? startBackgroundWork(runtime.ctx) : undefined;
-  const drain = { ms: config.shutdownDrainMs, begin: () => (readiness.draining = true) };
-  closeOnSignals(
-    log,
-    async () => {
-      await app.close();
-      await background?.stop();
-      await runtime.close();
-    },
-    drain,
-  );
 }
 
 // A production installation may run without the operator API, but its operator should know: bank
