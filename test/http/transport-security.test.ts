@@ -6,13 +6,13 @@
 // the proxy says came over plain HTTP is refused, not redirected. A request that could be smuggled
 // (Content-Length beside Transfer-Encoding) is a 400 from Node's parser that reaches no route.
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addDashboardUser } from '../../src/app/add-dashboard-user.js';
 import { call, client } from '../helpers/http.js';
 import { authorizeParams, PageClient, registerRedirectUris } from '../helpers/oauth.js';
 import { csrfOf, PayerSession } from '../helpers/payer-session.js';
 import { countRows } from '../helpers/payments.js';
-import { CHOSEN_PASSWORD, startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CHOSEN_PASSWORD, type TestAccount, type TestServer, useTestServer } from '../helpers/server.js';
 
 const HSTS = 'max-age=31536000; includeSubDomains';
 const CALLBACK = 'https://client.example/callback';
@@ -48,16 +48,10 @@ async function cookiesSet(server: TestServer, account: TestAccount): Promise<Map
 }
 
 describe('over https', () => {
-  let server: TestServer;
-  let account: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer({ PUBLIC_BASE_URL: 'https://pay.example' });
-    account = await server.account();
-  });
-  afterAll(async () => server?.close());
+  const setup = useTestServer({ PUBLIC_BASE_URL: 'https://pay.example' });
 
   it('names every cookie __Host-, Secure, Path=/ and without Domain, and the pages work with them', async () => {
-    const cookies = await cookiesSet(server, account);
+    const cookies = await cookiesSet(setup.server, setup.account);
     expect([...cookies.keys()]).toEqual(
       expect.arrayContaining([
         '__Host-quipu_dashboard_csrf',
@@ -78,7 +72,7 @@ describe('over https', () => {
   });
 
   it('clears the session cookie on sign-out under its __Host- name, Secure (a browser ignores a clear without it)', async () => {
-    const cookies = await cookiesSet(server, account);
+    const cookies = await cookiesSet(setup.server, setup.account);
     const cleared = [...cookies.values()].filter((line) => line.startsWith('__Host-quipu_session=;'));
     expect(cleared).toHaveLength(1);
     expect(cleared[0]).toContain('; Secure');
@@ -87,19 +81,19 @@ describe('over https', () => {
 
   it('sends HSTS and frame-ancestors on JSON answers, errors, health and pages alike', async () => {
     const answers = [
-      await client(server.baseUrl, account.api_key).get('/v3/banks'),
-      await client(server.baseUrl, account.api_key).get('/v3/payments/nope'),
-      await call(server.baseUrl, 'GET', '/v3/banks'),
-      await call(server.baseUrl, 'GET', '/healthz'),
-      await call(server.baseUrl, 'GET', '/openapi.json'),
-      await call(server.baseUrl, 'GET', '/no/such/route'),
+      await client(setup.server.baseUrl, setup.account.api_key).get('/v3/banks'),
+      await client(setup.server.baseUrl, setup.account.api_key).get('/v3/payments/nope'),
+      await call(setup.server.baseUrl, 'GET', '/v3/banks'),
+      await call(setup.server.baseUrl, 'GET', '/healthz'),
+      await call(setup.server.baseUrl, 'GET', '/openapi.json'),
+      await call(setup.server.baseUrl, 'GET', '/no/such/route'),
     ];
     expect(answers.map((a) => a.status)).toEqual([200, 404, 401, 200, 200, 404]);
     for (const answer of answers) {
       expect(answer.headers.get('strict-transport-security')).toBe(HSTS);
       expect(answer.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
     }
-    const page = await fetch(`${server.baseUrl}/dashboard/sign-in`);
+    const page = await fetch(`${setup.server.baseUrl}/dashboard/sign-in`);
     expect(page.headers.get('strict-transport-security')).toBe(HSTS);
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
@@ -107,16 +101,10 @@ describe('over https', () => {
 });
 
 describe('over http, in developer mode', () => {
-  let server: TestServer;
-  let account: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    account = await server.account();
-  });
-  afterAll(async () => server?.close());
+  const setup = useTestServer();
 
   it('uses the plain names, without Secure (browsers refuse __Host- cookies without it), still Path=/', async () => {
-    const cookies = await cookiesSet(server, account);
+    const cookies = await cookiesSet(setup.server, setup.account);
     expect([...cookies.keys()]).toEqual(expect.arrayContaining(['quipu_dashboard_csrf', 'quipu_session', 'quipu_oauth_csrf', 'quipu_csrf']));
     for (const [name, line] of cookies) {
       expect(name).not.toMatch(/^__Host-/);
@@ -126,25 +114,19 @@ describe('over http, in developer mode', () => {
   });
 
   it('sends no HSTS, and frame-ancestors still', async () => {
-    const banks = await client(server.baseUrl, account.api_key).get('/v3/banks');
+    const banks = await client(setup.server.baseUrl, setup.account.api_key).get('/v3/banks');
     expect(banks.headers.get('strict-transport-security')).toBeNull();
     expect(banks.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
-    expect((await fetch(`${server.baseUrl}/dashboard/sign-in`)).headers.get('strict-transport-security')).toBeNull();
+    expect((await fetch(`${setup.server.baseUrl}/dashboard/sign-in`)).headers.get('strict-transport-security')).toBeNull();
   });
 });
 
 describe('behind a trusted proxy, over https', () => {
-  let server: TestServer;
-  let account: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer({ PUBLIC_BASE_URL: 'https://pay.example', TRUST_PROXY: '127.0.0.1' });
-    account = await server.account();
-  });
-  afterAll(async () => server?.close());
+  const setup = useTestServer({ PUBLIC_BASE_URL: 'https://pay.example', TRUST_PROXY: '127.0.0.1' });
 
   it('refuses what the proxy says came over plain HTTP with a 403 that does nothing, never a redirect', async () => {
-    const before = await countRows(server.ctx.db, 'payments');
-    const plain = await client(server.baseUrl, account.api_key).post(
+    const before = await countRows(setup.server.ctx.db, 'payments');
+    const plain = await client(setup.server.baseUrl, setup.account.api_key).post(
       '/v3/payments',
       { amount: 1000, currency: 'CLP', subject: 'In the clear' },
       { 'x-forwarded-proto': 'http' },
@@ -152,33 +134,27 @@ describe('behind a trusted proxy, over https', () => {
     expect(plain.status).toBe(403);
     expect(plain.headers.get('location')).toBeNull();
     expect(plain.body.message).toBe('Plain HTTP is refused: use https://pay.example');
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
-    const page = await fetch(`${server.baseUrl}/dashboard/sign-in`, { headers: { 'x-forwarded-proto': 'http' }, redirect: 'manual' });
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before);
+    const page = await fetch(`${setup.server.baseUrl}/dashboard/sign-in`, { headers: { 'x-forwarded-proto': 'http' }, redirect: 'manual' });
     expect(page.status).toBe(403);
 
-    const secure = await client(server.baseUrl, account.api_key).post(
+    const secure = await client(setup.server.baseUrl, setup.account.api_key).post(
       '/v3/payments',
       { amount: 1000, currency: 'CLP', subject: 'Over TLS' },
       { 'x-forwarded-proto': 'https' },
     );
     expect(secure.status).toBe(200);
     // The balancer's own health check names no protocol, and is answered.
-    expect((await call(server.baseUrl, 'GET', '/healthz')).status).toBe(200);
+    expect((await call(setup.server.baseUrl, 'GET', '/healthz')).status).toBe(200);
   });
 });
 
 describe('request smuggling', () => {
-  let server: TestServer;
-  let account: TestAccount;
-  beforeAll(async () => {
-    server = await startTestServer();
-    account = await server.account();
-  });
-  afterAll(async () => server?.close());
+  const setup = useTestServer();
 
-  /** Writes `raw` on a new connection and reads until the server closes it. */
+  /** Writes `raw` on a new connection and reads until the setup.server closes it. */
   function exchange(raw: string): Promise<string> {
-    const { port } = new URL(server.baseUrl);
+    const { port } = new URL(setup.server.baseUrl);
     return new Promise((resolve, reject) => {
       const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(raw));
       let answer = '';
@@ -189,15 +165,15 @@ describe('request smuggling', () => {
   }
 
   it('answers Content-Length beside Transfer-Encoding with one 400, and the request hidden in the body reaches no route', async () => {
-    const before = await countRows(server.ctx.db, 'payments');
+    const before = await countRows(setup.server.ctx.db, 'payments');
     const hidden = JSON.stringify({ amount: 1000, currency: 'CLP', subject: 'Smuggled' });
-    const smuggled = `POST /v3/payments HTTP/1.1\r\nHost: x\r\nx-api-key: ${account.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${hidden.length}\r\n\r\n${hidden}`;
+    const smuggled = `POST /v3/payments HTTP/1.1\r\nHost: x\r\nx-api-key: ${setup.account.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${hidden.length}\r\n\r\n${hidden}`;
     const body = `0\r\n\r\n${smuggled}`;
     const answer = await exchange(
-      `POST /v3/payments HTTP/1.1\r\nHost: x\r\nx-api-key: ${account.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body}`,
+      `POST /v3/payments HTTP/1.1\r\nHost: x\r\nx-api-key: ${setup.account.api_key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body}`,
     );
     expect(answer.match(/^HTTP\/1\.1 \d{3}/gm)).toEqual(['HTTP/1.1 400']);
-    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+    expect(await countRows(setup.server.ctx.db, 'payments')).toBe(before);
   });
 
   it('answers two different Content-Lengths with a 400', async () => {

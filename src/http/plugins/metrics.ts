@@ -75,90 +75,68 @@ function operatorGauges(registry: client.Registry, ctx: AppContext): void {
     const outbox = await readOutboxGauges(ctx.db, { now, wallNow: wallClockMs(ctx.clock), attemptsSince: now - ATTEMPTS_WINDOW_MS });
     return { now, outbox, jobs: await listJobRows(ctx.db) };
   });
-  new client.Gauge({
-    name: 'quipu_outbox_backlog',
-    help: 'Pending messages by kind and state: due (waiting for a worker), in_flight (claimed by one), scheduled (a retry, due later)',
-    labelNames: ['kind', 'state'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const figures = await read();
-      if (!figures) return;
-      for (const kind of MESSAGE_KIND_NAMES) for (const state of BACKLOG_STATES) this.set({ kind, state }, 0);
-      for (const { kind, state, count } of figures.outbox.backlog) this.set({ kind, state }, count);
+  type Figures = NonNullable<Awaited<ReturnType<typeof read>>>;
+  type Set = (labels: Record<string, string>, value: number) => void;
+  /** A gauge filled from the scrape's one read of the database; left empty when that read failed. */
+  const gauge = (name: string, help: string, labelNames: readonly string[], fill: (set: Set, figures: Figures) => void) =>
+    new client.Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const figures = await read();
+        if (figures) fill((labels, value) => this.set(labels, value), figures);
+      },
+    });
+  gauge(
+    'quipu_outbox_backlog',
+    'Pending messages by kind and state: due (waiting for a worker), in_flight (claimed by one), scheduled (a retry, due later)',
+    ['kind', 'state'],
+    (set, { outbox }) => {
+      for (const kind of MESSAGE_KIND_NAMES) for (const state of BACKLOG_STATES) set({ kind, state }, 0);
+      for (const { kind, state, count } of outbox.backlog) set({ kind, state }, count);
     },
+  );
+  gauge(
+    'quipu_outbox_oldest_due_seconds',
+    'How long the pending message due longest ago has been due (developer clock); 0 when none is due',
+    [],
+    (set, { now, outbox }) => set({}, outbox.oldestDueAt === null ? 0 : Math.max(0, now - outbox.oldestDueAt) / 1000),
+  );
+  gauge('quipu_outbox_exhausted', 'Messages whose retries ran out undelivered, by kind (a resend makes one pending again)', ['kind'], (set, { outbox }) => {
+    for (const kind of MESSAGE_KIND_NAMES) set({ kind }, 0);
+    for (const { kind, count } of outbox.exhausted) set({ kind }, count);
   });
-  new client.Gauge({
-    name: 'quipu_outbox_oldest_due_seconds',
-    help: 'How long the pending message due longest ago has been due (developer clock); 0 when none is due',
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const figures = await read();
-      if (!figures) return;
-      const { oldestDueAt } = figures.outbox;
-      this.set(oldestDueAt === null ? 0 : Math.max(0, figures.now - oldestDueAt) / 1000);
+  gauge(
+    'quipu_outbox_attempts_last_5m',
+    'Delivery attempts started in the last five minutes (developer clock), by outcome, by every worker of the installation',
+    ['outcome'],
+    (set, { outbox }) => {
+      for (const outcome of ATTEMPT_OUTCOMES) set({ outcome }, 0);
+      for (const { outcome, count } of outbox.attempts) set({ outcome }, count);
     },
-  });
-  new client.Gauge({
-    name: 'quipu_outbox_exhausted',
-    help: 'Messages whose retries ran out undelivered, by kind (a resend makes one pending again)',
-    labelNames: ['kind'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const figures = await read();
-      if (!figures) return;
-      for (const kind of MESSAGE_KIND_NAMES) this.set({ kind }, 0);
-      for (const { kind, count } of figures.outbox.exhausted) this.set({ kind }, count);
+  );
+  gauge(
+    'quipu_job_lag_seconds',
+    'How long ago each background job fell due (developer clock), a run in progress included; 0 when it is not due yet',
+    ['job'],
+    (set, { now, jobs }) => {
+      for (const job of jobs) set({ job: job.name }, Math.max(0, now - job.run_at) / 1000);
     },
+  );
+  gauge('quipu_job_failing', "1 when a background job's latest finished run failed (quipu jobs list shows the error), else 0", ['job'], (set, { jobs }) => {
+    for (const job of jobs) set({ job: job.name }, job.last_error_at !== null && job.last_error_at === job.last_finished_at ? 1 : 0);
   });
-  new client.Gauge({
-    name: 'quipu_outbox_attempts_last_5m',
-    help: 'Delivery attempts started in the last five minutes (developer clock), by outcome, by every worker of the installation',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const figures = await read();
-      if (!figures) return;
-      for (const outcome of ATTEMPT_OUTCOMES) this.set({ outcome }, 0);
-      for (const { outcome, count } of figures.outbox.attempts) this.set({ outcome }, count);
+  gauge(
+    'quipu_job_last_error_timestamp_seconds',
+    "When a background job's latest failed run ended (developer clock, Unix seconds); absent for a job that never failed",
+    ['job'],
+    (set, { jobs }) => {
+      for (const job of jobs) if (job.last_error_at !== null) set({ job: job.name }, job.last_error_at / 1000);
     },
-  });
-  new client.Gauge({
-    name: 'quipu_job_lag_seconds',
-    help: 'How long ago each background job fell due (developer clock), a run in progress included; 0 when it is not due yet',
-    labelNames: ['job'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const figures = await read();
-      if (!figures) return;
-      for (const job of figures.jobs) this.set({ job: job.name }, Math.max(0, figures.now - job.run_at) / 1000);
-    },
-  });
-  new client.Gauge({
-    name: 'quipu_job_failing',
-    help: "1 when a background job's latest finished run failed (quipu jobs list shows the error), else 0",
-    labelNames: ['job'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const job of (await read())?.jobs ?? [])
-        this.set({ job: job.name }, job.last_error_at !== null && job.last_error_at === job.last_finished_at ? 1 : 0);
-    },
-  });
-  new client.Gauge({
-    name: 'quipu_job_last_error_timestamp_seconds',
-    help: "When a background job's latest failed run ended (developer clock, Unix seconds); absent for a job that never failed",
-    labelNames: ['job'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      for (const job of (await read())?.jobs ?? []) if (job.last_error_at !== null) this.set({ job: job.name }, job.last_error_at / 1000);
-    },
-  });
+  );
 }
 
 /** This process's own connections: read from the pool (PostgreSQL) or the one connection's queue (SQLite), no query. */
