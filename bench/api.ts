@@ -39,7 +39,7 @@ export interface Quipu extends Running {
   databaseUrl: string;
 }
 
-async function startBaseline(): Promise<Baseline> {
+export async function startBaseline(): Promise<Baseline> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', new URL('./baseline-server.ts', import.meta.url).pathname], {
     env: { ...process.env, PORT: String(port) },
@@ -96,7 +96,7 @@ interface Target {
   label: string;
 }
 
-function row(name: string, rounds: Rounds, target?: Target | { yardstick: Rounds }): string {
+export function row(name: string, rounds: Rounds, target?: Target | { yardstick: Rounds }): string {
   const r = mean(rounds);
   const ratios = target ? roundRatios(rounds, target.yardstick) : [];
   const ratio = target ? median(ratios) : undefined;

@@ -2,14 +2,17 @@
 // docs/benchmarks.md. Traffic goes only to 127.0.0.1 and every scenario is bounded in time.
 import fs from 'node:fs';
 import os from 'node:os';
+import { benchAccountSnapshots } from './account-snapshots.js';
 import { benchApi } from './api.js';
 import { benchAutomaticPayments } from './automatic-payments.js';
 import { benchDelivery } from './delivery.js';
 import { benchDescriptors } from './descriptors.js';
+import { benchFailover } from './failover.js';
 import { benchMemory } from './memory.js';
 import { benchOAuth } from './oauth.js';
 import { benchPaymentList } from './payment-list.js';
 import { benchPooler } from './pooler.js';
+import { benchSandboxFaults } from './sandbox-faults.js';
 import { benchStartup } from './startup.js';
 
 // PostgreSQL runs use this server (each scenario creates and drops its own database).
@@ -18,6 +21,7 @@ process.env.BENCH_DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres'
 const sections: [string, () => Promise<string>][] = [
   ['startup', benchStartup],
   ['api', benchApi],
+  ['sandbox-faults', benchSandboxFaults],
   ['pooler', benchPooler],
   ['oauth', benchOAuth],
   ['delivery', benchDelivery],
@@ -25,6 +29,8 @@ const sections: [string, () => Promise<string>][] = [
   ['descriptors', benchDescriptors],
   ['memory', benchMemory],
   ['payment-list', benchPaymentList],
+  ['failover', benchFailover],
+  ['account-snapshots', benchAccountSnapshots],
 ];
 
 const only = process.argv[2];

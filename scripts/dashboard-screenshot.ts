@@ -1,42 +1,75 @@
-// Takes docs/dashboard.png: a Quipu server on a fresh database, an account whose payments span
-// three weeks (created and paid at DemoBank through the same use cases as the API and the pages,
-// the developer clock moved a day at a time), and chromium signed in to its dashboard's home.
+// Takes the dashboard's screenshots in docs/: a Quipu server on a fresh database, an account seeded
+// through the same use cases as the API and the pages (test/helpers/dashboard-seed.ts: payments in
+// every state, a delivered notification, emails, a subscription) and three weeks of payments paid at
+// DemoBank, some refunded, one left uncertain (the developer clock moved a day at a time), and chromium signed in to its dashboard in
+// English, at 1280 and 390 px wide: the home, the payments list, a payment, an event, the developer
+// page and its inbox (docs/dashboard-<page>-<width>.png; docs/dashboard.png is the home at 1280).
 //   node --import tsx scripts/dashboard-screenshot.ts
-import { addDashboardUser } from '../src/app/add-dashboard-user.js';
 import { createPayment } from '../src/app/create-payment.js';
 import { moveClock } from '../src/app/developer-clock.js';
 import { payWithDemoBank } from '../src/app/pay-with-demobank.js';
+import { refundPayment } from '../src/app/refund-payment.js';
 import { launchBrowser } from '../test/helpers/browser.js';
-import { CHOSEN_PASSWORD, startTestServer } from '../test/helpers/server.js';
+import { SEEDED_ACCOUNT, seedDashboard } from '../test/helpers/dashboard-seed.js';
+import { startTestServer } from '../test/helpers/test-server.js';
 
-const OUTPUT = new URL('../docs/dashboard.png', import.meta.url).pathname;
+const docs = (file: string) => new URL(`../docs/${file}`, import.meta.url).pathname;
 const SUBJECTS = ['Green teapot', 'Black kettle', 'Tea sampler', 'Porcelain cups', 'Gift card'];
+const WIDTHS = [1280, 390];
 
 const server = await startTestServer();
 try {
-  const account = await server.account({ name: 'Teapots & Co', features: { refunds: true, confirm: true } });
-  const user = await addDashboardUser(server.ctx, account.receiver_id, { email: 'owner@teapots.example', password: CHOSEN_PASSWORD });
+  const account = await server.account(SEEDED_ACCOUNT);
+  const { merchant } = account;
   for (let day = 0; day < 21; day++) {
+    if (day > 0) await moveClock(server.ctx, { advance: '1d' });
     for (let n = 0; n < 1 + ((day * 7) % 5); n++) {
       const amount = 5000 + ((day * 13 + n * 29) % 40) * 1000;
-      const payment = await createPayment(server.ctx, account.merchant, 'v3', {
+      const payment = await createPayment(server.ctx, merchant, 'v3', {
         amount,
         currency: 'CLP',
         subject: `${SUBJECTS[(day + n) % SUBJECTS.length]} #${day * 10 + n}`,
       });
-      if ((day + n) % 4 !== 3) await payWithDemoBank(server.ctx, payment.paymentId, 'pay');
+      const kind = (day + n) % 9;
+      if (kind === 3 || kind === 7) continue;
+      await payWithDemoBank(server.ctx, payment.paymentId, kind === 8 && day > 17 ? 'uncertain' : 'pay');
+      if (kind === 1) await refundPayment(server.ctx, merchant, payment.paymentId, undefined);
+      if (kind === 5) await refundPayment(server.ctx, merchant, payment.paymentId, '2000');
     }
-    await moveClock(server.ctx, { advance: '1d' });
   }
+  // Today's payments in every state come last, so the lists show them first.
+  const seeded = await seedDashboard(server, account);
+  const pages: [name: string, path: string, section?: string][] = [
+    ['home', '/dashboard'],
+    ['payments', '/dashboard/payments'],
+    ['payment', `/dashboard/payments/${seeded.paid}`],
+    ['event', `/dashboard/events/${seeded.notification}`],
+    ['developer', '/dashboard/developer'],
+    ['inbox', '/dashboard/developer', '#inbox'],
+  ];
   const browser = await launchBrowser();
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(`${server.baseUrl}/dashboard/sign-in?lang=en`);
-  await page.fill('#email', user.email);
-  await page.fill('#password', user.password);
-  await page.click('#sign-in');
-  await page.screenshot({ path: OUTPUT, fullPage: true });
-  await browser.close();
-  console.log(`wrote ${OUTPUT}`);
+  try {
+    for (const width of WIDTHS) {
+      const page = await browser.newPage({ viewport: { width, height: 900 } });
+      await page.goto(`${server.baseUrl}/dashboard/sign-in?lang=en`);
+      await page.fill('#email', seeded.user.email);
+      await page.fill('#password', seeded.user.password);
+      await page.click('#sign-in');
+      for (const [name, path, section] of pages) {
+        await page.goto(`${server.baseUrl}${path}`);
+        const file = docs(`dashboard-${name}-${width}.png`);
+        // A phone's screenshot shows the first two screens of a long page (fifty payments stacked run to metres).
+        const height = Math.min(Number(await page.evaluate('document.documentElement.scrollHeight')), width < 600 ? 1700 : 4000);
+        if (section) await page.locator(section).screenshot({ path: file });
+        else await page.screenshot({ path: file, fullPage: true, clip: { x: 0, y: 0, width, height } });
+        if (name === 'home' && width === 1280) await page.screenshot({ path: docs('dashboard.png'), fullPage: true });
+        console.log(`wrote ${file}`);
+      }
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
 } finally {
   await server.close();
 }

@@ -14,7 +14,7 @@ export { NO_ANSWER_IN_TIME };
 
 /** What a connector is told on every call. */
 function bankCall(ctx: AppContext): BankCall {
-  return { now: ctx.clock.now() };
+  return { now: ctx.clock.now(), account: ctx.clock.account, time: ctx.clocks.scanTime() };
 }
 
 /** The bank's answer to `question`, or NO_ANSWER_IN_TIME once BANK_TIMEOUT_MS passed without one. */

@@ -3,6 +3,7 @@
 // so a repeated token costs two cache reads, about what an API key costs. Its jti's revocation
 // state is cached as well: a revocation reaches this cache as soon as it commits in the process
 // that made it, and through the invalidation feed (every INVALIDATION_POLL_MS) in every other one.
+import { wallClockMs } from '../runtime/wall-clock.js';
 import { LRUCache } from 'lru-cache';
 import type { Merchant } from '../domain/merchant.js';
 import { findTokenState } from '../store/oauth-tokens.js';
@@ -27,23 +28,28 @@ export class BearerVerifier implements BearerAuthentication {
   }
 
   async verify(token: string): Promise<Merchant | undefined> {
-    const now = this.ctx.clock.now();
     let facts = this.#tokens.get(token);
     if (!facts) {
-      facts = await verifyAccessToken(this.keys, token, this.ctx.config.publicBaseUrl, now);
+      // Real time is the earliest of the clocks (they only run ahead of it): the token's expiry is
+      // checked below on its account's clock, which the signature check cannot know yet.
+      facts = await verifyAccessToken(this.keys, token, this.ctx.config.publicBaseUrl, new Date(wallClockMs(this.ctx.clocks)));
       if (!facts) return undefined;
       this.#tokens.set(token, facts);
     }
     // The developer clock may have moved since the token was cached.
-    if (facts.exp * 1000 <= now.getTime()) return undefined;
+    if (this.#expired(facts)) return undefined;
     if (await this.#isRevoked(facts)) return undefined;
     return this.ctx.merchants.byReceiverId(facts.receiverId);
   }
 
   cached(token: string): Merchant | undefined {
     const facts = this.#tokens.get(token);
-    if (!facts || facts.exp * 1000 <= this.ctx.clock.now().getTime() || this.#revoked.get(facts.jti) !== false) return undefined;
+    if (!facts || this.#expired(facts) || this.#revoked.get(facts.jti) !== false) return undefined;
     return this.ctx.merchants.cachedByReceiverId(facts.receiverId);
+  }
+
+  #expired(facts: AccessTokenFacts): boolean {
+    return facts.exp * 1000 <= this.ctx.clocks.of(facts.receiverId).now().getTime();
   }
 
   async #isRevoked(facts: AccessTokenFacts): Promise<boolean> {
@@ -60,5 +66,5 @@ export class BearerVerifier implements BearerAuthentication {
 
 /** What `AppContext.bearer` holds: a verifier with this process's own key cache. */
 export function bearerAuthentication(ctx: AppContext): BearerAuthentication {
-  return new BearerVerifier(ctx, new KeyRing(ctx.db, ctx.secrets, ctx.clock, ctx.feed));
+  return new BearerVerifier(ctx, new KeyRing(ctx.db, ctx.secrets, ctx.clocks, ctx.feed));
 }

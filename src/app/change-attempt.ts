@@ -8,6 +8,11 @@ import { moveAttempt } from '../store/attempts.js';
 import type { AppContext } from './context.js';
 
 /** False when the attempt had already left `from`. */
-export async function changeAttempt(ctx: AppContext, attempt: Pick<PaymentAttempt, 'attemptId'>, from: AttemptState, change: AttemptChange): Promise<boolean> {
-  return moveAttempt(ctx.db, attempt.attemptId, from, attemptMove(from, change, ctx.clock.now()));
+export async function changeAttempt(
+  ctx: AppContext,
+  attempt: Pick<PaymentAttempt, 'attemptId' | 'receiverId'>,
+  from: AttemptState,
+  change: AttemptChange,
+): Promise<boolean> {
+  return moveAttempt(ctx.db, attempt.attemptId, from, attemptMove(from, change, ctx.clocks.of(attempt.receiverId).now()));
 }

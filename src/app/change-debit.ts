@@ -11,7 +11,7 @@ import type { AppContext } from './context.js';
 
 /** The debit after the move, or undefined when it had already left `from` (another process moved it first). */
 export async function changeDebit(ctx: AppContext, debit: Debit, from: DebitState, change: DebitChange): Promise<Debit | undefined> {
-  const move = debitMove(debit, from, change, ctx.clock.now());
+  const move = debitMove(debit, from, change, ctx.clocks.of(debit.receiverId).now());
   const message = DEBIT_EVENT_MESSAGES[change.event];
   return inTransaction(ctx.db, async (trx) => {
     if (!(await moveDebit(trx, debit.debitId, from, move))) return undefined;

@@ -17,7 +17,7 @@ export async function changeOperation(
   from: OperationState,
   change: OperationChange,
 ): Promise<Operation | undefined> {
-  const now = ctx.clock.now();
+  const now = ctx.clocks.of(operation.receiverId).now();
   const move = operationMove(operation, from, change, now);
   return inTransaction(ctx.db, async (trx) => {
     if (!(await moveOperation(trx, operation.operationId, from, move))) return undefined;

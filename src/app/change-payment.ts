@@ -64,7 +64,7 @@ export async function changePayment(ctx: AppContext, receiverId: number, payment
   return inTransaction(ctx.db, async (trx) => {
     const payment = await findPayment(trx, receiverId, paymentId, { lock: true });
     if (!payment) throw notFound('Payment');
-    const now = ctx.clock.now();
+    const now = ctx.clocks.of(receiverId).now();
     const planned = plan(payment, decide, now);
     // The row is locked, so the version always matches; the check guards against a caller that forgot the lock.
     const changed = await updatePayment(trx, paymentId, payment.version, planned.update);
@@ -105,7 +105,7 @@ export class HeldPayments {
   change(receiverId: number, paymentId: string, decide: Decide): Payment {
     const row = this.#rows.get(paymentId);
     if (!row || row.receiver_id !== receiverId) throw notFound('Payment');
-    const now = this.#ctx.clock.now();
+    const now = this.#ctx.clocks.of(receiverId).now();
     const planned = plan(toPayment(row), decide, now);
     if (!this.#lockedVersions.has(paymentId)) this.#lockedVersions.set(paymentId, row.version);
     const next: PaymentRow = { ...row, ...(planned.update as Partial<PaymentRow>), version: this.#lockedVersions.get(paymentId)! + 1 };

@@ -36,7 +36,7 @@ export async function changeSubscription(
     if (!subscription) throw notFound('Subscription');
     if (options.ifAllowed && !canApplyMandateEvent(subscription.state, change.event)) return subscription;
     const to = applyMandateEvent(subscription.state, change.event);
-    const now = ctx.clock.now();
+    const now = ctx.clocks.of(subscription.receiverId).now();
     if (!(await updateSubscription(trx, subscriptionId, subscription.version, { ...change.fields, state: to, updated_at: now.getTime() }))) {
       throw new Error(`subscription ${subscriptionId} changed during its own transaction`);
     }

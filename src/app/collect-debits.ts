@@ -5,13 +5,14 @@
 // it (ask-bank.ts); one whose process stopped in between, or whose answer never came, is asked
 // about, and submitted again only if its bank says it never received it.
 import type { DebitOrder, MandateBank } from '../bank/connector.js';
-import { type Debit, type DebitState, staleSubmissionCutoff } from '../domain/debit.js';
+import { abandonedAfterMs } from '../domain/abandoned-question.js';
+import type { Debit, DebitState } from '../domain/debit.js';
 import { debitsDue, staleSubmissions } from '../store/debits.js';
 import { findPaymentById } from '../store/payment-lookup.js';
 import { applyDebitResult } from './apply-debit.js';
 import { askBank, askBankToMoveMoney, NO_ANSWER_IN_TIME } from './ask-bank.js';
 import { changeDebit } from './change-debit.js';
-import type { AppContext } from './context.js';
+import { type AppContext, forAccount } from './context.js';
 
 const BATCH = 200;
 /** Debits a run has with the banks at once. */
@@ -81,28 +82,29 @@ export async function claimAndSubmit(ctx: AppContext, debit: Debit): Promise<boo
 export async function collectDebits(ctx: AppContext): Promise<{ submitted: number; asked: number }> {
   let asked = 0;
   let submitted = 0;
-  const now = ctx.clock.now();
+  const time = ctx.clocks.scanTime();
   let failures = 0;
-  const safely = (work: (debit: Debit) => Promise<void>) => async (debit: Debit) => {
+  // Each debit is handled on its account's clock.
+  const safely = (work: (ctx: AppContext, debit: Debit) => Promise<void>) => async (debit: Debit) => {
     try {
-      await work(debit);
+      await work(forAccount(ctx, debit.receiverId), debit);
     } catch (error) {
       failures++;
       ctx.log.error({ err: error, debitId: debit.debitId }, 'a debit could not be handled; it is tried again at the next run');
     }
   };
-  const stale = await staleSubmissions(ctx.db, staleSubmissionCutoff(now, ctx.config.bankTimeoutMs), BATCH);
+  const stale = await staleSubmissions(ctx.db, time, abandonedAfterMs(ctx.config.bankTimeoutMs), BATCH);
   await inParallel(
     stale,
-    safely((debit) => askAboutDebit(ctx, debit, 'submitting')),
+    safely((own, debit) => askAboutDebit(own, debit, 'submitting')),
   );
   asked += stale.length;
   for (const state of ['submitted', 'uncertain'] as const) {
     for (;;) {
-      const due = await debitsDue(ctx.db, state, now, BATCH);
+      const due = await debitsDue(ctx.db, state, time, BATCH);
       await inParallel(
         due,
-        safely((debit) => askAboutDebit(ctx, debit, state)),
+        safely((own, debit) => askAboutDebit(own, debit, state)),
       );
       asked += due.length;
       // A debit that could not be handled is still due: asking for the next batch would find it again.
@@ -112,9 +114,9 @@ export async function collectDebits(ctx: AppContext): Promise<{ submitted: numbe
   for (;;) {
     let claimed = 0;
     await inParallel(
-      await debitsDue(ctx.db, 'due', now, BATCH),
-      safely(async (debit) => {
-        if (await claimAndSubmit(ctx, debit)) claimed++;
+      await debitsDue(ctx.db, 'due', time, BATCH),
+      safely(async (own, debit) => {
+        if (await claimAndSubmit(own, debit)) claimed++;
       }),
     );
     submitted += claimed;

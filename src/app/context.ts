@@ -8,7 +8,7 @@ import type { Outbox } from '../delivery/outbox.js';
 import type { RandomBytes } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { DB } from '../store/schema.js';
-import type { ShiftableClock } from '../runtime/clock.js';
+import type { Clock, ShiftableClock } from '../runtime/clock.js';
 import type { InvalidationFeed } from '../runtime/invalidation-feed.js';
 import type { SecretBox } from '../runtime/secret-box.js';
 import type { DescriptorKeyRing } from './descriptor-keys.js';
@@ -17,7 +17,13 @@ import type { MerchantDirectory } from './merchant-directory.js';
 export interface AppContext {
   config: Config;
   db: Kysely<DB>;
-  clock: ShiftableClock;
+  /**
+   * The clock of the records this context acts on: an account's (forAccount) once a use case knows
+   * whose records they are, else the installation's.
+   */
+  clock: Clock;
+  /** The installation's clock, and every account's own (developer mode). */
+  clocks: ShiftableClock;
   random: RandomBytes;
   log: Logger;
   secrets: SecretBox;
@@ -38,6 +44,11 @@ export interface BearerAuthentication {
   verify(token: string): Promise<Merchant | undefined>;
   /** The account at once when everything about the token is cached; undefined says only "not cached". */
   cached(token: string): Merchant | undefined;
+}
+
+/** The same context dating an account's records on that account's clock. */
+export function forAccount(ctx: AppContext, receiverId: number): AppContext {
+  return { ...ctx, clock: ctx.clocks.of(receiverId) };
 }
 
 /** The same context writing through `db` (a transaction). */

@@ -77,6 +77,12 @@ export async function createMerchant(
       previous_api_key_until: null,
       previous_secret_enc: null,
       previous_secret_until: null,
+      clock_offset_ms: null,
+      clock_version: 0,
+      sandbox_faults: null,
+      faults_refusals_left: 0,
+      faults_drops_left: 0,
+      faults_draws: 0,
       created_at: now,
       updated_at: now,
     };

@@ -8,18 +8,19 @@ import { fundDeliveries } from '../domain/fund-delivery.js';
 import { newUuid } from '../domain/ids.js';
 import { includeInDelivery, insertFundDelivery, paymentsWithFundsDue, receiversWithFundsDue } from '../store/fund-deliveries.js';
 import { inTransaction } from '../store/transaction.js';
-import { type AppContext, withDb } from './context.js';
+import { type AppContext, forAccount, withDb } from './context.js';
 import { merchantOf } from './merchant-of.js';
 
 /** Returns how many deliveries it recorded. */
 export async function deliverFunds(ctx: AppContext): Promise<number> {
-  const now = ctx.clock.now();
   let recorded = 0;
-  for (const receiverId of await receiversWithFundsDue(ctx.db, now.getTime())) recorded += await deliverFundsOf(ctx, receiverId, now);
+  for (const receiverId of await receiversWithFundsDue(ctx.db, ctx.clocks.scanTime()))
+    recorded += await deliverFundsOf(forAccount(ctx, receiverId), receiverId);
   return recorded;
 }
 
-async function deliverFundsOf(ctx: AppContext, receiverId: number, now: Date): Promise<number> {
+async function deliverFundsOf(ctx: AppContext, receiverId: number): Promise<number> {
+  const now = ctx.clock.now();
   return inTransaction(ctx.db, async (trx) => {
     const deliveries = fundDeliveries(await paymentsWithFundsDue(trx, receiverId, now.getTime()), now);
     if (deliveries.length === 0) return 0;

@@ -15,7 +15,7 @@ import { findPaymentById } from '../store/payment-lookup.js';
 import { findSubscriptionById } from '../store/subscriptions.js';
 import { askAboutDebit, claimAndSubmit } from './collect-debits.js';
 import { collectMandateNews } from './collect-mandate-news.js';
-import type { AppContext } from './context.js';
+import { type AppContext, forAccount } from './context.js';
 
 export type MandateDecision = 'approve' | 'reject' | 'revoke';
 export type ChargeDecision = 'settle' | 'fail';
@@ -26,9 +26,10 @@ function checkSandbox(ctx: AppContext, developer: boolean): void {
 }
 
 /** `merchant`: the account asking (API); none from the CLI and DemoBank's portal. */
-export async function decideDemoMandate(ctx: AppContext, subscriptionId: string, decision: MandateDecision, merchant?: Merchant): Promise<Subscription> {
-  const subscription = await findSubscriptionById(ctx.db, subscriptionId);
+export async function decideDemoMandate(given: AppContext, subscriptionId: string, decision: MandateDecision, merchant?: Merchant): Promise<Subscription> {
+  const subscription = await findSubscriptionById(given.db, subscriptionId);
   if (!subscription || (merchant && subscription.receiverId !== merchant.receiverId)) throw notFound('Subscription');
+  const ctx = forAccount(given, subscription.receiverId);
   checkSandbox(ctx, subscription.developer);
   if (subscription.bankId !== DEMO_BANK_ID) throw stateError('The subscription has no mandate signed at DemoBank');
   if (!(await decideMandate(ctx.db, subscriptionId, decision, ctx.clock.now()))) {
@@ -39,9 +40,10 @@ export async function decideDemoMandate(ctx: AppContext, subscriptionId: string,
 }
 
 /** Submits the charge's debit first if it is still due, so a script can settle a charge it just created. */
-export async function decideDemoCharge(ctx: AppContext, paymentId: string, decision: ChargeDecision, merchant?: Merchant): Promise<Payment> {
-  const debit = await findDebitOfPayment(ctx.db, paymentId);
+export async function decideDemoCharge(given: AppContext, paymentId: string, decision: ChargeDecision, merchant?: Merchant): Promise<Payment> {
+  const debit = await findDebitOfPayment(given.db, paymentId);
   if (!debit || (merchant && debit.receiverId !== merchant.receiverId)) throw notFound('Charge');
+  const ctx = forAccount(given, debit.receiverId);
   const subscription = (await findSubscriptionById(ctx.db, debit.subscriptionId))!;
   checkSandbox(ctx, subscription.developer);
   if (debit.bankId !== DEMO_BANK_ID) throw stateError('The charge is not debited at DemoBank');

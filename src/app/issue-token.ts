@@ -47,7 +47,8 @@ export async function issueClientCredentialsToken(
   doubts: FieldError[] = [],
 ): Promise<IssuedTokens> {
   const scope = clientCredentialsScope(requestedScope, doubts);
-  const now = ctx.clock.now();
+  // A token's iat and exp are on its account's clock.
+  const now = ctx.clocks.of(client.receiverId).now();
   const jti = newUuid(ctx.random);
   const accessToken = await signJwt(
     await keys.signingKey(),
@@ -108,7 +109,7 @@ export async function redeemAuthorizationCode(ctx: AppContext, keys: KeyRing, cl
   const outcome = await ctx.feed.transaction(ctx.db, async (trx, publish): Promise<Redemption> => {
     const row = await findAuthorizationByCode(trx, codeHash);
     if (!row || row.receiver_id !== client.receiverId) return { ok: false, description: 'the code is not valid for this client' };
-    const now = ctx.clock.now();
+    const now = ctx.clocks.of(client.receiverId).now();
     const replayed = async (): Promise<Redemption> => {
       for (const jti of await revokeTokens(trx, { authorizationId: row.authorization_id }, now.getTime())) await publish(REVOKED_TOPIC, jti);
       return { ok: false, description: 'the code was already used; the tokens issued from it are revoked' };

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { hashApiKey } from '../domain/credentials.js';
 import { inGrace, type Merchant, type MerchantFeatures } from '../domain/merchant.js';
+import { storedFaults } from '../domain/sandbox-faults.js';
 import { findMerchantRow, findReceiverIdByApiKeyHash } from '../store/merchants.js';
 import type { DB, MerchantRow } from '../store/schema.js';
 import type { InvalidationFeed } from '../runtime/invalidation-feed.js';
@@ -42,6 +43,8 @@ export function toMerchant(row: MerchantRow, secrets: SecretBox): Merchant {
     users: JSON.parse(row.users) as string[],
     collectAccounts: JSON.parse(row.collect_accounts) as string[],
     countryCode: row.country_code,
+    // Read once with the account and cached with it: a request of an account without faults looks no further.
+    faults: row.developer === 1 ? storedFaults(row.sandbox_faults) : null,
   };
 }
 

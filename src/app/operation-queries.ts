@@ -36,7 +36,7 @@ export async function openOperation(ctx: AppContext, ref: string): Promise<Opene
   const operation = await findOperation(ctx.db, fromRef?.operationId ?? ref);
   if (!operation || (fromRef && fromRef.receiverId !== operation.receiverId)) throw notFound('Operation');
   const content = fromRef ?? (await openDescription(ctx, operation.description));
-  if (!content && !isExpired(operation, ctx.clock.now()))
+  if (!content && !isExpired(operation, ctx.clocks.of(operation.receiverId).now()))
     throw new Error(`the descriptor of operation ${operation.operationId} does not open with the key ring`);
   return { operation, content, merchant: await merchantOf(ctx, operation.receiverId) };
 }

@@ -10,7 +10,7 @@ import { forbidden } from '../domain/errors.js';
 import type { Payment } from '../domain/payment.js';
 import { authorizeTransfer } from './authorize-transfer.js';
 import { loginToBank } from './bank-login.js';
-import type { AppContext } from './context.js';
+import { type AppContext, forAccount } from './context.js';
 import { getPayerPayment } from './payer-payment.js';
 import { startAttempt } from './start-attempt.js';
 
@@ -20,8 +20,10 @@ export type DemoBankOutcome = keyof typeof DEMO_COORDINATES;
 /** Where the payment names no payer email, the receipt goes to DemoBank's own test payer. */
 export const DEMO_PAYER_EMAIL = 'payer@demobank.test';
 
-export async function payWithDemoBank(ctx: AppContext, paymentId: string, outcome: DemoBankOutcome): Promise<Payment> {
-  const { payment, merchant } = await getPayerPayment(ctx, paymentId);
+export async function payWithDemoBank(given: AppContext, paymentId: string, outcome: DemoBankOutcome): Promise<Payment> {
+  const { payment, merchant } = await getPayerPayment(given, paymentId);
+  // The payer's steps date the payment's records on its account's clock, as its pages do.
+  const ctx = forAccount(given, merchant.receiverId);
   if (!merchant.developer) throw forbidden('DemoBank pays payments of developer-mode accounts only; this one belongs to a production account');
   const attempt = await startAttempt(ctx, paymentId, { bankId: DEMO_BANK_ID, payerEmail: payment.payerEmail ?? DEMO_PAYER_EMAIL });
   // The payer the merchant fixed is the only one who may pay: DemoBank signs in any valid RUT.

@@ -5,21 +5,20 @@
 // decides it; the compare-and-set in applyTransferResult keeps two processes doing this at once
 // from applying it twice.
 import { DomainError } from '../domain/errors.js';
-import { staleAuthorizationCutoff } from '../domain/payment-attempt.js';
-import { attemptsUnchangedSince } from '../store/attempts.js';
+import { abandonedAfterMs } from '../domain/abandoned-question.js';
+import { attemptsUnchangedFor } from '../store/attempts.js';
 import { applyTransferResult } from './apply-transfer.js';
 import { NO_ANSWER } from './ask-bank.js';
-import type { AppContext } from './context.js';
+import { type AppContext, forAccount } from './context.js';
 
 const BATCH = 100;
 
 /** Returns how many stale transfers it made uncertain. */
 export async function recoverStaleTransfers(ctx: AppContext): Promise<number> {
-  const cutoff = staleAuthorizationCutoff(ctx.clock.now(), ctx.config.bankTimeoutMs);
   let recovered = 0;
-  for (const attempt of await attemptsUnchangedSince(ctx.db, 'authorizing', cutoff, BATCH)) {
+  for (const attempt of await attemptsUnchangedFor(ctx.db, 'authorizing', ctx.clocks.scanTime(), abandonedAfterMs(ctx.config.bankTimeoutMs), BATCH)) {
     try {
-      await applyTransferResult(ctx, attempt, 'authorizing', NO_ANSWER);
+      await applyTransferResult(forAccount(ctx, attempt.receiverId), attempt, 'authorizing', NO_ANSWER);
       recovered += 1;
       ctx.log.warn(
         { attemptId: attempt.attemptId, paymentId: attempt.paymentId, bankId: attempt.bankId },

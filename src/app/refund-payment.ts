@@ -34,7 +34,7 @@ export async function refundPayment(ctx: AppContext, merchant: Merchant, payment
 }
 
 /** Only a missing amount refunds everything: a null one is refused, since a refund cannot be undone. */
-function parseRefundAmount(raw: Exclude<RawValue, undefined>, currency: string): number {
+export function parseRefundAmount(raw: Exclude<RawValue, undefined>, currency: string): number {
   const text = typeof raw === 'number' ? numberToDecimalText(raw) : typeof raw === 'string' ? raw : undefined;
   if (text === undefined) throw fieldError('amount', 'must be a number');
   const parsed = parseAmount(text, findCurrency(currency)?.decimals ?? 4);

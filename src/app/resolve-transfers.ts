@@ -9,7 +9,7 @@ import { attemptsInState } from '../store/attempts.js';
 import { findPaymentById } from '../store/payment-lookup.js';
 import { applyTransferResult, transferOrder } from './apply-transfer.js';
 import { askBank, NO_ANSWER_IN_TIME } from './ask-bank.js';
-import type { AppContext } from './context.js';
+import { type AppContext, forAccount } from './context.js';
 
 const BATCH = 100;
 
@@ -45,7 +45,7 @@ export async function resolveUncertainTransfers(ctx: AppContext): Promise<number
     const page = await attemptsInState(ctx.db, 'uncertain', after, BATCH);
     for (const attempt of page) {
       try {
-        if (await resolveTransfer(ctx, attempt)) resolved += 1;
+        if (await resolveTransfer(forAccount(ctx, attempt.receiverId), attempt)) resolved += 1;
       } catch (error) {
         ctx.log.error({ err: error, attemptId: attempt.attemptId, bankId: attempt.bankId }, 'could not ask the bank what became of an uncertain transfer');
       }

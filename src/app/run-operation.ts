@@ -43,7 +43,7 @@ export interface RunnableOperation {
 /** The operation, if a payer may go on with it now: not run, not running, not expired, and naming what to transfer. */
 export async function runnableOperation(ctx: AppContext, ref: string): Promise<RunnableOperation> {
   const { operation, content, merchant } = await openOperation(ctx, ref);
-  const block = operationBlock(operation, ctx.clock.now());
+  const block = operationBlock(operation, ctx.clocks.of(operation.receiverId).now());
   if (block) throw stateError(BLOCKS[block]);
   const terms = transferTerms(content!.params);
   if (!terms) throw new DomainError('forbidden', 'This descriptor names no amount or no target account: it cannot be run');

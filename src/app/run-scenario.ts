@@ -7,8 +7,6 @@
 // The steps are separate use cases, each committed as it is from the pages: a run that fails
 // midway leaves what it made so far, as a payer who stops midway would.
 import { DEMO_COORDINATES, DEMO_RUT, INSUFFICIENT_FUNDS_RUT, PENDING_APPROVAL_RUT } from '../bank/demo-bank-scenarios.js';
-import { DEMO_BANK_PASSWORD } from '../bank/demo-bank.js';
-import { DEMO_BANK_ID } from '../domain/banks.js';
 import { forbidden, notFound } from '../domain/errors.js';
 import { wireStatus } from '../domain/mandate-status.js';
 import type { Merchant } from '../domain/merchant.js';
@@ -16,14 +14,14 @@ import type { Payment } from '../domain/payment.js';
 import type { Subscription } from '../domain/subscription.js';
 import { findDebitOfPayment } from '../store/debits.js';
 import { claimAndSubmit } from './collect-debits.js';
-import type { AppContext } from './context.js';
+import { type AppContext, forAccount } from './context.js';
 import { createCharge } from './create-charge.js';
 import { createPayment } from './create-payment.js';
 import { createSubscription } from './create-subscription.js';
 import { decideDemoCharge, decideDemoMandate } from './demobank-decisions.js';
-import { signInForMandate, signMandate, startMandateSigning } from './mandate-signing.js';
 import { DEMO_PAYER_EMAIL, type DemoBankOutcome, payWithDemoBank } from './pay-with-demobank.js';
 import { getPayment } from './payment-queries.js';
+import { signWithDemoBank } from './sign-with-demobank.js';
 
 interface RunOutcome {
   /** The payment the run made (transfers, charges): what a caller links to when there is one. */
@@ -76,9 +74,7 @@ async function signedSubscription(run: Run, rut: string, answer: keyof typeof DE
     return_url: `${NO_RECEIVER}/signed`,
     cancel_url: `${NO_RECEIVER}/cancelled`,
   });
-  const signing = await startMandateSigning(ctx, created.subscriptionId, DEMO_BANK_ID);
-  await signInForMandate(ctx, signing.signingId, { identifier: rut, password: DEMO_BANK_PASSWORD });
-  return (await signMandate(ctx, signing.signingId, DEMO_COORDINATES[answer])).subscription;
+  return signWithDemoBank(ctx, created.subscriptionId, rut, answer);
 }
 
 const mandate =
@@ -142,7 +138,8 @@ const RECIPES: Readonly<Record<string, Recipe>> = {
 /** The scenarios that can be run: one recipe for every row of SCENARIOS (a test holds the two tables together). */
 export const RUNNABLE_SCENARIOS: readonly string[] = Object.keys(RECIPES);
 
-export async function runScenario(ctx: AppContext, merchant: Merchant, scenarioId: string): Promise<ScenarioRun> {
+export async function runScenario(given: AppContext, merchant: Merchant, scenarioId: string): Promise<ScenarioRun> {
+  const ctx = forAccount(given, merchant.receiverId);
   const recipe = Object.hasOwn(RECIPES, scenarioId) ? RECIPES[scenarioId] : undefined;
   if (!recipe) throw notFound('Scenario');
   if (!ctx.config.sandbox || !merchant.developer) throw forbidden("DemoBank's scenarios run for developer-mode accounts only, where SANDBOX is on");

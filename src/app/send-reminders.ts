@@ -7,24 +7,25 @@ import { paymentEmail } from '../render/payment-emails.js';
 import { isRemindable, nextReminderAt } from '../domain/reminder-schedule.js';
 import { type DueReminder, findPayment, listDueReminders, moveNextReminder } from '../store/payments.js';
 import { inTransaction } from '../store/transaction.js';
-import { type AppContext, withDb } from './context.js';
+import { type AppContext, forAccount, withDb } from './context.js';
 import { merchantOf } from './merchant-of.js';
 
 const BATCH = 100;
 
 /** Writes every reminder due now; returns how many were written. */
 export async function sendDueReminders(ctx: AppContext): Promise<number> {
-  const now = ctx.clock.now();
+  const time = ctx.clocks.scanTime();
   let written = 0;
   for (;;) {
-    const due = await listDueReminders(ctx.db, now.getTime(), BATCH);
-    for (const reminder of due) if (await remind(ctx, reminder, now)) written++;
+    const due = await listDueReminders(ctx.db, time, BATCH);
+    for (const reminder of due) if (await remind(forAccount(ctx, reminder.receiverId), reminder)) written++;
     // Every payment listed has moved on (to a later reminder or none), so a full batch means more may be due.
     if (due.length < BATCH) return written;
   }
 }
 
-async function remind(ctx: AppContext, due: DueReminder, now: Date): Promise<boolean> {
+async function remind(ctx: AppContext, due: DueReminder): Promise<boolean> {
+  const now = ctx.clock.now();
   return inTransaction(ctx.db, async (trx) => {
     const payment = await findPayment(trx, due.receiverId, due.paymentId, { lock: true });
     const remindable = payment !== undefined && isRemindable(payment, now);

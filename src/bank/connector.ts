@@ -6,6 +6,7 @@
 // src/app/resolve-transfers.ts and src/app/collect-bank-credits.ts).
 import type { BankCredit } from '../domain/bank-credit.js';
 import type { CollectionAccount } from '../domain/collection-account.js';
+import type { ScanTime } from '../store/account-time.js';
 
 export interface PayerCredentials {
   /** The payer's login: a RUT in Chile. */
@@ -76,8 +77,12 @@ export type TransferResult =
 
 /** What Quipu tells a connector on every call. */
 export interface BankCall {
-  /** Quipu's clock (in developer mode it can be moved): a simulated bank keeps its books on it. */
+  /** Quipu's clock for the account the call is about (in developer mode it can be moved): a simulated bank keeps its books on it. */
   now: Date;
+  /** The account the call is about, if one: a simulated bank dates that account's books on its clock. */
+  account: number | null;
+  /** The instant on every account's clock, for a simulated bank settling many accounts' books at once. */
+  time: ScanTime;
 }
 
 export interface CreditReport {

@@ -12,7 +12,11 @@ import { lockSetting } from '../store/setting-lock.js';
 import { writeSetting } from '../store/settings.js';
 import { inTransaction } from '../store/transaction.js';
 
-export type BookEntry = { state: 'executed'; credit: BankCredit } | { state: 'failed' | 'uncertain' };
+export type BookEntry =
+  | { state: 'executed'; credit: BankCredit }
+  | { state: 'failed' }
+  /** `held`: what DemoBank decided about a transfer it answers uncertain because of its account's sandbox fault. */
+  | { state: 'uncertain'; held?: BookEntry['state'] };
 
 /** What moved and to where: a payer's transfer order or a debit order. */
 interface MovedMoney {
@@ -60,6 +64,8 @@ interface DemoBankTransfersTable {
   credit: string | null;
   /** Its place in the credit feed. */
   credit_seq: number | null;
+  /** What DemoBank decided about a transfer it leaves uncertain while its account asks for that fault (migration 028). */
+  held_state: string | null;
   updated_at: number;
 }
 
@@ -91,13 +97,28 @@ function creditOf(json: string): BankCredit {
   return { ...credit, creditedAt: new Date(credit.creditedAt) };
 }
 
-function toEntry(row: Pick<DemoBankTransfersTable, 'state' | 'credit'>): BookEntry {
-  return row.state === 'executed' ? { state: 'executed', credit: creditOf(row.credit!) } : { state: row.state as 'failed' | 'uncertain' };
+function toEntry(row: Pick<DemoBankTransfersTable, 'state' | 'credit' | 'held_state'>): BookEntry {
+  if (row.state === 'executed') return { state: 'executed', credit: creditOf(row.credit!) };
+  if (row.state === 'uncertain' && row.held_state !== null) return { state: 'uncertain', held: row.held_state as BookEntry['state'] };
+  return { state: row.state as 'failed' | 'uncertain' };
 }
 
 export async function findEntry(db: Kysely<DB>, orderId: string): Promise<BookEntry | undefined> {
-  const row = await books(db).selectFrom('demobank_transfers').select(['state', 'credit']).where('order_id', '=', orderId).executeTakeFirst();
+  const row = await books(db).selectFrom('demobank_transfers').select(['state', 'credit', 'held_state']).where('order_id', '=', orderId).executeTakeFirst();
   return row && toEntry(row);
+}
+
+/**
+ * Books a transfer uncertain, holding what DemoBank decided (`held`) until its account's fault is
+ * removed; an order already in the books keeps its entry. Returns what the books say afterwards.
+ */
+export async function holdTransfer(db: Kysely<DB>, orderId: string, held: BookEntry['state'], now: Date): Promise<BookEntry> {
+  await books(db)
+    .insertInto('demobank_transfers')
+    .values({ order_id: orderId, state: 'uncertain', credit: null, credit_seq: null, held_state: held, updated_at: now.getTime() })
+    .onConflict((oc) => oc.column('order_id').doNothing())
+    .execute();
+  return (await findEntry(db, orderId))!;
 }
 
 /**

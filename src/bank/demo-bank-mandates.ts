@@ -3,6 +3,7 @@
 // transfers. A simulated bank has no clock of its own: what falls due (a pending mandate's
 // approval, a debit's settlement) happens the next time DemoBank is asked anything about it, on
 // Quipu's developer clock. The triggers are the scenario table's (demo-bank-scenarios.ts).
+import { onAccountClock, type ScanTime } from '../store/account-time.js';
 import type { Kysely } from 'kysely';
 import type { BankCredit } from '../domain/bank-credit.js';
 import { nextBusinessDay } from '../domain/business-days.js';
@@ -38,8 +39,10 @@ interface DemoBankMandatesTable {
   currency: string;
   state: MandateBookState;
   reason: string;
-  /** Developer-clock instant a pending mandate is approved at. */
+  /** Instant a pending mandate is approved at, on the clock of the account it collects for. */
   activates_at: number | null;
+  /** The account the mandate collects for (null for mandates booked before migration 026: the installation's clock). */
+  receiver_id: number | null;
   /** Its place in the news feed: every change moves it to the end. */
   event_seq: number;
   signed_at: number;
@@ -59,6 +62,8 @@ interface DemoBankDebitsTable {
   /** How many times the order was submitted: more than 1 is a debit Quipu sent twice (answered as one). */
   submissions: number;
   updated_at: number;
+  /** The account the debit collects for: it settles on that account's clock. */
+  receiver_id: number | null;
 }
 
 type Tables = { demobank_mandates: DemoBankMandatesTable; demobank_debits: DemoBankDebitsTable };
@@ -142,17 +147,18 @@ async function changeMandate(
     .execute();
 }
 
-/** Approves the pending mandates whose day has come. */
-async function approveDueMandates(db: Kysely<DB>, now: Date): Promise<void> {
+/** Approves the pending mandates whose day has come on their account's clock, as of that day. */
+async function approveDueMandates(db: Kysely<DB>, time: ScanTime): Promise<void> {
   const due = await books(db)
     .selectFrom('demobank_mandates')
-    .select('mandate_id')
+    .select(['mandate_id', 'activates_at'])
     .where('state', '=', 'pending')
-    .where('activates_at', '<=', now.getTime())
+    .where(onAccountClock('demobank_mandates', 'activates_at', '<=', time))
     .execute();
   if (due.length === 0) return;
   await inTransaction(db, async (trx) => {
-    for (const { mandate_id } of due) await changeMandate(trx, mandate_id, 'active', 'Mandato aprobado por el banco', now);
+    for (const { mandate_id, activates_at } of due)
+      await changeMandate(trx, mandate_id, 'active', 'Mandato aprobado por el banco', new Date(Number(activates_at)));
   });
 }
 
@@ -220,6 +226,7 @@ async function signMandate(db: Kysely<DB>, order: MandateOrder, answers: readonl
         event_seq: 0,
         signed_at: call.now.getTime(),
         updated_at: call.now.getTime(),
+        receiver_id: call.account,
       })
       .execute();
     await changeMandate(trx, order.mandateId, state, reason, call.now, activatesAt);
@@ -231,7 +238,7 @@ async function signMandate(db: Kysely<DB>, order: MandateOrder, answers: readonl
 
 async function mandateNews(db: Kysely<DB>, cursor: string | null, call: BankCall): Promise<MandateNewsReport> {
   if (cursor !== null && !/^\d+$/.test(cursor)) throw new Error(`not a DemoBank cursor: ${cursor}`);
-  await approveDueMandates(db, call.now);
+  await approveDueMandates(db, call.time);
   const rows = await books(db)
     .selectFrom('demobank_mandates')
     .selectAll()
@@ -281,8 +288,8 @@ async function settle(trx: Kysely<DB>, row: DemoBankDebitsTable, now: Date, forc
   await books(trx).updateTable('demobank_debits').set({ state: 'settled', updated_at: now.getTime() }).where('order_id', '=', row.order_id).execute();
 }
 
-/** Settles every debit whose settlement day has come. Runs before DemoBank answers about debits or credits. */
-export async function settleDueDebits(db: Kysely<DB>, now: Date): Promise<void> {
+/** Settles every debit whose settlement day has come on its account's clock, as of that day. Runs before DemoBank answers about debits or credits. */
+export async function settleDueDebits(db: Kysely<DB>, time: ScanTime): Promise<void> {
   for (;;) {
     // Read in the transaction that settles them, so that callers at once (the debit job asks about
     // many debits in parallel) share the work instead of each settling every due debit again: on
@@ -292,12 +299,12 @@ export async function settleDueDebits(db: Kysely<DB>, now: Date): Promise<void> 
         .selectFrom('demobank_debits')
         .selectAll()
         .where('state', '=', 'processing')
-        .where('settles_at', '<=', now.getTime())
+        .where(onAccountClock('demobank_debits', 'settles_at', '<=', time))
         .orderBy('settles_at')
         .limit(SETTLEMENTS_PER_TRANSACTION)
         .$if(dialectOf(trx) === 'postgres', (q) => q.forUpdate().skipLocked())
         .execute();
-      for (const row of due) await settle(trx, row, now);
+      for (const row of due) await settle(trx, row, new Date(Number(row.settles_at)));
       return due.length;
     });
     if (settled < SETTLEMENTS_PER_TRANSACTION) return;
@@ -364,6 +371,7 @@ async function submitDebit(db: Kysely<DB>, order: DebitOrder, call: BankCall): P
         received_at: call.now.getTime(),
         submissions: 1,
         updated_at: call.now.getTime(),
+        receiver_id: call.account,
       })
       .execute();
     return refusal ? { status: 'failed', message: refusal } : { status: 'accepted', settlesAt };
@@ -384,7 +392,7 @@ async function debitResultAfterSettlement(db: Kysely<DB>, orderId: string): Prom
 }
 
 async function debitStatus(db: Kysely<DB>, order: DebitOrder, call: BankCall): Promise<DebitResult> {
-  await settleDueDebits(db, call.now);
+  await settleDueDebits(db, call.time);
   return answered(db, call, 'debit-status', order, await debitResultAfterSettlement(db, order.orderId));
 }
 

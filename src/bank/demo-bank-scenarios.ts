@@ -106,3 +106,54 @@ export const SCENARIOS: readonly Scenario[] = [
     callbacks: [],
   },
 ];
+
+/** The scenario table's trigger and outcome in Spanish, for the dashboard's pages in Spanish (a test keeps the ids the table's). */
+export const SCENARIO_TEXTS_ES: Readonly<Record<string, Pick<Scenario, 'trigger' | 'outcome'>>> = {
+  'transfer-pays': {
+    trigger: `Página de pago, DemoBank: cualquier RUT válido, clave 1234, coordenadas ${DEMO_COORDINATES.pay.join(' ')}`,
+    outcome: 'La transferencia se realiza y se concilia de inmediato: el pago queda done',
+  },
+  'transfer-fails': {
+    trigger: `Página de pago, DemoBank: coordenadas ${DEMO_COORDINATES.fail.join(' ')}`,
+    outcome: 'El banco rechaza la transferencia ("Error ejecutando transferencia"); el pago sigue pending y el pagador puede intentarlo de nuevo',
+  },
+  'transfer-uncertain': {
+    trigger: `Página de pago, DemoBank: cualquier otro par de dígitos, p. ej. ${DEMO_COORDINATES.uncertain.join(' ')}`,
+    outcome: 'El resultado queda incierto: el pago está verifying hasta POST /sandbox/demobank/payments/{id}/confirm|fail o `quipu demobank confirm|fail`',
+  },
+  'mandate-enabled': {
+    trigger: `Página de firma, DemoBank: cualquier RUT válido salvo los dos de abajo, clave 1234, coordenadas ${DEMO_COORDINATES.pay.join(' ')}`,
+    outcome: 'El mandato se firma y se activa de inmediato: la suscripción queda ENABLED; el pagador vuelve a return_url',
+  },
+  'mandate-rejected': {
+    trigger: `Página de firma, DemoBank: coordenadas ${DEMO_COORDINATES.fail.join(' ')}`,
+    outcome: 'El banco rechaza el mandato: la suscripción queda DISABLED para siempre; el pagador vuelve a cancel_url',
+  },
+  'mandate-pending-approval': {
+    trigger: `Página de firma, DemoBank: RUT ${PENDING_APPROVAL_RUT}, coordenadas ${DEMO_COORDINATES.pay.join(' ')}`,
+    outcome:
+      'El mandato queda SIGNED y el pagador vuelve a return_url; DemoBank lo activa un día hábil bancario después en el reloj de desarrollo (ENABLED), o cuando se ejecuta `quipu demobank mandates approve|reject <id>`',
+  },
+  'mandate-revoked': {
+    trigger:
+      'Portal de DemoBank (/demobank/portal): el pagador ingresa con su RUT y revoca; o POST /sandbox/demobank/subscriptions/{id}/revoke, `quipu demobank mandates revoke <id>`',
+    outcome: 'La suscripción queda DISABLED; los cargos siguientes fallan',
+  },
+  'charge-settles': {
+    trigger: 'Una intención de cargo sobre una suscripción ENABLED',
+    outcome:
+      'Se envía a DemoBank en segundos (el pago queda verifying), se liquida el día hábil bancario siguiente al envío (reloj de desarrollo) y se concilia: el pago queda done. POST /sandbox/demobank/charges/{payment_id}/settle o `quipu demobank charges settle <id>` lo liquida de inmediato',
+  },
+  'charge-insufficient-funds': {
+    trigger: `Un cargo sobre un mandato firmado con el RUT ${INSUFFICIENT_FUNDS_RUT}; o POST /sandbox/demobank/charges/{payment_id}/fail, \`quipu demobank charges fail <id>\``,
+    outcome: 'El débito falla el día de su liquidación ("Fondos insuficientes"): el pago queda pending y vencido, nunca done; no se reintenta solo',
+  },
+  'charge-revoked-mandate': {
+    trigger: 'Un cargo cuyo mandato el pagador revocó antes de que se enviara su débito',
+    outcome: 'DemoBank rechaza el débito ("Mandato revocado por el titular"): el pago queda pending y vencido, nunca done',
+  },
+  'charge-refused': {
+    trigger: 'Un cargo sobre max_amount, o sobre una suscripción que no está ENABLED (SIGNED, DISABLED) o es de otra cuenta',
+    outcome: 'Se rechaza de inmediato con un 400 que nombra amount o subscription_id; no se escribe nada',
+  },
+};

@@ -3,10 +3,14 @@
 // fail with a bank error, and any other answer leaves the result uncertain until the bank (a
 // developer, through the sandbox or the CLI) confirms or fails it. What it did is kept in its
 // books (demo-bank-books.ts), which it answers from when asked about a transfer or its credits;
-// every transfer, question about one and report of credits is journaled there too.
+// every transfer, question about one and report of credits is journaled there too. An account whose
+// sandbox faults ask for it (domain/sandbox-faults.ts) has every transfer answered uncertain, what
+// DemoBank decided held in its books until the fault is removed: then the next question about the
+// transfer (the resolve-uncertain-transfers job) gets that decision.
 import type { Kysely } from 'kysely';
 import { DEMO_BANK_ID } from '../domain/banks.js';
 import { formatRut, parseRut } from '../domain/rut.js';
+import { withholdsTransfers } from '../store/sandbox-faults.js';
 import type { DB } from '../store/schema.js';
 import type { BankCall, BankConnector, CreditReport, LoginResult, PayerCredentials, TransferOrder, TransferResult } from './connector.js';
 import {
@@ -17,6 +21,7 @@ import {
   demoBankCredit,
   demoHolderName,
   findEntry,
+  holdTransfer,
   journalRequest,
 } from './demo-bank-books.js';
 import { demoBankMandates, settleDueDebits } from './demo-bank-mandates.js';
@@ -95,8 +100,10 @@ export async function decideTransfer(db: Kysely<DB>, order: TransferOrder, decis
 /**
  * DemoBank, keeping its books in `db`: Quipu's own database, so that the server, the workers and the
  * CLI see one bank. Its methods never use `this`: tests wrap them (vi.spyOn) and call the original unbound.
+ * `faults`: whether accounts' sandbox faults apply (SANDBOX on).
  */
-export function createDemoBank(db: Kysely<DB>): BankConnector {
+export function createDemoBank(db: Kysely<DB>, faults: boolean): BankConnector {
+  const withheld = async (call: BankCall) => faults && call.account !== null && (await withholdsTransfers(db, call.account));
   return {
     bankId: DEMO_BANK_ID,
     challenge: ['A1', 'B2', 'C3'],
@@ -105,19 +112,26 @@ export function createDemoBank(db: Kysely<DB>): BankConnector {
     acceptsAnswers: demoBankAcceptsAnswers,
 
     async transfer(order: TransferOrder, answers: readonly string[], call: BankCall): Promise<TransferResult> {
-      const entry = await bookTransfer(db, order.orderId, entryFor(order, demoBankOutcome(answers), call.now), call.now, order.account !== null);
+      const outcome = demoBankOutcome(answers);
+      const entry = (await withheld(call))
+        ? await holdTransfer(db, order.orderId, outcome, call.now)
+        : await bookTransfer(db, order.orderId, entryFor(order, outcome, call.now), call.now, order.account !== null);
       return answered(db, call, 'transfer', order, resultOf(entry));
     },
 
     async transferStatus(order: TransferOrder, call: BankCall): Promise<TransferResult> {
-      const entry = await findEntry(db, order.orderId);
+      let entry = await findEntry(db, order.orderId);
+      // The fault is gone: what DemoBank decided is booked now, as if it had just been decided.
+      if (entry?.state === 'uncertain' && entry.held !== undefined && !(await withheld(call))) {
+        entry = await bookTransfer(db, order.orderId, entryFor(order, entry.held, call.now), call.now, order.account !== null);
+      }
       return answered(db, call, 'transfer-status', order, entry ? resultOf(entry) : { status: 'uncertain' });
     },
 
     async credits(cursor: string | null, call: BankCall): Promise<CreditReport> {
       if (cursor !== null && !/^\d+$/.test(cursor)) throw new Error(`not a DemoBank cursor: ${cursor}`);
       // Debits whose settlement day has come are credited before the credits are reported.
-      await settleDueDebits(db, call.now);
+      await settleDueDebits(db, call.time);
       const booked = await creditsAfter(db, cursor === null ? 0 : Number(cursor), CREDITS_PER_REPORT);
       await journalRequest(db, { askedAt: call.now, operation: 'credits', orderId: null, paymentId: null, cursor, answer: `${booked.length} credits` });
       return { credits: booked.map((b) => b.credit), cursor: booked.length > 0 ? String(booked.at(-1)!.seq) : cursor };

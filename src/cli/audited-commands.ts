@@ -23,6 +23,7 @@ export const STATE_CHANGING_COMMANDS: ReadonlySet<string> = new Set([
   'payments mark-paid',
   'payments pay',
   'reconcile',
+  'sandbox create',
   'scenarios run',
   'users add',
   'users set-role',

@@ -22,7 +22,7 @@ export function clockCommand(): Command {
   clock
     .command('show')
     .description('print the offset from real time and the developer clock (ISO 8601)')
-    .action(async () => withRuntime(async (ctx) => console.log(describeClock(ctx.clock))));
+    .action(async () => withRuntime(async (ctx) => console.log(describeClock(ctx.clocks))));
 
   clock
     .command('advance <duration>')

@@ -18,6 +18,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   descriptors: async () => (await import('./descriptors.js')).descriptorsCommand(),
   demobank: async () => (await import('./demobank.js')).demoBankCommand(),
   scenarios: async () => (await import('./scenarios.js')).scenariosCommand(),
+  sandbox: async () => (await import('./sandbox.js')).sandboxCommand(),
   jobs: async () => (await import('./jobs.js')).jobsCommand(),
   users: async () => (await import('./users.js')).usersCommand(),
   audit: async () => (await import('./audit.js')).auditCommand(),

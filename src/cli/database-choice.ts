@@ -5,13 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
+import { withoutPassword } from '../store/postgres-hosts.js';
 
 /** `sqlite <absolute path>`, or `postgres <URL>` without its password. */
 export function databaseName(url: string): string {
   if (url.startsWith('sqlite:')) return `sqlite ${path.resolve(url.slice('sqlite:'.length))}`;
-  const parsed = new URL(url);
-  parsed.password = '';
-  return `postgres ${parsed.toString()}`;
+  // Not WHATWG's URL: a primary and its standbys (`@db1:5432,db2:5432`) are no URL to it.
+  return `postgres ${withoutPassword(url)}`;
 }
 
 export function announceDatabase(config: Config): void {

@@ -42,7 +42,7 @@ export function listenCommand(): Command {
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
         const json = options.json === true;
-        const tail = new MessageTail(ctx.db, ctx.clock, { receiverId: options.receiver, kinds: options.kind && [options.kind] });
+        const tail = new MessageTail(ctx.db, ctx.clocks, { receiverId: options.receiver, kinds: options.kind && [options.kind] });
         try {
           await tail.start();
           const which = `${options.receiver === undefined ? 'every account' : `account ${options.receiver}`}, ${options.kind ?? 'every kind'}`;

@@ -53,8 +53,8 @@ export async function serve(): Promise<void> {
   );
   log.info({ address, publicBaseUrl: config.publicBaseUrl, database: config.databaseUrl.split(':')[0] }, 'quipu is listening');
   if (!config.sandbox && !config.operatorToken) log.warn(OPERATOR_API_OFF);
-  if (runtime.ctx.clock.offsetMs !== 0)
-    console.log(`The developer clock is ahead of real time: ${describeClock(runtime.ctx.clock)}; \`quipu clock reset\` brings it back.`);
+  if (runtime.ctx.clocks.offsetMs !== 0)
+    console.log(`The developer clock is ahead of real time: ${describeClock(runtime.ctx.clocks)}; \`quipu clock reset\` brings it back.`);
   if (demo) {
     console.log(
       [

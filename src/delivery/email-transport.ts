@@ -3,9 +3,10 @@
 // email on every attempt, with a Message-ID derived from the message's id, and a deadline like any
 // request, so a server that hangs holds only its own share of the worker until then. Without it,
 // emails stay in the local inbox (the messages table, read through the emails API and `quipu
-// emails`): accepted at once, so a developer sees every email without a mail server.
+// emails`): accepted at once, so a developer sees every email without a mail server. nodemailer is
+// loaded with the first email sent, not with every worker and server (about 35 ms of their start).
 import { performance } from 'node:perf_hooks';
-import nodemailer, { type NodemailerError, type Transporter } from 'nodemailer';
+import type { NodemailerError, Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { decodeEmail, emailMessageId } from '../domain/email-message.js';
@@ -41,32 +42,43 @@ class Attempt implements Expirable {
 }
 
 class SmtpTransport implements Transport {
-  readonly #mailer: Transporter;
+  #mailer: Promise<Transporter> | undefined;
   readonly #deadlines: Deadlines;
 
-  constructor(url: string, timeoutMs: number, connections: number) {
-    this.#mailer = nodemailer.createTransport({
-      url,
-      pool: true,
-      maxConnections: connections,
-      connectionTimeout: timeoutMs,
-      greetingTimeout: timeoutMs,
-      socketTimeout: timeoutMs,
-      dnsTimeout: timeoutMs,
-      disableFileAccess: true,
-      disableUrlAccess: true,
-    });
+  constructor(
+    private readonly url: string,
+    private readonly timeoutMs: number,
+    private readonly connections: number,
+  ) {
     this.#deadlines = new Deadlines(timeoutMs);
+  }
+
+  #loadMailer(): Promise<Transporter> {
+    this.#mailer ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        url: this.url,
+        pool: true,
+        maxConnections: this.connections,
+        connectionTimeout: this.timeoutMs,
+        greetingTimeout: this.timeoutMs,
+        socketTimeout: this.timeoutMs,
+        dnsTimeout: this.timeoutMs,
+        disableFileAccess: true,
+        disableUrlAccess: true,
+      }),
+    );
+    return this.#mailer;
   }
 
   async send(message: MessageRow): Promise<SendResult> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
+    const mailer = await this.#loadMailer();
     const attempt = new Attempt();
     this.#deadlines.track(attempt);
     try {
       const email = decodeEmail(message.body);
-      const info = await this.#mailer.sendMail({
+      const info = await mailer.sendMail({
         from: email.from,
         to: email.toName === null ? email.to : { name: email.toName, address: email.to },
         subject: email.subject,
@@ -101,7 +113,7 @@ class SmtpTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    this.#mailer.close();
+    if (this.#mailer) (await this.#mailer).close();
   }
 }
 

@@ -6,14 +6,15 @@
 import type { Kysely } from 'kysely';
 import { newUuid, type RandomBytes } from '../domain/ids.js';
 import { MESSAGE_KINDS, type MessageDraft } from '../domain/message-kinds.js';
-import type { Clock } from '../runtime/clock.js';
+import type { ShiftableClock } from '../runtime/clock.js';
 import { insertMessage, insertMessages } from '../store/messages.js';
 import type { DB, MessageRow } from '../store/schema.js';
 import { destinationOf } from './destinations.js';
 
 export class Outbox {
   constructor(
-    protected readonly clock: Clock,
+    /** A message is dated on its account's clock. */
+    protected readonly clocks: Pick<ShiftableClock, 'of'>,
     protected readonly random: RandomBytes,
   ) {}
 
@@ -30,12 +31,12 @@ export class Outbox {
    * work that does not read back or withdraw a message it wrote before flushing.
    */
   collecting(): CollectingOutbox {
-    return new CollectingOutbox(this.clock, this.random);
+    return new CollectingOutbox(this.clocks, this.random);
   }
 
   protected row(draft: MessageDraft): MessageRow {
     const rule = MESSAGE_KINDS[draft.kind];
-    const now = this.clock.now().getTime();
+    const now = this.clocks.of(draft.receiverId).now().getTime();
     const due = draft.dueAt ?? now;
     return {
       message_id: newUuid(this.random),

@@ -6,12 +6,13 @@
 // delivery time (DNS rebinding) cannot reach the internal network.
 //
 // Requests go through undici's dispatch interface rather than request(): no response stream and
-// no abort signal per request, which measured at half the client-side cost per message.
+// no abort signal per request, which measured at half the client-side cost per message. undici is
+// loaded with the first request sent: loading it took about 80 ms of every server's start.
 import dns from 'node:dns';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, buildConnector, type Dispatcher, errors } from 'undici';
+import type { Agent, buildConnector as BuildConnector, Dispatcher } from 'undici';
 import { addressScope, nonPublicHostReason, PUBLIC_ONLY } from '../domain/network-address.js';
 import { DeadlineExceeded, Deadlines, type Expirable } from './deadlines.js';
 import { requestHeaders } from './request-headers.js';
@@ -57,7 +58,7 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
-function guardedConnector(timeoutMs: number): buildConnector.connector {
+function guardedConnector(buildConnector: typeof BuildConnector, timeoutMs: number): BuildConnector.connector {
   const connect = buildConnector({ lookup: publicOnlyLookup, timeout: timeoutMs });
   return (options, callback) => {
     // An address literal is connected to without a lookup: judge it here.
@@ -71,7 +72,7 @@ function describeError(error: unknown): string {
   const e = error as { code?: string; message?: string; cause?: { code?: string } };
   if (e instanceof RefusedAddressError) return e.message;
   if (e instanceof DeadlineExceeded) return `timeout: ${e.message}`;
-  if (e instanceof errors.ConnectTimeoutError) return `timeout: ${e.message}`;
+  if (e.code === 'UND_ERR_CONNECT_TIMEOUT') return `timeout: ${e.message}`;
   const code = e.code ?? e.cause?.code;
   const message = e.message ?? String(error);
   return code && !message.includes(code) ? `${code}: ${message}` : message;
@@ -148,28 +149,44 @@ class Exchange implements Dispatcher.DispatchHandler, Expirable {
   }
 }
 
+interface Agents {
+  open: Agent;
+  guarded: Agent;
+}
+
 export class HttpSender {
-  readonly #open: Agent;
-  readonly #guarded: Agent;
+  #agents: Promise<Agents> | undefined;
+  readonly #timeoutMs: number;
+  readonly #connectionsPerOrigin: number;
   readonly #deadlines: Deadlines;
 
   /** `connectionsPerOrigin`: the worker's cap of requests in flight per destination, which is an origin. */
   constructor(timeoutMs: number, connectionsPerOrigin: number) {
-    const options = { connections: connectionsPerOrigin, keepAliveTimeout: 30_000, connectTimeout: timeoutMs };
-    this.#open = new Agent(options);
-    this.#guarded = new Agent({ ...options, connect: guardedConnector(timeoutMs) });
+    this.#timeoutMs = timeoutMs;
+    this.#connectionsPerOrigin = connectionsPerOrigin;
     this.#deadlines = new Deadlines(timeoutMs);
+  }
+
+  #loadAgents(): Promise<Agents> {
+    // undici is CommonJS: bundled (scripts/build.js), its dynamic import has only the default export.
+    this.#agents ??= import('undici').then(({ default: { Agent, buildConnector } }) => {
+      const options = { connections: this.#connectionsPerOrigin, keepAliveTimeout: 30_000, connectTimeout: this.#timeoutMs };
+      return { open: new Agent(options), guarded: new Agent({ ...options, connect: guardedConnector(buildConnector, this.#timeoutMs) }) };
+    });
+    return this.#agents;
   }
 
   /** `publicOnly` for accounts that may not notify private addresses. Never throws: a failure is a result. */
   async send(outgoing: OutgoingRequest, publicOnly: boolean): Promise<SendResult> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
+    // Loaded before the exchange's deadline runs: one that expired meanwhile would reject with nothing awaiting it yet.
+    const { open, guarded } = await this.#loadAgents();
     const exchange = new Exchange();
     this.#deadlines.track(exchange);
     try {
       const url = new URL(outgoing.url);
-      (publicOnly ? this.#guarded : this.#open).dispatch(
+      (publicOnly ? guarded : open).dispatch(
         {
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
@@ -197,6 +214,8 @@ export class HttpSender {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.#open.close(), this.#guarded.close()]);
+    if (!this.#agents) return;
+    const { open, guarded } = await this.#agents;
+    await Promise.all([open.close(), guarded.close()]);
   }
 }

@@ -19,6 +19,7 @@ import { wallClockMs } from '../runtime/wall-clock.js';
 import { claimDueMessages, type FinishedAttempt, type RecordedAttempt, recordAttempts, releaseClaims, stillToSend } from '../store/messages.js';
 import type { DB, MessageRow } from '../store/schema.js';
 import { DestinationLoad } from './destinations.js';
+import { type FaultPlan, type Planned, planFaults } from './fault-plan.js';
 import type { SendResult } from './sender.js';
 import type { Transport } from './transport.js';
 
@@ -51,6 +52,8 @@ interface Claimed {
   leaseId: string;
   /** Wall-clock milliseconds. */
   leaseUntil: number;
+  /** What its account's sandbox faults make of it (fault-plan.ts); none for nearly every message. */
+  fault?: FaultPlan;
 }
 
 interface Finished {
@@ -182,15 +185,17 @@ export class DeliveryWorker {
     const wallNow = wallClockMs(this.#deps.clock);
     const leaseUntil = wallNow + this.#options.leaseMs;
     const rows = await claimDueMessages(this.#deps.db, {
-      now: this.#deps.clock.now().getTime(),
+      time: this.#deps.clock.scanTime(),
       wallNow,
       leaseId,
       leaseUntil,
       limit,
       skipDestinations,
     });
-    for (const row of rows) {
-      this.#ready.push({ row, leaseId, leaseUntil });
+    // Only the sandbox has faults on demand: elsewhere the rows are not even looked at for them.
+    const planned = this.#deps.sandbox ? await planFaults(rows, this.#deps.db, this.#deps.account) : rows.map((row): Planned => ({ row }));
+    for (const { row, fault } of planned) {
+      this.#ready.push({ row, leaseId, leaseUntil, fault });
       this.#destinations.wait(row.destination);
       // Due rows of another destination than those skipped by the last short claim: there may be more.
       if (!this.#shortClaim?.skipped.includes(row.destination)) this.#shortClaim = undefined;
@@ -218,6 +223,8 @@ export class DeliveryWorker {
       if (!this.#leaseOutlastsRequest(claimed, wallNow)) {
         stale.push(claimed);
         this.#left(destination, false);
+      } else if (claimed.fault?.after?.sent === false) {
+        waiting.push(claimed);
       } else if (this.#sends.size < this.#options.concurrency && this.#destinations.hasRoom(destination)) {
         this.#left(destination, true);
         this.#start(claimed);
@@ -240,6 +247,7 @@ export class DeliveryWorker {
     const send = this.#send(claimed)
       .catch((error) => this.#deps.log.error({ err: error, message: claimed.row.message_id }, 'sending a message failed'))
       .finally(() => {
+        if (claimed.fault) claimed.fault.sent = true;
         this.#sends.delete(send);
         this.#destinations.finish(claimed.row.destination);
         this.#startReady();
@@ -266,23 +274,28 @@ export class DeliveryWorker {
   async #send(claimed: Claimed): Promise<void> {
     const { row } = claimed;
     const merchant = await this.#deps.account(row.receiver_id).catch(() => undefined);
+    // The message is sent, signed and scheduled on its account's clock.
+    const clock = this.#deps.clock.of(row.receiver_id);
     // A message with a validity may have been withdrawn since it was claimed, or its time may have passed.
-    if (row.valid_until !== null && !(await stillToSend(this.#deps.db, row.message_id, claimed.leaseId, this.#deps.clock.now().getTime()))) return;
+    if (row.valid_until !== null && !(await stillToSend(this.#deps.db, row.message_id, claimed.leaseId, clock.now().getTime()))) return;
     // The lookups may have taken a while: the request must still fit in the lease.
     if (!this.#leaseOutlastsRequest(claimed, wallClockMs(this.#deps.clock))) {
       await this.#release([claimed]);
       return;
     }
-    const startedAt = this.#deps.clock.now().getTime();
     const rule = kindRule(row.kind);
     const transport = rule && this.#deps.transports[rule.channel];
-    const result: SendResult =
-      merchant && transport
-        ? await transport.send(row, { account: merchant, startedAt, publicOnly: !mayNotifyPrivateAddresses(merchant.developer, this.#deps.sandbox) })
-        : failure(merchant ? `this process cannot send messages of kind ${row.kind}` : 'the account could not be read');
-    this.#finished.push({ claimed, startedAt, result });
-    if (this.#finished.length >= this.#options.batchSize) void this.#flush();
-    else this.#flushTimer ??= setTimeout(() => void this.#flush(), FLUSH_DELAY_MS);
+    // A sandbox fault may send it twice: the second attempt is logged too (one write later), the first decides the message's fate.
+    for (let copies = claimed.fault?.twice ? 2 : 1; copies > 0; copies--) {
+      const startedAt = clock.now().getTime();
+      const result: SendResult =
+        merchant && transport
+          ? await transport.send(row, { account: merchant, startedAt, publicOnly: !mayNotifyPrivateAddresses(merchant.developer, this.#deps.sandbox) })
+          : failure(merchant ? `this process cannot send messages of kind ${row.kind}` : 'the account could not be read');
+      this.#finished.push({ claimed, startedAt, result });
+      if (this.#finished.length >= this.#options.batchSize) void this.#flush();
+      else this.#flushTimer ??= setTimeout(() => void this.#flush(), FLUSH_DELAY_MS);
+    }
   }
 
   /** Records every finished attempt; attempts that finish while a write runs go in the next one. */
@@ -316,8 +329,8 @@ export class DeliveryWorker {
   async #writeFinished(): Promise<void> {
     while (this.#finished.length > 0) {
       const batch = this.#nextBatch();
-      const now = this.#deps.clock.now().getTime();
-      const wallNow = wallClockMs(this.#deps.clock);
+      const time = this.#deps.clock.scanTime();
+      const wallNow = time.wallMs;
       const attempts: FinishedAttempt[] = batch.map(({ claimed: { row, leaseId }, startedAt, result }) => ({
         attempt: {
           message_id: row.message_id,
@@ -338,14 +351,14 @@ export class DeliveryWorker {
               attemptsInRound: row.round_step + 1,
               roundStartedAt: row.round_started_at,
               dueAt: row.next_attempt_at!,
-              now,
+              now: wallNow + this.#deps.clock.offsetOf(row.receiver_id),
               random: this.#deps.random(4).reduce((acc, byte) => acc * 256 + byte, 0) / 2 ** 32,
               retryAfterMs: parseRetryAfter(result.retryAfter, wallNow),
             }),
       }));
       let recorded: Map<string, RecordedAttempt>;
       try {
-        recorded = await recordAttempts(this.#deps.db, attempts, now);
+        recorded = await recordAttempts(this.#deps.db, attempts, time);
       } catch (error) {
         // The rows stay leased: when the leases end they are sent again, so nothing is lost, only these log lines.
         this.#deps.log.error({ err: error, attempts: batch.length }, 'recording message attempts failed');

@@ -23,6 +23,7 @@ export const AUDIT_ACTIONS = {
   'message.resend': 'a notification or email sent again',
   'developer.clock': 'the developer clock moved or reset',
   'developer.scenario': 'a DemoBank scenario run',
+  'developer.faults': "an account's faults on demand set or removed",
   'operator.call': 'a call of the operator API (bank credits)',
   'cli.command': 'a command that changes state, run by whoever runs the quipu command line',
 } as const;

@@ -39,11 +39,6 @@ export interface Debit {
   updatedAt: Date;
 }
 
-/** A debit still `submitting` after twice the bank's timeout was left by a process that stopped while asking its bank. */
-export function staleSubmissionCutoff(now: Date, bankTimeoutMs: number): Date {
-  return new Date(now.getTime() - 2 * bankTimeoutMs);
-}
-
 /** How long after an unanswered question the bank is asked again (developer clock). */
 export const DEBIT_QUESTION_RETRY_MS = 60_000;
 

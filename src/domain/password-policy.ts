@@ -6,7 +6,7 @@
 // this list stands in for one (docs/security.md). The list leaves out what zxcvbn finds by pattern
 // (`aaaaaaaa`, `abcdefgh`, `19871987`): repeats and runs are refused here as common too. Passwords
 // Quipu generates are random and are not checked.
-import { dictionary } from '@zxcvbn-ts/language-common';
+import { createRequire } from 'node:module';
 import { MAX_SIGN_IN_PASSWORD } from './sign-in-throttle.js';
 
 /** The shortest dashboard password a person may choose (generated ones are 20 characters). */
@@ -27,7 +27,16 @@ export interface PasswordContext {
   accountName?: string;
 }
 
-const COMMON = new Set(dictionary['passwords-common']);
+type CommonLanguage = typeof import('@zxcvbn-ts/language-common');
+let common: ReadonlySet<string> | undefined;
+/**
+ * The common passwords, read when a password is first checked: loading the list costs about 20 ms,
+ * which every `quipu` command paid at its start when it was read with this module (config.ts).
+ */
+function commonPasswords(): ReadonlySet<string> {
+  common ??= new Set((createRequire(import.meta.url)('@zxcvbn-ts/language-common') as CommonLanguage).dictionary['passwords-common']);
+  return common;
+}
 
 /** Letters people swap for look-alike digits and symbols, swapped back: `Qu1pu` is `quipu`. */
 const LOOK_ALIKES: Readonly<Record<string, string>> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i' };
@@ -66,7 +75,8 @@ export function passwordProblem(password: string, context: PasswordContext): Pas
   if (password.length > MAX_SIGN_IN_PASSWORD) return 'too-long';
   const lower = password.toLowerCase();
   const bare = plain(password);
-  if (COMMON.has(lower) || COMMON.has(bare) || REPEATED.test(lower) || isRun(lower)) return 'common';
+  const listed = commonPasswords();
+  if (listed.has(lower) || listed.has(bare) || REPEATED.test(lower) || isRun(lower)) return 'common';
   if (contextWords(context).some((word) => bare.includes(word))) return 'context';
   return undefined;
 }

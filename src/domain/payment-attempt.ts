@@ -27,15 +27,6 @@ export type AttemptState = (typeof ATTEMPT_STATES)[number];
  */
 export const AWAITING_BANK_STATES = ['authorizing', 'uncertain'] as const satisfies readonly AttemptState[];
 
-/**
- * A transfer still authorizing after twice the bank's timeout was left by a process that stopped
- * while asking the bank (a live request has given up by then): only the bank can say whether the
- * money moved, so it is treated as an uncertain answer.
- */
-export function staleAuthorizationCutoff(now: Date, bankTimeoutMs: number): Date {
-  return new Date(now.getTime() - 2 * bankTimeoutMs);
-}
-
 export interface PaymentAttempt {
   attemptId: string;
   paymentId: string;

@@ -7,9 +7,11 @@ function escapeXml(text: string): string {
   return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** Up to two initials of a bank's name past "Banco (de)", an aside in brackets left out ("Banco de Chile (Edwards Citi)": C). */
 function initials(name: string): string {
   return name
     .replace(/^Banco (de )?/, '')
+    .replace(/\s*\([^)]*\)/g, '')
     .split(/\s+/)
     .slice(0, 2)
     .map((w) => w[0] ?? '')

@@ -1,5 +1,5 @@
 // DemoBank's test values beside its forms (the payer's sign-in and coordinates, the mandate signing
-// steps, its portal), so a developer need not look them up: the scenario table's values
+// steps, the operation pages' sign-in and coordinates, its portal), so a developer need not look them up: the scenario table's values
 // (bank/demo-bank-scenarios.ts), each with what it does. DemoBank is a bank of developer-mode
 // accounts only, and the pages ask atDemoBank besides: a production account's page never shows them.
 import { DEMO_BANK_PASSWORD } from '../bank/demo-bank.js';
@@ -9,7 +9,8 @@ import type { Merchant } from '../domain/merchant.js';
 import { type Html, html } from '../render/html.js';
 import type { Messages } from '../render/words.js';
 
-export type DemoBankStep = 'payment-login' | 'payment-authorize' | 'mandate-login' | 'mandate-sign' | 'portal-login';
+export type DemoBankStep =
+  'payment-login' | 'payment-authorize' | 'mandate-login' | 'mandate-sign' | 'portal-login' | 'operation-login' | 'operation-authorize';
 
 /** Whether a step at this bank, for this account, is DemoBank's in developer mode. */
 export const atDemoBank = (bankId: string, merchant: Pick<Merchant, 'developer'>) => bankId === DEMO_BANK_ID && merchant.developer;
@@ -19,6 +20,7 @@ function rows(t: Messages['demoBankTestValues'], step: DemoBankStep): [value: st
   const coordinates = (answers: readonly string[]) => answers.join(' ');
   switch (step) {
     case 'payment-login':
+    case 'operation-login':
       return [[DEMO_RUT, t.anyRut], password];
     case 'payment-authorize':
       return [
@@ -32,6 +34,12 @@ function rows(t: Messages['demoBankTestValues'], step: DemoBankStep): [value: st
       return [
         [coordinates(DEMO_COORDINATES.pay), t.mandateSigns],
         [coordinates(DEMO_COORDINATES.fail), t.mandateRejected],
+      ];
+    case 'operation-authorize':
+      return [
+        [coordinates(DEMO_COORDINATES.pay), t.operationPays],
+        [coordinates(DEMO_COORDINATES.fail), t.operationFails],
+        [coordinates(DEMO_COORDINATES.uncertain), t.operationUncertain],
       ];
     case 'portal-login':
       return [[DEMO_RUT, t.portalRut], password];

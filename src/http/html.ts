@@ -1,5 +1,5 @@
 // The document every server-rendered page shares (the payer pages, the authorization server's).
-import { html, type Html } from '../render/html.js';
+import { Html, html } from '../render/html.js';
 
 export const STYLESHEET_PATH = '/payment/assets/payer.css';
 
@@ -14,6 +14,12 @@ export interface PageDocument {
   stylesheet?: string;
   /** One inline script, allowed by the page's CSP nonce (the form_post page only). */
   script?: { nonce: string; source: string };
+}
+
+/** A script is not HTML-escaped (entities are not decoded inside <script>); ours never holds `</`, which would end it. */
+function scriptText(source: string): Html {
+  if (source.includes('</')) throw new Error('an inline script may not contain </');
+  return new Html(source);
 }
 
 /** The document every server-rendered page shares: head, brand bar, title and content. */
@@ -33,7 +39,7 @@ ${page.stylesheet ? html`<link rel="stylesheet" href="${page.stylesheet}">` : ''
 <h1>${page.title}</h1>
 ${page.content}
 </main>
-${page.script ? html`<script nonce="${page.script.nonce}">${page.script.source}</script>` : ''}
+${page.script ? html`<script nonce="${page.script.nonce}">${scriptText(page.script.source)}</script>` : ''}
 </body>
 </html>`}`;
 }

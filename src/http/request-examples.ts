@@ -78,6 +78,11 @@ export const DESCRIPTOR_EXAMPLE: ExampleBody = {
 
 export const CLOCK_MOVE_EXAMPLE: ExampleBody = { advance: '1h' };
 
+export const SANDBOX_ACCOUNT_EXAMPLE: ExampleBody = { name: 'Suite account' };
+
+/** Notification faults only: sent as it stands, it leaves the account's API and bank as they were. */
+export const FAULTS_EXAMPLE: ExampleBody = { seed: 42, notifications: { duplicate: 0.5, out_of_order: true } };
+
 export const CREDIT_EXAMPLE: ExampleBody = {
   bank_reference: 'statement-2026-0001',
   account: 'collect-account-uuid',

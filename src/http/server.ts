@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { AppContext } from '../app/context.js';
 import { durable } from '../store/database.js';
 import { apiReference } from './api-reference.js';
+import { apiFaultsOn } from './api-faults.js';
 import { assetRoutes } from './assets.js';
 import { dashboard } from './dashboard/index.js';
 import { demoBankPortal } from './demobank-portal/index.js';
@@ -28,6 +29,7 @@ import { quipuApi } from './quipu/index.js';
 import './request-context.js';
 import { requestLogger } from './request-logger.js';
 import { sandboxApi } from './sandbox/index.js';
+import { lazySerializers } from './serialization.js';
 import { transportSecurity } from './transport-security.js';
 import { validatorCompiler } from './validation.js';
 import { v2Api } from './v2/index.js';
@@ -45,6 +47,7 @@ export async function buildServer(ctx: AppContext, readiness = new Readiness()):
     // One line per request is written by the onResponse hook below, at debug level unless it failed.
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: requestLogger,
+    schemaController: lazySerializers,
     bodyLimit: ctx.config.bodyLimit,
     trustProxy: trustedProxies(ctx.config.trustProxy),
     // A client that sends its request slowly holds a connection and a file descriptor: bounded,
@@ -79,6 +82,8 @@ export async function buildServer(ctx: AppContext, readiness = new Readiness()):
   // Unknown members leave the body first: a NUL inside one is ignored with it.
   app.addHook('onRoute', ignoreUnknownFieldsOn);
   app.addHook('onRoute', refuseNulOn);
+  // Faults on demand of developer-mode accounts (docs/sandbox-faults.md): not even a hook without the sandbox.
+  if (ctx.config.sandbox) app.addHook('onRoute', apiFaultsOn);
 
   app.decorateRequest('ctx', null as unknown as AppContext);
   app.decorateRequest('merchant', null);

@@ -11,6 +11,7 @@ import { Outbox } from '../delivery/outbox.js';
 import { openDatabase } from '../store/database.js';
 import { bankDirectory } from './bank-connectors.js';
 import { migrateToLatest } from '../store/migrate.js';
+import { followAccountClocks } from '../runtime/account-clock-feed.js';
 import { ShiftableClock } from '../runtime/clock.js';
 import { InvalidationFeed } from '../runtime/invalidation-feed.js';
 import { createLogger } from '../runtime/logger.js';
@@ -44,12 +45,14 @@ export async function startRuntime(config: Config, log: Logger = createLogger(co
     const clock = new ShiftableClock();
     const feed = new InvalidationFeed(database.db, clock, config.invalidationPollMs, log);
     await feed.poll();
+    await followAccountClocks(database.db, clock, feed, log);
     feed.start();
     const random = pooledRandom();
     const ctx: AppContext = {
       config,
       db: database.db,
       clock,
+      clocks: clock,
       random,
       log,
       secrets,

@@ -23,7 +23,7 @@ export function deliveryWorker(ctx: AppContext, options: WorkerOptions = workerO
   return new DeliveryWorker(
     {
       db: ctx.db,
-      clock: ctx.clock,
+      clock: ctx.clocks,
       random: ctx.random,
       log: ctx.log,
       account: (receiverId) => ctx.merchants.byReceiverId(receiverId),

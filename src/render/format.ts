@@ -24,3 +24,10 @@ export function formatInstant(instant: Date, m: Messages): string {
     timeZoneName: 'short',
   }).format(instant);
 }
+
+/** A date as lists show it, "26 nov · 18:01" (Santiago, 24-hour clock): the year and zone are in formatInstant's long form. */
+export function formatShortInstant(instant: Date, m: Messages): string {
+  const day = new Intl.DateTimeFormat(m.locale, { day: 'numeric', month: 'short', timeZone: ZONE }).format(instant);
+  const time = new Intl.DateTimeFormat(m.locale, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: ZONE }).format(instant);
+  return `${day} · ${time}`;
+}

@@ -199,6 +199,9 @@ const es = {
     mandateSigns: 'Firma el mandato.',
     mandateRejected: 'El banco rechaza el mandato.',
     portalRut: 'Un RUT de ejemplo: ingresa con el RUT con que firmaste tus mandatos.',
+    operationPays: 'La transferencia se realiza: la operación termina en OK y el comercio recibe el resultado.',
+    operationFails: 'El banco rechaza la transferencia: la operación termina en ERROR.',
+    operationUncertain: 'Como cualquier otro par de dígitos: el banco no confirma la transferencia y la operación termina en WARNING.',
   },
   /** DemoBank's portal (src/http/demobank-portal), where a payer sees and revokes the mandates they signed. */
   demoBankPortal: {
@@ -416,6 +419,9 @@ const en: Messages = {
     mandateSigns: 'Signs the mandate.',
     mandateRejected: 'The bank rejects the mandate.',
     portalRut: 'An example RUT: log in with the RUT you signed your mandates with.',
+    operationPays: 'The transfer is made: the operation ends in OK and the merchant receives the result.',
+    operationFails: 'The bank refuses the transfer: the operation ends in ERROR.',
+    operationUncertain: 'Like any other two digits: the bank does not confirm the transfer and the operation ends in WARNING.',
   },
   demoBankPortal: {
     title: 'DemoBank: your mandates',

@@ -1,6 +1,7 @@
 // What the dashboard's home reads: payments created since an instant, grouped by hour, currency and
 // whether they are paid (payments_list, which leads with receiver_id and created_at, serves the
-// range), and the account's transfers that wait for their bank's answer.
+// range), and the account's transfers that wait for their bank's answer. A payment refunded in full
+// is not paid, and the amount paid is what payments kept after their refunds.
 import { type Kysely, sql } from 'kysely';
 import { HOUR_MS, type HourTotal } from '../domain/payment-totals.js';
 import { toAttempt } from './attempts.js';
@@ -11,10 +12,12 @@ export async function hourlyTotals(db: Kysely<DB>, receiverId: number, sinceMs: 
   // Literals, not parameters: PostgreSQL matches a grouped expression to the selected one by its
   // text, and two parameters ($1, $3) holding the same number are different texts.
   const hour = sql<number>`(created_at - ${sql.lit(Math.trunc(sinceMs))}) / ${sql.lit(HOUR_MS)}`;
-  const paid = sql<number>`case when status = 'done' then 1 else 0 end`;
+  // A payment refunded in full is no longer paid; one refunded in part counts what it kept.
+  const paid = sql<number>`case when status = 'done' and status_detail <> 'reversed' then 1 else 0 end`;
+  const kept = sql<number>`sum(amount - refunded)`;
   const rows = await db
     .selectFrom('payments')
-    .select([hour.as('hour'), 'currency', paid.as('paid'), (eb) => eb.fn.countAll<number>().as('count'), (eb) => eb.fn.sum<number>('amount').as('amount')])
+    .select([hour.as('hour'), 'currency', paid.as('paid'), (eb) => eb.fn.countAll<number>().as('count'), kept.as('amount')])
     .where('receiver_id', '=', receiverId)
     .where('created_at', '>=', sinceMs)
     .where('deleted_at', 'is', null)

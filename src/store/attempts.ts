@@ -1,4 +1,5 @@
 // Payment attempt rows.
+import { onAccountClock, type ScanTime } from './account-time.js';
 import type { Kysely } from 'kysely';
 import type { AttemptMove } from '../domain/attempt-status.js';
 import type { AttemptState, PaymentAttempt } from '../domain/payment-attempt.js';
@@ -50,13 +51,13 @@ export async function latestAttemptIn(db: Kysely<DB>, paymentId: string, states:
   return row && toAttempt(row);
 }
 
-/** Attempts in `state` whose last change is older than `before`, oldest first. */
-export async function attemptsUnchangedSince(db: Kysely<DB>, state: AttemptState, before: Date, limit: number): Promise<PaymentAttempt[]> {
+/** Attempts in `state` unchanged for longer than `ageMs` on their account's clock, oldest first. */
+export async function attemptsUnchangedFor(db: Kysely<DB>, state: AttemptState, time: ScanTime, ageMs: number, limit: number): Promise<PaymentAttempt[]> {
   const rows = await db
     .selectFrom('payment_attempts')
     .selectAll()
     .where('state', '=', state)
-    .where('updated_at', '<', before.getTime())
+    .where(onAccountClock('payment_attempts', 'updated_at', '<', time, -ageMs))
     .orderBy('updated_at')
     .limit(limit)
     .execute();

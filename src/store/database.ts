@@ -17,8 +17,9 @@ import {
   type SqliteStatement,
   sql,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
+import { postgresTarget } from './postgres-hosts.js';
 import type { DB } from './schema.js';
 import { startWalCheckpointer, WAL_SIZE_LIMIT_BYTES, type WalCheckpointer, WalRestarter } from './wal-checkpointer.js';
 import { WalIndexHeader } from './wal-index-header.js';
@@ -377,56 +378,6 @@ function startCheckpointer(raw: BetterSqlite3.Database, file: string, log: Logge
   });
 }
 
-const INT8_OID = 20;
-
-function int8(value: string): number {
-  const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw new Error(`integer ${value} is outside the exact range`);
-  return n;
-}
-
-const statementNames = new Map<string, string>();
-
-/**
- * PostgreSQL: a statement whose SQL never changes (prepared.ts) is sent by name, so the server
- * parses and plans it once per connection instead of on every query.
- */
-export function nameStatement(sql: string): void {
-  if (!statementNames.has(sql)) statementNames.set(sql, `quipu_${statementNames.size}`);
-}
-
-class NamingClient extends pg.Client {
-  // pg's overloads do not let a subclass forward its arguments as they came.
-  override query(...args: unknown[]): never {
-    const [text, values, ...rest] = args;
-    const name = typeof text === 'string' ? statementNames.get(text) : undefined;
-    const query = super.query as (...a: unknown[]) => never;
-    return name ? query.call(this, { name, text, values }, ...rest) : query.apply(this, args);
-  }
-}
-
-/**
- * Statements that leave something on the server connection after their transaction: a pooler in
- * transaction mode hands the connection to another client then, and this one's next transaction
- * to another connection, where the setting, lock, listener, statement, cursor or table is not.
- */
-const SESSION_STATE =
-  /^\s*((listen|unlisten|prepare|deallocate|reset)\b|set\s+(?!local\b|transaction\b|constraints\b)|create\s+(global\s+|local\s+)?temp(orary)?\s|declare\b[^;]*\bwith\s+hold\b)|\bpg_(try_)?advisory_(un)?lock(_shared|_all)?\s*\(|\bset_config\s*\([^)]*,\s*false\s*\)/i;
-
-/** Behind a transaction pooler: unnamed statements only (pg's default), and no session state, refused before it is sent. */
-class SessionlessClient extends pg.Client {
-  override query(...args: unknown[]): never {
-    const [text] = args;
-    const sqlText = typeof text === 'string' ? text : (text as { text?: unknown } | null)?.text;
-    if (typeof sqlText === 'string' && SESSION_STATE.test(sqlText)) {
-      throw new Error(
-        `this statement keeps session state, which a transaction pooler (DATABASE_URL ?pooler=transaction) does not keep between transactions: ${sqlText.slice(0, 200)}`,
-      );
-    }
-    return (super.query as (...a: unknown[]) => never).apply(this, args);
-  }
-}
-
 /** Kysely's own key (its postgres-adapter.js), so that a process connected directly and one through the pooler exclude each other. */
 const MIGRATION_LOCK_KEY = '3853314791062309107';
 
@@ -475,26 +426,15 @@ function transactionPooler(url: string): { url: string; pooled: boolean } {
 }
 
 function openPostgres(databaseUrl: string, options: DatabaseOptions): Database {
-  const { url, pooled } = transactionPooler(databaseUrl);
-  const pool = new pg.Pool({
-    Client: pooled ? SessionlessClient : NamingClient,
-    connectionString: url,
-    max: options.poolSize ?? 10,
-    // bigint columns hold money units and instants, all within the exact integer range.
-    types: {
-      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? int8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-    },
-  });
-  // Without a listener, an idle client's error (the server restarted or cut the connection) would
-  // be an uncaught exception that ends the process; the pool already drops the broken client.
-  pool.on('error', (error) => options.log?.warn({ err: error }, 'an idle database connection failed; it is replaced'));
-  // A client in use has no pool listener: the server ending its session between two statements
-  // would end the process the same way. Its next query fails, and the pool drops it on release.
-  pool.on('connect', (client) => client.on('error', (error) => options.log?.warn({ err: error }, 'a database connection in use failed; it is replaced')));
-  const db = new Kysely<DB>({ dialect: pooled ? new TransactionPoolerDialect({ pool }) : new PostgresDialect({ pool }) });
+  const { url: oneOrMoreHosts, pooled } = transactionPooler(databaseUrl);
+  // A malformed URL is refused here, when the database is opened; the pool, and pg with it, is
+  // made with the first connection (postgres-pool.ts).
+  const target = postgresTarget(oneOrMoreHosts);
+  let pool: pg.Pool | undefined;
+  const connect = async () => (pool = (await import('./postgres-pool.js')).postgresPool(target, pooled, options));
+  const db = new Kysely<DB>({ dialect: pooled ? new TransactionPoolerDialect({ pool: connect }) : new PostgresDialect({ pool: connect }) });
   const size = options.poolSize ?? 10;
-  connectionUses.set(db, () => ({ size, inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount }));
+  connectionUses.set(db, () => ({ size, inUse: pool ? pool.totalCount - pool.idleCount : 0, waiting: pool?.waitingCount ?? 0 }));
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 

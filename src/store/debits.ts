@@ -1,4 +1,5 @@
 // Debit rows: the debits that collect charge intents, and the job's scans of them.
+import { onAccountClock, type ScanTime } from './account-time.js';
 import type { Kysely } from 'kysely';
 import type { Debit, DebitState } from '../domain/debit.js';
 import type { DebitMove } from '../domain/debit-status.js';
@@ -82,26 +83,26 @@ export async function moveDebit(db: Kysely<DB>, debitId: string, from: DebitStat
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Debits in `state` whose next look is due by `now`, the earliest first. */
-export async function debitsDue(db: Kysely<DB>, state: DebitState, now: Date, limit: number): Promise<Debit[]> {
+/** Debits in `state` whose next look is due on their account's clock, the earliest first. */
+export async function debitsDue(db: Kysely<DB>, state: DebitState, time: ScanTime, limit: number): Promise<Debit[]> {
   const rows = await db
     .selectFrom('debits')
     .selectAll()
     .where('state', '=', state)
-    .where('next_check_at', '<=', now.getTime())
+    .where(onAccountClock('debits', 'next_check_at', '<=', time))
     .orderBy('next_check_at')
     .limit(limit)
     .execute();
   return rows.map(toDebit);
 }
 
-/** Debits still `submitting` whose last change is older than `before`: their process stopped while asking the bank. */
-export async function staleSubmissions(db: Kysely<DB>, before: Date, limit: number): Promise<Debit[]> {
+/** Debits still `submitting` unchanged for longer than `ageMs` on their account's clock: their process stopped while asking the bank. */
+export async function staleSubmissions(db: Kysely<DB>, time: ScanTime, ageMs: number, limit: number): Promise<Debit[]> {
   const rows = await db
     .selectFrom('debits')
     .selectAll()
     .where('state', '=', 'submitting')
-    .where('updated_at', '<', before.getTime())
+    .where(onAccountClock('debits', 'updated_at', '<', time, -ageMs))
     .orderBy('updated_at')
     .limit(limit)
     .execute();

@@ -1,6 +1,7 @@
 // Funds deliveries, and the scan for the paid payments whose funds no delivery includes yet.
 import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { Payment } from '../domain/payment.js';
+import { onAccountClock, type ScanTime } from './account-time.js';
 import { dialectOf } from './database.js';
 import { toPayment } from './payments.js';
 import type { DB, FundDeliveryRow } from './schema.js';
@@ -8,14 +9,14 @@ import type { DB, FundDeliveryRow } from './schema.js';
 // A literal, as the partial index `payments_funds_due` states it, so the planners use that index.
 const UNDELIVERED = sql<SqlBool>`status_detail = 'normal' and fund_delivery_id is null`;
 
-/** The accounts that have paid payments whose funds were due at or before `now` and no delivery includes. */
-export async function receiversWithFundsDue(db: Kysely<DB>, now: number): Promise<number[]> {
+/** The accounts that have paid payments whose funds are due on their clock and no delivery includes. */
+export async function receiversWithFundsDue(db: Kysely<DB>, time: ScanTime): Promise<number[]> {
   const rows = await db
     .selectFrom('payments')
     .select('receiver_id')
     .distinct()
     .where(UNDELIVERED)
-    .where('funds_delivery_at', '<=', now)
+    .where(onAccountClock('payments', 'funds_delivery_at', '<=', time))
     .orderBy('receiver_id')
     .execute();
   return rows.map((r) => r.receiver_id);

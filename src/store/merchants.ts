@@ -50,7 +50,11 @@ export async function countMerchants(db: Kysely<DB>): Promise<number> {
   return Number(row.n);
 }
 
-export async function updateMerchantRow(db: Kysely<DB>, receiverId: number, changes: Partial<Omit<MerchantsTable, 'receiver_id'>>): Promise<boolean> {
+export async function updateMerchantRow(
+  db: Kysely<DB>,
+  receiverId: number,
+  changes: Partial<Omit<MerchantsTable, 'receiver_id' | 'clock_version'>>,
+): Promise<boolean> {
   const result = await db.updateTable('merchants').set(changes).where('receiver_id', '=', receiverId).executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -1,5 +1,6 @@
 // The outbox's rows (messages of every kind) and their attempts. Claims and results are written in
 // batches: one statement claims many due rows, one transaction records many attempts.
+import { accountNow, onAccountClock, type ScanTime } from './account-time.js';
 import { type Insertable, type Kysely, type SqlBool, sql } from 'kysely';
 import { dialectOf } from './database.js';
 import { inChunks } from './group-commit.js';
@@ -77,8 +78,8 @@ export async function insertMessages(db: Kysely<DB>, rows: readonly MessageRow[]
 }
 
 export interface Claim {
-  /** Developer-clock milliseconds: rows due at or before this are claimed. */
-  now: number;
+  /** Rows due at or before this instant on their account's clock are claimed. */
+  time: ScanTime;
   /** Wall-clock milliseconds: leases that ended before this are free. */
   wallNow: number;
   leaseId: string;
@@ -101,7 +102,7 @@ export async function claimDueMessages(db: Kysely<DB>, claim: Claim): Promise<Me
     .selectFrom('messages')
     .select('message_id')
     .where(PENDING)
-    .where('next_attempt_at', '<=', claim.now)
+    .where(onAccountClock('messages', 'next_attempt_at', '<=', claim.time))
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', claim.wallNow)]))
     .$if(claim.skipDestinations.length > 0, (q) => q.where('destination', 'not in', claim.skipDestinations))
     .orderBy('next_attempt_at')
@@ -140,7 +141,9 @@ function chunks<T>(items: T[]): T[][] {
  * if the lease is still this worker's; if it ended and another worker took the row, the attempt
  * is logged all the same, because it happened, and the message is left to that worker.
  */
-export async function recordAttempts(db: Kysely<DB>, finished: FinishedAttempt[], now: number): Promise<Map<string, RecordedAttempt>> {
+export async function recordAttempts(db: Kysely<DB>, finished: FinishedAttempt[], time: ScanTime): Promise<Map<string, RecordedAttempt>> {
+  // Each message is dated on its account's clock.
+  const now = accountNow(time, 'messages');
   return inTransaction(db, async (trx) => {
     const recorded = new Map<string, RecordedAttempt>();
     const moveOn = { attempts: sql<number>`attempts + 1`, round_step: sql<number>`round_step + 1`, lease_id: null, locked_until: null, updated_at: now };

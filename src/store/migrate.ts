@@ -1,6 +1,6 @@
 // Versioned migrations, applied in order on start and by `quipu migrate`. A new migration is a
 // new file in ./migrations added to the list below; applied migrations are never edited.
-import { type Kysely, type Migration, Migrator } from 'kysely';
+import { type Kysely, type Migration, Migrator, sql } from 'kysely';
 import * as core from './migrations/001-core.js';
 import * as notifications from './migrations/002-notifications.js';
 import * as oauth from './migrations/003-oauth.js';
@@ -26,6 +26,9 @@ import * as auditLog from './migrations/022-audit-log.js';
 import * as credentialGrace from './migrations/023-credential-grace.js';
 import * as dashboardUserLifecycle from './migrations/024-dashboard-user-lifecycle.js';
 import * as operatorGauges from './migrations/025-operator-gauges.js';
+import * as accountClocks from './migrations/026-account-clocks.js';
+import * as sandboxSnapshots from './migrations/027-sandbox-snapshots.js';
+import * as sandboxFaults from './migrations/028-sandbox-faults.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -54,13 +57,35 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '023-credential-grace': credentialGrace,
   '024-dashboard-user-lifecycle': dashboardUserLifecycle,
   '025-operator-gauges': operatorGauges,
+  '026-account-clocks': accountClocks,
+  '027-sandbox-snapshots': sandboxSnapshots,
+  '028-sandbox-faults': sandboxFaults,
 };
 
 export interface MigrationReport {
   applied: string[];
 }
 
+/**
+ * The database holds exactly the migrations above, so there is nothing to run: Kysely's migrator,
+ * which first looks up every table of the database and takes its lock (several queries at every
+ * start of every command), then is not started. Anything else (a new database, one a migration
+ * behind or ahead) goes to the migrator, which applies or refuses as before.
+ */
+async function upToDate(db: Kysely<any>): Promise<boolean> {
+  const names = Object.keys(MIGRATIONS);
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    const applied = new Set(rows.map((row) => row.name));
+    return rows.length === names.length && names.every((name) => applied.has(name));
+  } catch {
+    // No migration table yet.
+    return false;
+  }
+}
+
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationReport> {
+  if (await upToDate(db)) return { applied: [] };
   const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));

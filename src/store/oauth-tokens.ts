@@ -33,3 +33,9 @@ export async function revokeTokens(db: Kysely<DB>, selector: Selector, at: numbe
 export async function deleteExpiredTokens(db: Kysely<DB>, now: number): Promise<void> {
   await db.deleteFrom('oauth_tokens').where('expires_at', '<', now).execute();
 }
+
+/** The jtis of the account's unrevoked tokens. */
+export async function unrevokedTokenIds(db: Kysely<DB>, receiverId: number): Promise<string[]> {
+  const rows = await db.selectFrom('oauth_tokens').select('jti').where('receiver_id', '=', receiverId).where('revoked_at', 'is', null).execute();
+  return rows.map((r) => r.jti);
+}

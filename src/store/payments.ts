@@ -1,4 +1,5 @@
 // Payment rows and their mapping to the domain's Payment.
+import { onAccountClock, type ScanTime } from './account-time.js';
 import { type Kysely, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Payment } from '../domain/payment.js';
@@ -316,12 +317,12 @@ export interface DueReminder {
   at: number;
 }
 
-/** Payments whose next reminder is due at `now`, the longest due first. */
-export async function listDueReminders(db: Kysely<DB>, now: number, limit: number): Promise<DueReminder[]> {
+/** Payments whose next reminder is due on their account's clock, the longest due first. */
+export async function listDueReminders(db: Kysely<DB>, time: ScanTime, limit: number): Promise<DueReminder[]> {
   const rows = await db
     .selectFrom('payments')
     .select(['payment_id', 'receiver_id', 'next_reminder_at'])
-    .where('next_reminder_at', '<=', now)
+    .where(onAccountClock('payments', 'next_reminder_at', '<=', time))
     .orderBy('next_reminder_at')
     .limit(limit)
     .execute();

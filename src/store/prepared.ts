@@ -2,7 +2,8 @@
 // a query on every call, which costs more than a primary-key lookup; the SQL of these queries
 // never changes, only their values do.
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
-import { type Dialect, dialectOf, nameStatement } from './database.js';
+import { type Dialect, dialectOf } from './database.js';
+import { nameStatement } from './statement-names.js';
 import type { DB } from './schema.js';
 
 export interface Prepared<A extends unknown[], R> {

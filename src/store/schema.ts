@@ -35,6 +35,16 @@ export interface MerchantsTable {
   country_code: string;
   /** JSON object: the receiver-create fields of a child account */
   profile: string;
+  /** Developer mode: how far the account's own clock runs ahead of real time; null while it follows the installation's. */
+  clock_offset_ms: number | null;
+  /** Counts the moves and resets of the account's clock, so a process never goes back to an older read. */
+  clock_version: Generated<number>;
+  /** Developer mode: the account's faults on demand as JSON (domain/sandbox-faults.ts), null for none. */
+  sandbox_faults: string | null;
+  /** The faults' counters, shared by every process: API requests still to refuse, still to drop, and draws taken from the seed. */
+  faults_refusals_left: number;
+  faults_drops_left: number;
+  faults_draws: number;
   created_at: number;
   updated_at: number;
 }
@@ -523,6 +533,24 @@ export interface OperationsTable {
   updated_at: number;
 }
 
+/** A recorded state of a sandbox account (store/account-snapshots.ts). */
+export interface SandboxSnapshotsTable {
+  snapshot_id: string;
+  receiver_id: number;
+  /** Wall-clock milliseconds. */
+  created_at: number;
+  row_count: number;
+}
+
+/** One table's rows of a snapshot's account: a JSON array of row objects, with the columns they were recorded with. */
+export interface SandboxSnapshotTablesTable {
+  snapshot_id: string;
+  table_name: string;
+  columns: string;
+  content: string;
+  row_count: number;
+}
+
 export interface DB {
   merchants: MerchantsTable;
   payments: PaymentsTable;
@@ -554,6 +582,8 @@ export interface DB {
   dashboard_recovery_codes: DashboardRecoveryCodesTable;
   audit_log: AuditLogTable;
   sign_in_throttles: SignInThrottlesTable;
+  sandbox_snapshots: SandboxSnapshotsTable;
+  sandbox_snapshot_tables: SandboxSnapshotTablesTable;
 }
 
 export type MerchantRow = Selectable<MerchantsTable>;

@@ -1,8 +1,8 @@
 // Failures of the storage itself, told apart from a request's own faults: a SQLite disk that is
-// full or failing, a PostgreSQL that is full, stopped, restarting or unreachable. A request that
-// meets one is answered 503 with Retry-After (it may work later, and changed nothing: its
-// transaction did not commit), the log says what happened, and /readyz answers 503 until a write
-// goes through again, so a load balancer sends traffic elsewhere.
+// full or failing, a PostgreSQL that is full, stopped, restarting, unreachable or failing over to
+// its standby. A request that meets one is answered 503 with Retry-After (it may work later, and
+// changed nothing: its transaction did not commit), the log says what happened, and /readyz answers
+// 503 until a write goes through again, so a load balancer sends traffic elsewhere.
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { perDatabase } from './per-database.js';
@@ -13,6 +13,12 @@ export type StorageFailure = 'disk full' | 'database unavailable';
 /** PostgreSQL's SQLSTATE classes and codes that say the database, not the statement, failed. */
 const PG_DISK_FULL = '53100';
 const PG_UNAVAILABLE = /^(08|57P0|53)/;
+/**
+ * read_only_sql_transaction: Quipu never opens a read-only transaction, so this is a server that
+ * stopped taking writes under an open connection (a primary fenced read-only, or demoted, during a
+ * failover to its standby): the primary is elsewhere now (primary-locator.ts).
+ */
+const PG_READ_ONLY = '25006';
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** pg's own words when a connection ends or cannot be had (it gives them no code). */
 const PG_CONNECTION_MESSAGES =
@@ -31,7 +37,7 @@ export function storageFailureOf(error: unknown): StorageFailure | undefined {
       code === 'SQLITE_CORRUPT'
     )
       return 'database unavailable';
-    if (PG_UNAVAILABLE.test(code) || NETWORK_CODES.has(code)) return 'database unavailable';
+    if (PG_UNAVAILABLE.test(code) || code === PG_READ_ONLY || NETWORK_CODES.has(code)) return 'database unavailable';
   }
   if (typeof message === 'string' && PG_CONNECTION_MESSAGES.test(message)) return 'database unavailable';
   // Connecting to a host with several addresses fails with one error for each.

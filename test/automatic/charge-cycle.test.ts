@@ -61,7 +61,7 @@ describe('a charge on an enabled subscription', () => {
     expect(await collectDebits(setup.server.ctx)).toMatchObject({ submitted: 1 });
     expect((await api.get(`/v3/payments/${paymentId}`)).body.status).toBe('verifying');
     expect(await collectDebits(setup.server.ctx)).toMatchObject({ submitted: 0, asked: 0 });
-    setup.server.ctx.clock.setOffset(setup.server.ctx.clock.offsetMs + 5 * DAY);
+    setup.server.ctx.clocks.setOffset(setup.server.ctx.clock.offsetMs + 5 * DAY);
     await collectDebits(setup.server.ctx);
     const paid = await api.get(`/v3/payments/${paymentId}`);
     expect(paid.body).toMatchObject({ status: 'done', status_detail: 'normal', transaction_id: 'INV-1', payment_method: 'not_available', bank_id: 'Bawdf' });
@@ -82,7 +82,7 @@ describe('a charge on an enabled subscription', () => {
     expect((await api.get(`/v1/automatic-payment/subscription/${revoked}`)).body.status).toBe('DISABLED');
     expect((await charge(revoked)).status).toBe(400);
     await collectDebits(setup.server.ctx);
-    setup.server.ctx.clock.setOffset(setup.server.ctx.clock.offsetMs + 5 * DAY);
+    setup.server.ctx.clocks.setOffset(setup.server.ctx.clock.offsetMs + 5 * DAY);
     await collectDebits(setup.server.ctx);
     const failed = await api.get(`/v3/payments/${poorCharge}`);
     expect(failed.body).toMatchObject({ status: 'pending', status_detail: 'pending' });

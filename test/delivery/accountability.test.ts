@@ -3,6 +3,7 @@
 // total: signed like a 3.0 notification, retried for two days, refused at delivery when a
 // production account's URL leads to a private address. The deliveries are made by the
 // housekeeping function, called here after the developer clock passed the delivery date.
+import { moveClock as moveInstallationClock } from '../../src/app/developer-clock.js';
 import { createHmac } from 'node:crypto';
 import dns from 'node:dns/promises';
 import os from 'node:os';
@@ -66,8 +67,9 @@ async function paymentRow(on: TestServer, paymentId: string) {
 }
 
 const fundsDueAt = async (paymentId: string, on = server) => (await paymentRow(on, paymentId)).funds_delivery_at!;
-const moveClock = async (body: Record<string, string>) =>
-  expect((await client(server.baseUrl, integrator.api_key).post('/sandbox/clock', body)).status).toBe(200);
+/** The installation's clock, which the integrator's receivers follow. */
+const moveClock = async (body: { to: string } | { advance: string }, on = server) =>
+  moveInstallationClock(on.ctx, 'to' in body ? { to: new Date(body.to) } : body);
 const deliveriesOf = (receiverId: number, on = server) =>
   on.ctx.db.selectFrom('fund_deliveries').selectAll().where('receiver_id', '=', receiverId).orderBy('delivered_at').execute();
 const reportsOf = async (receiverId: number, on = server) =>
@@ -272,9 +274,7 @@ describe('rendition_url of production accounts', () => {
       named = await openReceiver(prod, developerIntegrator, { ...RECEIVER_FIELDS, rendition_url: local.url.replace('127.0.0.1', host) });
       dues.push(await fundsDueAt(await paidPayment(prod, named, { amount: 1000, subject: 'Named' }), prod));
     }
-    expect((await client(prod.baseUrl, developerIntegrator.api_key).post('/sandbox/clock', { to: new Date(Math.max(...dues)).toISOString() })).status).toBe(
-      200,
-    );
+    await moveClock({ to: new Date(Math.max(...dues)).toISOString() }, prod);
 
     await updateMerchant(prod.ctx, legacy.receiverId, { developer: false });
     // A rendition_url kept from before today's rule (the migration takes it from the account's

@@ -1,8 +1,10 @@
-// The developer clock back to real time: over HTTP and from the CLI, followed by every process
-// (a reset is a new epoch, which a stale read of the old offset cannot undo), with the job runs and
-// deliveries due on the moved clock brought back by the same amount; and `quipu serve` saying at
-// start how far ahead the clock is.
+// The installation's developer clock back to real time: by its use case and from the CLI, followed
+// by every process (a reset is a new epoch, which a stale read of the old offset cannot undo), with
+// the job runs and deliveries due on the moved clock brought back by the same amount; and `quipu
+// serve` saying at start how far ahead the clock is. Accounts that never moved a clock of their own
+// follow it (an account's own clock: test/http/account-clocks.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moveClock, resetClock } from '../../src/app/developer-clock.js';
 import { JOBS } from '../../src/jobs/jobs.js';
 import { CLOCK_EPOCH_SETTING, CLOCK_OFFSET_SETTING } from '../../src/runtime/clock.js';
 import { createJobRows } from '../../src/store/jobs.js';
@@ -29,33 +31,35 @@ afterAll(async () => server?.close());
 const api = () => client(server.baseUrl, developer.api_key);
 const storedOffset = async () => Number(await readSetting(server.ctx.db, CLOCK_OFFSET_SETTING));
 
-describe('POST /sandbox/clock/reset', () => {
+describe("a reset of the installation's clock", () => {
   it('brings the clock back to real time, and a read of the old offset does not move it ahead again', async () => {
-    const moved = await api().post('/sandbox/clock', { advance: '2d' });
-    expect(moved.body.offset_ms).toBeGreaterThanOrEqual(2 * DAY);
+    await moveClock(server.ctx, { advance: '2d' });
+    // An account without a clock of its own follows the installation's.
+    expect((await api().get('/sandbox/clock')).body).toMatchObject({ own: false });
+    expect((await api().get('/sandbox/clock')).body.offset_ms).toBeGreaterThanOrEqual(2 * DAY);
     const epoch = Number((await readSetting(server.ctx.db, CLOCK_EPOCH_SETTING)) ?? 0);
 
     const before = Date.now();
-    const reset = await api().post('/sandbox/clock/reset');
-    expect(reset.status).toBe(200);
-    expect(reset.body.offset_ms).toBe(0);
-    expect(Date.parse(reset.body.now)).toBeGreaterThanOrEqual(before);
-    expect(Date.parse(reset.body.now)).toBeLessThan(before + DAY);
+    const reset = await resetClock(server.ctx);
+    expect(server.ctx.clocks.offsetMs).toBe(0);
+    expect(reset.getTime()).toBeGreaterThanOrEqual(before);
+    expect(reset.getTime()).toBeLessThan(before + DAY);
     expect(await storedOffset()).toBe(0);
     expect(Number(await readSetting(server.ctx.db, CLOCK_EPOCH_SETTING))).toBe(epoch + 1);
 
     // A process that read the old offset before the reset applies it with the old epoch: ignored.
-    server.ctx.clock.setOffset(2 * DAY, epoch);
+    server.ctx.clocks.setOffset(2 * DAY, epoch);
     expect(server.ctx.clock.offsetMs).toBe(0);
     await server.ctx.feed.poll();
     expect((await api().get('/sandbox/clock')).body.offset_ms).toBe(0);
     // Moving forward again starts from real time.
-    expect((await api().post('/sandbox/clock', { advance: '1h' })).body.offset_ms).toBeLessThan(HOUR + 60_000);
-    await api().post('/sandbox/clock/reset');
+    await moveClock(server.ctx, { advance: '1h' });
+    expect(server.ctx.clocks.offsetMs).toBeLessThan(HOUR + 60_000);
+    await resetClock(server.ctx);
   });
 
   it('brings job runs and deliveries due on the moved clock back by the offset it removes', async () => {
-    await api().post('/sandbox/clock', { advance: '2d' });
+    await moveClock(server.ctx, { advance: '2d' });
     const offset = await storedOffset();
     // A receiver that fails: the notification's next attempt is due on the moved clock.
     const failing = await startReceiver(() => ({ status: 500 }));
@@ -81,7 +85,7 @@ describe('POST /sandbox/clock/reset', () => {
     const jobRun = async (name: string) => (await server.ctx.db.selectFrom('jobs').select('run_at').where('name', '=', name).executeTakeFirstOrThrow()).run_at;
     const [laterAt, dueAt] = [await jobRun(later!), await jobRun(due!)];
 
-    await api().post('/sandbox/clock/reset');
+    await resetClock(server.ctx);
     const message = await messageOf();
     expect(message.status).toBe('pending');
     // The retry due five seconds after the failed attempt is still due about then, in real time.
@@ -131,15 +135,20 @@ describe('quipu clock', () => {
 });
 
 // Last: a production account stops the clock from moving for the rest of the file.
-describe('a reset on an installation with production accounts', () => {
-  it('is only for developer-mode accounts, and still allowed: it is the way back to real time', async () => {
-    await api().post('/sandbox/clock', { advance: '1h' });
+describe('an installation with production accounts', () => {
+  it('keeps its clock still, resets it all the same, and lets developer-mode accounts move their own', async () => {
+    await moveClock(server.ctx, { advance: '1h' });
     const production = await server.account({ developer: false });
+    await expect(moveClock(server.ctx, { advance: '1h' })).rejects.toMatchObject({ kind: 'forbidden' });
+    expect((await resetClock(server.ctx)).getTime()).toBeLessThan(Date.now() + 60_000);
+    expect(server.ctx.clocks.offsetMs).toBe(0);
+    // A production account's own clock never moves; a developer account's does, alone.
+    expect((await client(server.baseUrl, production.api_key).post('/sandbox/clock', { advance: '1h' })).status).toBe(403);
     expect((await client(server.baseUrl, production.api_key).post('/sandbox/clock/reset')).status).toBe(403);
     expect((await client(server.baseUrl, '').post('/sandbox/clock/reset')).status).toBe(401);
-    expect((await api().post('/sandbox/clock', { advance: '1h' })).status).toBe(403);
+    expect((await api().post('/sandbox/clock', { advance: '1h' })).body).toMatchObject({ own: true });
     const reset = await api().post('/sandbox/clock/reset');
     expect(reset.status).toBe(200);
-    expect(reset.body.offset_ms).toBe(0);
+    expect(reset.body).toMatchObject({ offset_ms: 0, own: false });
   });
 });

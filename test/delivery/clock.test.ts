@@ -1,7 +1,9 @@
-// The developer clock over HTTP and from the CLI: read it, move it forward (never back), and only
-// for developer-mode accounts on an installation that has the sandbox on.
+// The developer clocks: an account's own over HTTP (read it, move it forward, never back; only for
+// developer-mode accounts, only where the sandbox is on) and the installation's from the CLI, which
+// every account without a clock of its own follows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLOCK_OFFSET_SETTING } from '../../src/runtime/clock.js';
+import { readAccountClock } from '../../src/store/account-clocks.js';
 import { readSetting } from '../../src/store/settings.js';
 import { client } from '../helpers/http.js';
 import { eventually } from '../helpers/notification-receiver.js';
@@ -20,14 +22,14 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-const now = async (apiKey = developer.api_key) => Date.parse((await client(server.baseUrl, apiKey).get('/sandbox/clock')).body.now);
+const now = async () => Date.parse((await client(server.baseUrl, developer.api_key).get('/sandbox/clock')).body.now);
 
 describe('GET/POST /sandbox/clock', () => {
   it('reads the clock and moves it by a duration or to an instant', async () => {
     const api = client(server.baseUrl, developer.api_key);
     const read = await api.get('/sandbox/clock');
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ now: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), offset_ms: 0 });
+    expect(read.body).toEqual({ now: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), offset_ms: 0, own: false });
 
     const before = await now();
     const moved = await api.post('/sandbox/clock', { advance: '3h' });
@@ -39,7 +41,11 @@ describe('GET/POST /sandbox/clock', () => {
     const to = await api.post('/sandbox/clock', { to: target });
     expect(to.status).toBe(200);
     expect(Date.parse(to.body.now)).toBeGreaterThanOrEqual(Date.parse(target));
-    expect(Number(await readSetting(server.ctx.db, CLOCK_OFFSET_SETTING))).toBe(server.ctx.clock.offsetMs);
+    // The account's own clock moved, stored for every process; the installation's did not.
+    expect(to.body).toMatchObject({ own: true, offset_ms: server.ctx.clocks.offsetOf(developer.receiver_id) });
+    expect((await readAccountClock(server.ctx.db, developer.receiver_id))!.offsetMs).toBe(to.body.offset_ms);
+    expect(await readSetting(server.ctx.db, CLOCK_OFFSET_SETTING)).toBeUndefined();
+    expect((await client(server.baseUrl, (await server.account()).api_key).get('/sandbox/clock')).body).toMatchObject({ offset_ms: 0, own: false });
 
     // Time follows it: a payment created now expires relative to the moved clock.
     const payment = await api.post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Later' });
@@ -58,17 +64,17 @@ describe('GET/POST /sandbox/clock', () => {
     [{}, 'advance'],
     [{ back: '1h' }, 'back'],
   ])('refuses %j naming %s, and the clock does not move', async (body, field) => {
-    const offset = server.ctx.clock.offsetMs;
-    const stored = await readSetting(server.ctx.db, CLOCK_OFFSET_SETTING);
+    const offset = server.ctx.clocks.offsetOf(developer.receiver_id);
+    const stored = await readAccountClock(server.ctx.db, developer.receiver_id);
     const res = await client(server.baseUrl, developer.api_key).post('/sandbox/clock', body);
     expect(res.status).toBe(400);
     expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
-    expect(server.ctx.clock.offsetMs).toBe(offset);
-    expect(await readSetting(server.ctx.db, CLOCK_OFFSET_SETTING)).toBe(stored);
+    expect(server.ctx.clocks.offsetOf(developer.receiver_id)).toBe(offset);
+    expect(await readAccountClock(server.ctx.db, developer.receiver_id)).toEqual(stored);
   });
 
-  it('is only for developer-mode accounts, and stands still once the installation has production accounts', async () => {
-    // A server of its own: a production account there stops its clock for good.
+  it("is only for developer-mode accounts, and the installation's clock stands still once it has production accounts", async () => {
+    // A server of its own: a production account there stops the installation's clock for good.
     const mixed = await startTestServer();
     try {
       const developerApi = client(mixed.baseUrl, (await mixed.account()).api_key);
@@ -77,13 +83,12 @@ describe('GET/POST /sandbox/clock', () => {
       expect((await api.get('/sandbox/clock')).status).toBe(403);
       expect((await api.post('/sandbox/clock', { advance: '1h' })).status).toBe(403);
       expect((await client(mixed.baseUrl, '').get('/sandbox/clock')).status).toBe(401);
-      const refused = await developerApi.post('/sandbox/clock', { advance: '1h' });
-      expect(refused.status).toBe(403);
-      expect(refused.body.message).toContain('production accounts');
+      // A developer-mode account's own clock moves all the same: only its records follow it.
+      expect((await developerApi.post('/sandbox/clock', { advance: '1h' })).body).toMatchObject({ own: true });
       const cli = await quipu(['clock', 'advance', '1h'], { DATABASE_URL: mixed.database.url, DATA_DIR: mixed.database.dataDir, LOG_LEVEL: 'warn' });
       expect(cli.code).toBe(2);
       expect(cli.stderr).toContain('production accounts');
-      expect(mixed.ctx.clock.offsetMs).toBe(0);
+      expect(mixed.ctx.clocks.offsetMs).toBe(0);
       expect(await readSetting(mixed.ctx.db, CLOCK_OFFSET_SETTING)).toBeUndefined();
     } finally {
       await mixed.close();
@@ -97,7 +102,7 @@ describe('GET/POST /sandbox/clock', () => {
       const api = client(closed.baseUrl, account.api_key);
       expect((await api.get('/sandbox/clock')).status).toBe(404);
       expect((await api.post('/sandbox/clock', { advance: '1h' })).status).toBe(404);
-      expect(closed.ctx.clock.offsetMs).toBe(0);
+      expect(closed.ctx.clocks.offsetMs).toBe(0);
     } finally {
       await closed.close();
     }
@@ -106,6 +111,9 @@ describe('GET/POST /sandbox/clock', () => {
 
 describe('quipu clock', () => {
   it('advances the clock of a running server through the shared database', async () => {
+    // An account that never moved a clock of its own reads the installation's.
+    const follower = (await server.account()).api_key;
+    const now = async () => Date.parse((await client(server.baseUrl, follower).get('/sandbox/clock')).body.now);
     const before = await now();
     const advanced = await quipu(['clock', 'advance', '2d'], env);
     expect(advanced.code).toBe(0);

@@ -56,6 +56,9 @@ async function emailDetail(id: string) {
   return res.body;
 }
 
+/** The account's clock, which its payments' reminders follow and clockTo moves. */
+const accountClock = () => server.ctx.clocks.of(account.receiver_id);
+
 async function clockTo(at: number): Promise<void> {
   expect((await api().post('/sandbox/clock', { to: new Date(at).toISOString() })).status).toBe(200);
 }
@@ -93,7 +96,7 @@ function expectBothLanguages(received: ReceivedMail, paymentUrl: string) {
 
 describe('payer emails through the mail server', () => {
   it('sends the collection email with the payment and a reminder before expiry, in Spanish and English', async () => {
-    const t0 = server.ctx.clock.now().getTime();
+    const t0 = accountClock().now().getTime();
     const created = await emailedPayment({ subject: HOSTILE_SUBJECT, payer_email: 'ana@example.com', expires_date: new Date(t0 + 50 * HOUR).toISOString() });
     expect(created.status).toBe(200);
     const { payment_id: paymentId, payment_url: paymentUrl } = created.body;
@@ -172,7 +175,7 @@ describe('payer emails through the mail server', () => {
 
   it('stops reminders when the payment is paid, deleted or expires, and withdraws emails still waiting for the mail server', async () => {
     mail.answer(() => ({ refuse: 451, message: 'Mailbox busy, try later' }));
-    const t0 = server.ctx.clock.now().getTime();
+    const t0 = accountClock().now().getTime();
     const expires = new Date(t0 + 50 * HOUR).toISOString();
     const ids: Record<'paid' | 'deleted' | 'expiring', string> = { paid: '', deleted: '', expiring: '' };
     for (const which of Object.keys(ids) as (keyof typeof ids)[]) {
@@ -237,7 +240,7 @@ describe('payer emails through the mail server', () => {
 
   it('withdraws the waiting emails of every payment a statement of bank credits pays, and writes no reminder for them after', async () => {
     mail.answer(() => ({ refuse: 451, message: 'Mailbox busy, try later' }));
-    const t0 = server.ctx.clock.now().getTime();
+    const t0 = accountClock().now().getTime();
     const ids: string[] = [];
     for (const n of [1, 2]) {
       const created = await emailedPayment({
@@ -260,7 +263,7 @@ describe('payer emails through the mail server', () => {
       amount: payment.amount,
       currency: payment.currency,
       reference: payment.paymentId,
-      creditedAt: server.ctx.clock.now(),
+      creditedAt: accountClock().now(),
       payerBankId: 'LrNcd',
       payerName: 'Ana Pérez',
       payerEmail: `statement${n + 1}@example.com`,

@@ -1,5 +1,6 @@
 // The operator's commands: `quipu events list|show|resend` across accounts, and `quipu listen`, a
 // real child process reading the database a running server writes, until Ctrl-C.
+import { moveClock } from '../../src/app/developer-clock.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +30,8 @@ beforeAll(async () => {
   a = await server.account();
   b = await server.account();
   paid.a1 = await reconciledPayment(server, a, { notify_url: ok.url });
-  await client(server.baseUrl, a.api_key).post('/sandbox/clock', { advance: '1s' });
+  // The installation's clock, which both accounts follow: the next payments are a second later than the first.
+  await moveClock(server.ctx, { advance: '1s' });
   paid.a2 = await reconciledPayment(server, a, { notify_url: ok.url, notify_api_version: '1.3' });
   paid.b1 = await reconciledPayment(server, b, { notify_url: ok.url });
   await ok.waitFor((requests) => requests.length === 3);

@@ -83,10 +83,13 @@ describe('leases of claimed notifications', () => {
     const account = await server.account({ notifyUrl: 'https://shop.example/notify' });
     const payment = await reconciledPayment(server, account);
     const row = await server.ctx.db.selectFrom('notifications').selectAll().where('payment_id', '=', payment.paymentId).executeTakeFirstOrThrow();
+    const time = server.ctx.clocks.scanTime();
     const now = server.ctx.clock.now().getTime();
     const wallNow = wallClockMs(server.ctx.clock);
     const claim = async (leaseId: string, at: number) =>
-      (await claimDueMessages(server.ctx.db, { now, wallNow: at, leaseId, leaseUntil: at + 1_000, limit: 500, skipDestinations: [] })).map((r) => r.message_id);
+      (await claimDueMessages(server.ctx.db, { time, wallNow: at, leaseId, leaseUntil: at + 1_000, limit: 500, skipDestinations: [] })).map(
+        (r) => r.message_id,
+      );
     expect(await claim('lease-a', wallNow)).toContain(row.notification_id);
     // A's lease ends before A records its attempt: B claims the row.
     expect(await claim('lease-b', wallNow + 2_000)).toContain(row.notification_id);
@@ -103,9 +106,9 @@ describe('leases of claimed notifications', () => {
       response_excerpt: null,
     });
 
-    const late = await recordAttempts(server.ctx.db, [{ attempt: attempt('delivered'), leaseId: 'lease-a', nextAttemptAt: null }], now);
+    const late = await recordAttempts(server.ctx.db, [{ attempt: attempt('delivered'), leaseId: 'lease-a', nextAttemptAt: null }], time);
     expect(late.get(row.notification_id)).toEqual({ number: 1, applied: false });
-    const current = await recordAttempts(server.ctx.db, [{ attempt: attempt('failed'), leaseId: 'lease-b', nextAttemptAt: now + 5_000 }], now);
+    const current = await recordAttempts(server.ctx.db, [{ attempt: attempt('failed'), leaseId: 'lease-b', nextAttemptAt: now + 5_000 }], time);
     expect(current.get(row.notification_id)).toEqual({ number: 2, applied: true });
 
     const after = await server.ctx.db.selectFrom('notifications').selectAll().where('notification_id', '=', row.notification_id).executeTakeFirstOrThrow();

@@ -71,7 +71,7 @@ describe('MessageTail', () => {
   it('reports what is written after it started, once, and nothing of the past', async () => {
     const before = await write(a);
     await logAttempt(before);
-    const tail = await started(new MessageTail(server.ctx.db, server.ctx.clock));
+    const tail = await started(new MessageTail(server.ctx.db, server.ctx.clocks));
     expect(await reported(tail)).toEqual(nothing);
 
     const message = await write(a);
@@ -85,7 +85,7 @@ describe('MessageTail', () => {
   });
 
   it('reports a message stamped before messages already reported: its transaction committed late', async () => {
-    const tail = await started(new MessageTail(server.ctx.db, server.ctx.clock));
+    const tail = await started(new MessageTail(server.ctx.db, server.ctx.clocks));
     const newer = await write(a);
     expect((await reported(tail)).messages).toEqual([newer.message_id]);
     expect(await reported(tail)).toEqual(nothing);
@@ -99,7 +99,7 @@ describe('MessageTail', () => {
   // open; SQLite's single writer cannot hold one open while another commits, so ids are given here.
   it.runIf(testDatabaseKind() === 'sqlite')('reports an attempt logged under an id below one already reported', async () => {
     const message = await write(a);
-    const tail = await started(new MessageTail(server.ctx.db, server.ctx.clock));
+    const tail = await started(new MessageTail(server.ctx.db, server.ctx.clocks));
     await reported(tail);
     const last = await lastAttemptId(server.ctx.db);
     await logAttempt(message, { attemptId: last + 2 });
@@ -121,7 +121,7 @@ describe('MessageTail', () => {
   });
 
   it('reports only the account and kind asked for', async () => {
-    const tail = await started(new MessageTail(server.ctx.db, server.ctx.clock, { receiverId: a.receiver_id, kinds: [PAYMENT_NOTIFICATION_KIND['1.3']] }));
+    const tail = await started(new MessageTail(server.ctx.db, server.ctx.clocks, { receiverId: a.receiver_id, kinds: [PAYMENT_NOTIFICATION_KIND['1.3']] }));
     const wanted = await write(a, PAYMENT_NOTIFICATION_KIND['1.3']);
     const others = [await write(a, PAYMENT_NOTIFICATION_KIND['3.0']), await write(b, PAYMENT_NOTIFICATION_KIND['1.3'])];
     const attempt = await logAttempt(wanted);
@@ -131,7 +131,7 @@ describe('MessageTail', () => {
 
   it.runIf(testDatabaseKind() === 'postgres')('reports rows whose transaction commits after later rows were read', async () => {
     const earlier = await write(a);
-    const tail = await started(new MessageTail(server.ctx.db, server.ctx.clock));
+    const tail = await started(new MessageTail(server.ctx.db, server.ctx.clocks));
     let commit!: () => void;
     let written!: (ids: { message: string; attempt: number }) => void;
     const wrote = new Promise<{ message: string; attempt: number }>((resolve) => (written = resolve));

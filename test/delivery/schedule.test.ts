@@ -8,7 +8,7 @@ import { reconciledPayment, testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { eventually, startReceiver, type Receiver } from '../helpers/notification-receiver.js';
 import { quipu } from '../helpers/process.js';
-import { useTestServer } from '../helpers/server.js';
+import { type TestAccount, useTestServer } from '../helpers/server.js';
 
 let receiver: Receiver;
 let worker: DeliveryWorker;
@@ -31,13 +31,13 @@ interface Attempt {
   outcome: string;
 }
 
-const api = () => client(setup.server.baseUrl, setup.account.api_key);
+const api = (account: TestAccount = setup.account) => client(setup.server.baseUrl, account.api_key);
 const clockNow = async () => Date.parse((await api().get('/sandbox/clock')).body.now);
 const hitsOf = (paymentId: string) => receiver.requests.filter((r) => r.body.includes(paymentId)).length;
 
-async function notificationReader(paymentId: string) {
-  const id = (await api().get(`/quipu/v1/notifications?payment_id=${paymentId}`)).body.notifications[0].notification_id;
-  return async () => (await api().get(`/quipu/v1/notifications/${id}`)).body;
+async function notificationReader(paymentId: string, account: TestAccount = setup.account) {
+  const id = (await api(account).get(`/quipu/v1/notifications?payment_id=${paymentId}`)).body.notifications[0].notification_id;
+  return async () => (await api(account).get(`/quipu/v1/notifications/${id}`)).body;
 }
 
 /** Each attempt was due one step of the schedule (less up to 10% jitter) after the one before. */
@@ -59,8 +59,8 @@ function expectExhausted(n: { status: string; attempts: number; attempt_log: Att
 }
 
 /** Exhausted means exhausted: two more days bring no further attempt. */
-async function expectNothingMore(read: () => Promise<{ attempts: number }>, paymentId: string): Promise<void> {
-  expect((await api().post('/sandbox/clock', { advance: '2d' })).status).toBe(200);
+async function expectNothingMore(read: () => Promise<{ attempts: number }>, paymentId: string, account: TestAccount = setup.account): Promise<void> {
+  expect((await api(account).post('/sandbox/clock', { advance: '2d' })).status).toBe(200);
   await new Promise((r) => setTimeout(r, 300));
   expect((await read()).attempts).toBe(MAX_ATTEMPTS);
   expect(hitsOf(paymentId)).toBe(MAX_ATTEMPTS);
@@ -89,8 +89,10 @@ describe('retry schedule over two days', () => {
   });
 
   it('after `quipu clock advance 2d`, makes the retries of those two days one after another, then stops', async () => {
-    const payment = await reconciledPayment(setup.server, setup.account, { notify_url: receiver.url });
-    const read = await notificationReader(payment.paymentId);
+    // An account that never moved a clock of its own follows the installation's.
+    const account = await setup.server.account();
+    const payment = await reconciledPayment(setup.server, account, { notify_url: receiver.url });
+    const read = await notificationReader(payment.paymentId, account);
     const first = await eventually(read, (v) => v.attempts === 1);
 
     const env = { DATABASE_URL: setup.server.database.url, DATA_DIR: setup.server.database.dataDir, LOG_LEVEL: 'warn' };
@@ -108,6 +110,6 @@ describe('retry schedule over two days', () => {
     for (let i = 1; i < retries.length; i++) expect(Date.parse(retries[i]!.started_at)).toBeGreaterThanOrEqual(Date.parse(retries[i - 1]!.started_at));
     expect(Date.parse(retries.at(-1)!.due_at)).toBeLessThan(jumpedTo);
     expect(hitsOf(payment.paymentId)).toBe(MAX_ATTEMPTS);
-    await expectNothingMore(read, payment.paymentId);
+    await expectNothingMore(read, payment.paymentId, account);
   }, 60_000);
 });

@@ -34,7 +34,7 @@ describe("DemoBank's scenarios in the dashboard", () => {
     expect(await page.locator('table.scenarios button').count()).toBe(SCENARIOS.length);
     await page.click('#run-transfer-pays');
     expect(new URL(page.url()).pathname).toMatch(/^\/dashboard\/payments\/[a-z0-9]{12}$/);
-    expect(await page.textContent('#status')).toContain('done');
+    expect(await page.getAttribute('#status .pill', 'data-value')).toBe('status: done · status_detail: normal');
     expect(await page.textContent('main')).toContain('Scenario transfer-pays');
   });
 });

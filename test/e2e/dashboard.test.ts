@@ -78,7 +78,8 @@ describe('the dashboard in a browser', () => {
     expect(new URL(page.url()).pathname).toBe(`/dashboard/payments/${paymentId}`);
 
     await page.click('#demobank-pay');
-    expect(await page.textContent('#status')).toContain('done');
+    expect(await page.textContent('#status')).toBe('Pagado');
+    expect(await page.getAttribute('#status .pill', 'title')).toBe('status: done · status_detail: normal');
     await eventually(
       async () => hooks.requests.length,
       (n) => n >= 1,
@@ -91,7 +92,7 @@ describe('the dashboard in a browser', () => {
       (n) => n >= 1,
     );
     const notification = page.locator('.message', { hasText: 'payment.notification.3.0' });
-    expect(await notification.locator('tr.attempt .outcome').first().textContent()).toBe('delivered');
+    expect(await notification.locator('tr.attempt .outcome').first().textContent()).toBe('Entregado');
 
     await notification.locator('button.resend').click();
     expect(await page.textContent('#notice')).toContain('El mensaje se enviará de nuevo ahora.');
@@ -102,6 +103,8 @@ describe('the dashboard in a browser', () => {
 
     await page.fill('#refund-amount', '1500');
     await page.click('#refund');
+    expect(await page.textContent('h1')).toBe('¿Reembolsar $1.500?');
+    await page.click('#confirm');
     expect(await page.textContent('#notice')).toContain('Reembolso registrado.');
     expect(await page.textContent('.timeline')).toContain('Reembolso de $1.500');
     expect((await api().get(`/v3/payments/${paymentId}`)).body.status_detail).toBe('normal');
@@ -126,6 +129,7 @@ describe('the dashboard in a browser', () => {
     await page.click('#reset-clock');
     expect(await page.textContent('#clock-offset')).toBe('0');
 
+    await page.click('details.account summary');
     await page.click('#sign-out');
     expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
     await page.goto(`${setup.server.baseUrl}/dashboard/payments/${paymentId}`);

@@ -10,7 +10,7 @@ import type { Merchant } from '../../src/domain/merchant.js';
 import type { Payment } from '../../src/domain/payment.js';
 import { client } from './http.js';
 import { DEMO_CREDIT } from './payments.js';
-import type { TestAccount, TestServer } from './server.js';
+import type { TestAccount, TestServer } from './test-server.js';
 
 export async function reconciledPayment(server: TestServer, account: TestAccount, fields: Record<string, unknown> = {}): Promise<Payment> {
   const created = await client(server.baseUrl, account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Order 1', ...fields });

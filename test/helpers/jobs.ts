@@ -1,8 +1,35 @@
-// Every background job once, to its end, as the runner of `quipu serve` and `quipu worker` would
-// run them when due: for tests that check what a round of housekeeping does, not when it runs.
+// Background work for tests: every job once, to its end, as the runner of `quipu serve` and `quipu
+// worker` would run them when due (for tests that check what a round of housekeeping does, not when
+// it runs); or the job runner and the delivery worker running as in `quipu serve`, with test-sized
+// timings (for tests that move a clock and wait for what falls due).
 import type { AppContext } from '../../src/app/context.js';
 import { JOBS } from '../../src/jobs/jobs.js';
+import { JobRunner } from '../../src/jobs/runner.js';
+import { testWorker } from './delivery.js';
+import { eventually } from './notification-receiver.js';
+import type { TestServer } from './test-server.js';
 
 export async function runEveryJob(ctx: AppContext): Promise<void> {
   await Promise.all(JOBS.map((job) => job.run(ctx)));
+}
+
+/** Starts the server's job runner and delivery worker; stop() ends both. */
+export function runInBackground(server: TestServer): { stop(): Promise<void> } {
+  const worker = testWorker(server);
+  const runner = new JobRunner(server.ctx, JOBS, { pollMs: 20, leaseMs: 10_000 });
+  runner.start();
+  return {
+    stop: async () => {
+      await runner.stop();
+      await worker.stop();
+    },
+  };
+}
+
+/** Waits until every job has run to its end since `since` (installation clock): a scan after that instant has been made. */
+export async function jobsRanSince(server: TestServer, since: number): Promise<void> {
+  await eventually(
+    () => server.ctx.db.selectFrom('jobs').select(['name', 'last_finished_at']).execute(),
+    (rows) => rows.length === JOBS.length && rows.every((r) => (r.last_finished_at ?? 0) >= since),
+  );
 }

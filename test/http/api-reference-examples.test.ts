@@ -1,6 +1,6 @@
 // The API reference at /docs: every operation that takes a body offers an example, and each is
 // accepted as "Try it out" sends it (its first content type, the developer's key, the operator's
-// token on the operator API), given the object its path names: a payment paid at DemoBank, or a
+// token on the operator API and the sandbox's accounts), given the object its path names: a payment paid at DemoBank, or a
 // pending one for a delete. The page carries Quipu's name, not the generator's.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { payWithDemoBank } from '../../src/app/pay-with-demobank.js';
@@ -91,7 +91,7 @@ describe('the examples of /docs', () => {
       if (media.example === undefined) continue;
       const example = await withOwnObjects(media.example);
       const headers: Record<string, string> = { 'content-type': type };
-      if (path.startsWith('/operator/')) headers.authorization = `Bearer ${OPERATOR_TOKEN}`;
+      if (path.startsWith('/operator/') || path.startsWith('/sandbox/accounts')) headers.authorization = `Bearer ${OPERATOR_TOKEN}`;
       else headers['x-api-key'] = setup.account.api_key;
       const rawBody = sentBody(type, media, example);
       const res = await call(setup.server.baseUrl, method.toUpperCase(), await pathFor(method, path), { headers, rawBody });

@@ -37,6 +37,8 @@ interface Endpoint {
   check?(res: JsonResponse, account: TestAccount, on: TestServer): Promise<void> | void;
   /** The call names a resource of the account, which another account's token must not reach. */
   owned?: true;
+  /** The success status when it is not 200 (a removal that answers no body). */
+  status?: number;
 }
 
 const FEATURES = { features: { confirm: true, refunds: true, integrator: true } };
@@ -257,6 +259,9 @@ const ENDPOINTS: Record<string, Endpoint> = {
   'GET /sandbox/clock': { prepare: async () => ({ method: 'GET', path: '/sandbox/clock' }) },
   'POST /sandbox/clock': { prepare: async () => ({ method: 'POST', path: '/sandbox/clock', json: { advance: '1s' } }) },
   'POST /sandbox/clock/reset': { prepare: async () => ({ method: 'POST', path: '/sandbox/clock/reset' }) },
+  'GET /sandbox/faults': { prepare: async () => ({ method: 'GET', path: '/sandbox/faults' }) },
+  'PUT /sandbox/faults': { prepare: async () => ({ method: 'PUT', path: '/sandbox/faults', json: { seed: 1, notifications: { out_of_order: true } } }) },
+  'DELETE /sandbox/faults': { prepare: async () => ({ method: 'DELETE', path: '/sandbox/faults' }), status: 204 },
   'POST /sandbox/demobank/payments/:id/:outcome': {
     prepare: async (on, account) => ({ method: 'POST', path: `/sandbox/demobank/payments/${await uncertain(on, account)}/fail` }),
     owned: true,
@@ -320,7 +325,7 @@ afterAll(async () => {
 });
 
 async function expectSuccess(on: TestServer, endpoint: Endpoint, res: JsonResponse, owner: TestAccount): Promise<void> {
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.status, JSON.stringify(res.body)).toBe(endpoint.status ?? 200);
   await endpoint.check?.(res, owner, on);
 }
 

@@ -71,24 +71,24 @@ describe('the operations list', () => {
     expect(ids).not.toContain(theirs.id);
     const done = rowOf(list, ran.id);
     expect(done).toContain(`href="${OPERATIONS}/${ran.id}"`);
-    expect(done).toContain('<td>DemoBank</td>');
+    expect(done).toContain('<td data-label="Banco de origen">DemoBank</td>');
     expect(done).toContain('$15.000');
-    expect(done).toContain('<td class="target">Tienda SpA · 123459876</td>');
-    expect(done).toContain('<td class="result">OK (ok)</td>');
+    expect(done).toContain('<span class="target">Tienda SpA · 123459876</span>');
+    expect(done).toContain('<span class="result" title="ok"><span class="pill pill-ok" title="OK" data-value="OK">Realizada</span></span>');
     const stored = await server.ctx.db
       .selectFrom('operations')
       .select(['created_at', 'expires_at'])
       .where('operation_id', '=', ran.id)
       .executeTakeFirstOrThrow();
     const es = messages('es');
-    expect(done).toContain(
-      `<td>${formatInstant(new Date(Number(stored.created_at)), es)}</td><td>${formatInstant(new Date(Number(stored.expires_at)), es)}</td>`,
-    );
+    const at = (ms: string | number) => `<time datetime="${new Date(Number(ms)).toISOString()}" title="${formatInstant(new Date(Number(ms)), es)}">`;
+    expect(done).toContain(`<td data-label="Creado">${at(stored.created_at)}`);
+    expect(done).toContain(`<td data-label="Vence">${at(stored.expires_at)}`);
     const pending = rowOf(list, waiting.id);
-    expect(pending).toContain('<td>dSXgfesd</td>');
+    expect(pending).toContain('<td data-label="Banco de origen">dSXgfesd</td>');
     expect(pending).toContain('US$990,50');
-    expect(pending).toContain('<td class="target">77-1</td>');
-    expect(pending).toContain('<td class="result">CONTINUE (issued)</td>');
+    expect(pending).toContain('<span class="target">77-1</span>');
+    expect(pending).toContain('<span class="result" title="issued"><span class="pill pill-off" title="CONTINUE" data-value="CONTINUE">Pendiente</span></span>');
     expect(titleOf(await session.get(`${OPERATIONS}?lang=en`))).toBe('Operations');
   });
 
@@ -126,22 +126,23 @@ describe('an operation’s page', () => {
     expect(page.status).toBe(200);
     const { events, ...fields } = (await client(server.baseUrl, account.api_key).get(`/quipu/v1/operations/${op.id}`)).body;
     expect(fields.result).toBe('OK');
-    for (const [name, value] of Object.entries(fields)) expect(page.html).toContain(`<dd data-field="${name}">${value}</dd>`);
-    expect([...page.html.matchAll(/<li class="(\w+)"><time>[^<]+<\/time>(\w+)<\/li>/g)].map((m) => [m[2], m[1]])).toEqual(
+    for (const [name, value] of Object.entries(fields))
+      expect(page.html).toContain(name === 'operationId' ? `data-copy="${value}"` : `<dd data-field="${name}">${value}</dd>`);
+    expect([...page.html.matchAll(/<li class="(\w+)"><time [^>]+>[^<]+<\/time><code>(\w+)<\/code><\/li>/g)].map((m) => [m[2], m[1]])).toEqual(
       events.map((e: { name: string; type: string }) => [e.name, e.type]),
     );
 
     const message = /<div class="message" data-message-id="([^"]+)">[\s\S]*?<\/div>/.exec(page.html)!;
-    expect(message[0]).toContain('operation.result</a>');
+    expect(message[0]).toContain('<code>operation.result</code></a>');
     expect(message[0]).toContain(`<span class="destination">${hooks.url}</span>`);
-    expect(message[0]).toContain('<span class="status">delivered</span>');
+    expect(message[0]).toContain('data-value="delivered">Entregado</span>');
     expect(message[0].match(/<tr class="attempt">/g)).toHaveLength(1);
     const resent = await session.post(`/dashboard/events/${message[1]}/resend`, { _csrf: csrfOf(page), back: path });
     expect(resent.status).toBe(303);
     expect(resent.location).toBe(`${path}?done=resend`);
     const after = await session.get(resent.location!);
     expect(after.html).toContain('El mensaje se enviará de nuevo ahora.');
-    expect(after.html).toContain('<span class="status">pending</span>');
+    expect(after.html).toContain('data-value="pending">Por enviar</span>');
 
     expect(page.html).toContain('Contenido del descriptor');
     expect(page.html).toContain(`<dd data-field="receiver_id">${account.receiver_id}</dd>`);
@@ -193,7 +194,7 @@ describe('escaping', () => {
       expect(shown.status).toBe(200);
       expect(shown.html).not.toMatch(/<script>alert|<img src=x/);
     }
-    expect(rowOf(list, op.id)).toContain(`<td class="target">T ${ESCAPED} · 123459876</td>`);
+    expect(rowOf(list, op.id)).toContain(`<span class="target">T ${ESCAPED} · 123459876</span>`);
     expect(page.html).toContain(`<dd data-param="subject">S ${ESCAPED}</dd>`);
     expect(page.html).toContain(`<dd data-param="payer_name">N ${ESCAPED}</dd>`);
     expect(page.html).toContain(`<dd data-param="target_account_name">T ${ESCAPED}</dd>`);

@@ -159,7 +159,7 @@ describe('the pages offer only the forms the role may use', () => {
     const viewer = await signedIn(users.viewer);
     const owner = await signedIn(users.owner);
     const forms = (page: PageResponse) =>
-      [...page.html.matchAll(/<form method="post" action="([^"]+)"/g)].map((m) => m[1]!).filter((a) => !a.includes('sign-out'));
+      [...page.html.matchAll(/<form method="(?:post|get)" action="([^"]+)"/g)].map((m) => m[1]!).filter((a) => !a.includes('sign-out'));
     expect(forms(await viewer.get(`/dashboard/payments/${id}`))).toEqual([]);
     expect(forms(await viewer.get('/dashboard/settings'))).toEqual(['/dashboard/settings/password']);
     expect(forms(await viewer.get('/dashboard/developer'))).toEqual([]);

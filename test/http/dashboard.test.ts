@@ -7,6 +7,7 @@ import { addDashboardUser, type DashboardCredentials } from '../../src/app/add-d
 import { resetDashboardPassword } from '../../src/app/reset-dashboard-password.js';
 import { SIGN_IN_THROTTLES } from '../../src/domain/sign-in-throttle.js';
 import { reconciledPayment } from '../helpers/delivery.js';
+import { parse } from 'csv-parse/sync';
 import { client } from '../helpers/http.js';
 import { csrfOf, type PageResponse, PayerSession, titleOf } from '../helpers/payer-session.js';
 import { CHOSEN_PASSWORD, type TestAccount, useTestServer } from '../helpers/server.js';
@@ -202,17 +203,26 @@ describe('payments', () => {
     expect(list.html).not.toContain('Red mug');
     expect((await session.get('/dashboard/payments?q=tx-7731')).html).toContain(id);
     expect((await session.get('/dashboard/payments?status=done')).html).not.toContain(id);
-    const bad = await session.get('/dashboard/payments?status=paid&from=yesterday');
+    // A bad filter is marked on its field in the page's language; the list goes on without it.
+    const bad = await session.get('/dashboard/payments?status=paid&from=yesterday&q=teapot');
     expect(bad.status).toBe(400);
-    expect(bad.html).toContain('status: must be one of');
-    expect(bad.html).toContain('from: must be a date');
+    expect(bad.html).toContain('<select id="status" name="status" aria-invalid="true" aria-describedby="status-error">');
+    expect(bad.html).toContain('<p class="field-error" id="status-error">Elige un estado de la lista.</p>');
+    expect(bad.html).toContain(
+      'aria-invalid="true" aria-describedby="from-error"><p class="field-error" id="from-error">Escribe una fecha como 2026-11-26.</p>',
+    );
+    expect(bad.html).not.toContain('must be');
+    expect(bad.html).toContain(`href="/dashboard/payments/${id}"`);
+    expect(bad.html).not.toContain('Red mug');
+    expect((await session.get('/dashboard/payments?from=yesterday&lang=en')).html).toContain('Write a date such as 2026-11-26.');
+    await session.get('/dashboard/payments?lang=es');
 
     const page = await session.get(`/dashboard/payments/${id}`);
     expect(page.status).toBe(200);
-    expect(page.html).toContain('<dd data-field="transaction_id">tx-7731</dd>');
+    expect(page.html).toContain('<dd data-field="transaction_id"><code class="id" title="tx-7731" data-copy="tx-7731">tx-7731</code></dd>');
     expect(page.html).toContain('<dd data-field="amount">1000</dd>');
     expect(page.html).toContain('$1.000');
-    expect(page.html).toMatch(/<ol class="timeline"><li><time>[^<]+<\/time>Creado<\/li>/);
+    expect(page.html).toMatch(/<ol class="timeline"><li><time datetime="[^"]+" title="[^"]+">\d{1,2} [a-z]+\.? · \d\d:\d\d<\/time>Creado<\/li>/);
     expect(page.html).toContain('payment.email.collection');
     expect(page.html).toContain('mailto:ana@example.com');
   });
@@ -227,7 +237,7 @@ describe('payments', () => {
     expect(await statusOf(id)).toBe('done');
     page = await session.get(paid.location!);
     expect(page.html).toContain('DemoBank pagó el cobro.');
-    expect(page.html).toContain('Intento de pago en DemoBank: executed');
+    expect(page.html).toContain('Intento de pago en DemoBank: Realizado');
     expect(page.html).toContain('Conciliado');
     const partial = await submit(session, page, `/dashboard/payments/${id}/refund`, { amount: '1500' });
     expect(partial.status).toBe(303);
@@ -246,23 +256,44 @@ describe('payments', () => {
     const pending = await newPayment();
     const page = await session.get(`/dashboard/payments/${pending}`);
     expect(page.html).not.toContain(`action="/dashboard/payments/${pending}/refund"`);
+    // A refusal comes back to the payment's page (never left on the POST's address), saying why in the page's language.
     const refund = await submit(session, page, `/dashboard/payments/${pending}/refund`, { amount: '100' });
-    expect(refund.status).toBe(409);
-    expect(refund.html).toContain('No se hizo nada:');
+    expect(refund.status).toBe(303);
+    expect(refund.location).toBe(`/dashboard/payments/${pending}?refused=state`);
+    const refused = await session.get(refund.location!);
+    expect(refused.html).toContain('No se hizo nada: El estado actual no lo permite.');
+    expect(refused.html).not.toContain('Only paid payments');
     expect((await api().get(`/v3/payments/${pending}`)).body.status_detail).toBe('pending');
     // Confirmation is not contracted by this account.
     const paid = await reconciledPayment(setup.server, setup.account);
     const confirm = await submit(session, page, `/dashboard/payments/${paid.paymentId}/confirm`);
-    expect(confirm.status).toBe(403);
-    expect(confirm.html).toContain('Payment confirmation is not contracted');
+    expect(confirm.location).toBe(`/dashboard/payments/${paid.paymentId}?refused=forbidden`);
+    expect((await session.get(`${confirm.location!}&lang=en`)).html).toContain('Nothing was done: This account may not do this');
+    await session.get(`${confirm.location!}&lang=es`);
     const paidPage = await session.get(`/dashboard/payments/${paid.paymentId}`);
     const remove = await submit(session, paidPage, `/dashboard/payments/${paid.paymentId}/delete`);
-    expect(remove.status).toBe(409);
-    expect(remove.html).toContain('Only pending payments can be deleted');
+    expect(remove.location).toBe(`/dashboard/payments/${paid.paymentId}?refused=state`);
     expect(await statusOf(paid.paymentId)).toBe('done');
-    const tooMuch = await submit(session, paidPage, `/dashboard/payments/${paid.paymentId}/refund`, { amount: '5000' });
-    expect(tooMuch.status).toBe(400);
+    // A bad field is marked on the form, answered as forms are (400), the amount typed kept.
+    const marked = await submit(session, paidPage, `/dashboard/payments/${paid.paymentId}/refund`, { amount: '5000' });
+    expect(marked.status).toBe(400);
+    expect(marked.html).toContain('name="amount" value="5000" aria-invalid="true" aria-describedby="notice"');
+    expect(marked.html).toContain('Escribe un monto mayor que cero y no mayor que lo que queda por reembolsar.');
     expect((await api().get(`/v3/payments/${paid.paymentId}`)).body.status_detail).toBe('normal');
+    // A code the page does not know shows nothing: the address cannot make the page say what it likes.
+    expect((await session.get(`/dashboard/payments/${paid.paymentId}?refused=Send+money+to+evil`)).html).not.toContain('evil');
+    // The audit log records each refusal as refused, though the answer was a redirect.
+    const outcomes = await setup.server.ctx.db
+      .selectFrom('audit_log')
+      .select(['action', 'outcome'])
+      .where('target', 'in', [`/dashboard/payments/${pending}/refund`, `/dashboard/payments/${paid.paymentId}/delete`])
+      .execute();
+    expect(outcomes).toEqual(
+      expect.arrayContaining([
+        { action: 'payment.refund', outcome: 'refused' },
+        { action: 'payment.delete', outcome: 'refused' },
+      ]),
+    );
   });
 
   it('marks a payment paid and deletes a pending one', async () => {
@@ -312,12 +343,53 @@ describe('home', () => {
   });
 });
 
+describe('home totals', () => {
+  it('counts a payment refunded in full as not paid, and one refunded in part for what it kept', async () => {
+    const shop = await setup.server.account({ name: 'Refunds', features: { refunds: true } });
+    const person = await addDashboardUser(setup.server.ctx, shop.receiver_id, { password: CHOSEN_PASSWORD, email: 'refunds@shop.test' });
+    const { session } = await signIn(person);
+    const whole = await reconciledPayment(setup.server, shop, { amount: 1500 });
+    const part = await reconciledPayment(setup.server, shop, { amount: 3000 });
+    const refunds = client(setup.server.baseUrl, shop.api_key);
+    expect((await refunds.post(`/v3/payments/${whole.paymentId}/refunds`, {})).status).toBe(200);
+    expect((await refunds.post(`/v3/payments/${part.paymentId}/refunds`, { amount: 1000 })).status).toBe(200);
+    const today = /<div class="card"><h3>Hoy · CLP<\/h3>[\s\S]*?<\/div>/.exec((await session.get('/dashboard')).html)![0];
+    expect(today).toContain('<dd class="created">2</dd>');
+    expect(today).toContain('<dd class="paid">1</dd>');
+    expect(today).toContain('$2.000');
+  });
+});
+
+describe('the payments CSV', () => {
+  it('holds every payment the filters find, values as the API gives them, formulas made inert', async () => {
+    const session = await signedIn();
+    const ids = [await newPayment({ subject: '=HYPERLINK("x") csv-7' }), await newPayment({ subject: 'Plain, csv-7', amount: 2500 })];
+    const file = await session.get('/dashboard/payments.csv?q=csv-7');
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(file.headers.get('content-disposition')).toBe('attachment; filename="payments.csv"');
+    const rows = parse(file.html, { columns: true }) as Record<string, string>[];
+    expect(rows.map((r) => r.payment_id).sort()).toEqual([...ids].sort());
+    expect(rows.find((r) => r.payment_id === ids[0])!.subject).toBe(`'=HYPERLINK("x") csv-7`);
+    expect(rows.find((r) => r.payment_id === ids[1])).toMatchObject({
+      subject: 'Plain, csv-7',
+      amount: '2500',
+      refunded: '0',
+      status: 'pending',
+      currency: 'CLP',
+    });
+    const bad = await session.get('/dashboard/payments.csv?from=yesterday');
+    expect(bad.status).toBe(400);
+    expect(bad.html).toContain('La solicitud no es válida. (from)');
+  });
+});
+
 describe('events', () => {
   it('lists the messages sent, shows one with its attempts, and sends it again', async () => {
     const session = await signedIn();
     const id = await newPayment({ payer_email: 'ana@example.com', payer_name: 'Ana', send_email: true });
     const list = await session.get('/dashboard/events?kind=payment.email.collection');
-    const messageId = new RegExp(`<tr data-message-id="([^"]+)"><td>[^<]*</td><td><a[^>]*>payment.email.collection</a></td><td><code>${id}</code>`).exec(
+    const messageId = new RegExp(`<tr data-message-id="([^"]+)">(?:(?!</tr>).)*<code>payment.email.collection</code>(?:(?!</tr>).)*data-copy="${id}"`).exec(
       list.html,
     )![1]!;
     const page = await session.get(`/dashboard/events/${messageId}`);
@@ -339,7 +411,7 @@ describe('settings', () => {
     expect(page.html).not.toContain(owned.api_key);
     expect(page.html).not.toContain(owned.secret);
     const revealed = await submit(session, page, '/dashboard/settings/reveal');
-    expect(revealed.html).toContain(`<dd class="secret" id="api-key">${owned.api_key}</dd>`);
+    expect(revealed.html).toContain(`<dd class="secret" data-copy="${owned.api_key}" id="api-key">${owned.api_key}</dd>`);
     expect(revealed.html).toContain(owned.secret);
 
     const unconfirmed = await submit(session, page, '/dashboard/settings/rotate-key');
@@ -366,7 +438,9 @@ describe('settings', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.html).toContain('Revisa los campos marcados');
-    expect(bad.html).toContain('value="not a url"');
+    expect(bad.html).toContain('value="not a url" aria-invalid="true" aria-describedby="notify_url-error">');
+    expect(bad.html).toContain('<p class="error" id="notify_url-error">Escribe una dirección web completa');
+    expect(bad.html).not.toContain('must');
     expect((await setup.server.ctx.merchants.byReceiverId(owned.receiver_id))!.notifyApiVersion).toBe('3.0');
     const saved = await submit(session, page, '/dashboard/settings', {
       notify_url: 'https://shop.example/notify',
@@ -389,7 +463,7 @@ describe('developer mode', () => {
     expect(page.html).toContain('<dd id="clock-offset">0</dd>');
     const bad = await submit(session, page, '/dashboard/developer/clock/advance', { advance: 'soon' });
     expect(bad.status).toBe(400);
-    expect(bad.html).toContain('advance:');
+    expect(bad.html).toContain('Escribe una duración como 90s, 5m, 3h o 2d.');
     expect((await submit(session, page, '/dashboard/developer/clock/advance', { advance: '2d' })).status).toBe(303);
     expect((await session.get('/dashboard/developer')).html).toContain('<dd id="clock-offset">+2d</dd>');
     // Sessions are on the wall clock: two days ahead, still signed in.
@@ -421,12 +495,14 @@ describe('developer mode', () => {
     const enabled = await submit(session, page, '/dashboard/developer/scenarios/mandate-enabled/run');
     expect(enabled.status).toBe(303);
     expect(enabled.location).toMatch(/^\/dashboard\/subscriptions\/[0-9a-f-]{36}$/);
-    expect((await session.get(enabled.location!)).html).toMatch(/<dd id="status">ENABLED/);
+    expect((await session.get(enabled.location!)).html).toContain(
+      '<dd id="status"><span class="pill pill-ok" title="ENABLED · enabled" data-value="ENABLED · enabled">Activa</span>',
+    );
 
     const before = await subjects();
     const refused = await submit(session, page, '/dashboard/developer/scenarios/charge-refused/run');
     expect(refused.status).toBe(400);
-    expect(refused.html).toContain('El escenario terminó en un rechazo: amount: must not exceed the subscription&#39;s max_amount');
+    expect(refused.html).toContain('El escenario terminó en un rechazo: la API respondió 400 sobre amount y no escribió nada.');
     expect(await subjects()).toEqual(before);
 
     const unknown = await submit(session, page, '/dashboard/developer/scenarios/charge-explodes/run');
@@ -507,4 +583,29 @@ describe('escaping', () => {
   });
 });
 
-const payments = (page: PageResponse) => /<table class="payments">[\s\S]*<\/table>/.exec(page.html)?.[0] ?? '';
+const payments = (page: PageResponse) => /<table class="payments stacking">[\s\S]*<\/table>/.exec(page.html)?.[0] ?? '';
+
+describe("an account's clock on the dashboard", () => {
+  it('says on every page when the clock runs ahead, for that account alone, and counts today again after a reset', async () => {
+    const ahead = await setup.server.account({ name: 'Clock ahead' });
+    const person = await addDashboardUser(setup.server.ctx, ahead.receiver_id, { password: CHOSEN_PASSWORD, email: 'ahead@shop.test' });
+    const { session } = await signIn(person);
+    const others = await signedIn();
+    expect((await session.get('/dashboard')).html).not.toContain('id="clock-strip"');
+
+    expect((await api(ahead.api_key).post('/sandbox/clock', { advance: '2d' })).status).toBe(200);
+    await reconciledPayment(setup.server, ahead, { amount: 1200 });
+    for (const page of ['/dashboard', '/dashboard/payments', '/dashboard/developer']) {
+      expect((await session.get(page)).html).toContain('Modo desarrollo · reloj +2d');
+    }
+    expect((await others.get('/dashboard')).html).not.toContain('id="clock-strip"');
+
+    // Back on the installation's clock, the payment made "two days ahead" was made today: the
+    // account's dates came back with its clock.
+    expect((await api(ahead.api_key).post('/sandbox/clock/reset')).status).toBe(200);
+    const home = (await session.get('/dashboard')).html;
+    expect(home).not.toContain('id="clock-strip"');
+    const today = /<div class="card"><h3>Hoy · CLP<\/h3>[\s\S]*?<\/div>/.exec(home)![0];
+    expect(today).toContain('<dd class="paid">1</dd>');
+  });
+});

@@ -246,7 +246,7 @@ describe('signing at DemoBank', () => {
   it('ends a session that was left open for more than 30 minutes, offering to start again', async () => {
     const { id, redirectUrl, path } = await createSubscription();
     const tab = await mandateTabAtCoordinates(setup.server.baseUrl, redirectUrl);
-    setup.server.ctx.clock.setOffset(setup.server.ctx.clock.offsetMs + 31 * MINUTE);
+    setup.server.ctx.clocks.setOffset(setup.server.ctx.clock.offsetMs + 31 * MINUTE);
     const late = await tab.submit(DEMO_COORDINATES.pay);
     expect(late.status).toBe(409);
     expect(titleOf(late)).toBe('Sesión vencida');

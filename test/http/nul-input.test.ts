@@ -15,8 +15,9 @@ const setup = useTestServer({ OPERATOR_TOKEN });
 
 const rowCounts = () => everyTableCount(setup.server.ctx.db);
 
+/** The operator's routes and the sandbox's accounts answer to the operator's token; the rest to an account's key. */
 const credentials = (url: string): Record<string, string> =>
-  url.startsWith('/operator/') ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : { 'x-api-key': setup.account.api_key };
+  url.startsWith('/operator/') || url.startsWith('/sandbox/accounts') ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : { 'x-api-key': setup.account.api_key };
 
 async function send(method: string, path: string, headers: Record<string, string>, body?: string) {
   const res = await fetch(`${setup.server.baseUrl}${path}`, { method, headers, body, redirect: 'manual' });

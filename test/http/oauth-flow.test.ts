@@ -256,7 +256,7 @@ describe('codes', () => {
 
   it('refuses a code after 10 minutes on the developer clock', async () => {
     const code = await codeFor();
-    setup.server.ctx.clock.setOffset(setup.server.ctx.clock.offsetMs + 10 * 60_000 + 1000);
+    setup.server.ctx.clocks.setOffset(setup.server.ctx.clock.offsetMs + 10 * 60_000 + 1000);
     expect((await exchange(code)).body.error).toBe('invalid_grant');
   });
 
@@ -473,7 +473,7 @@ describe('timeouts on the developer clock', () => {
     await waiting.signIn(waitingFlow, '11.111.111-1', '1234');
     const consentPage = await waiting.get(waitingFlow);
     const idlePage = await idle.get(idleFlow);
-    setup.server.ctx.clock.setOffset(setup.server.ctx.clock.offsetMs + 11 * 60_000);
+    setup.server.ctx.clocks.setOffset(setup.server.ctx.clock.offsetMs + 11 * 60_000);
     const a003 = await idle.post(`${idleFlow}/login`, { _csrf: csrfOf(idlePage.text), rut: '11.111.111-1', password: '1234' });
     expect(redirectParams(a003.location)).toMatchObject({ error_code: 'A003', error_type: 'RETRY_IMMEDIATELY', state: 'st-123' });
     const e001 = await waiting.post(`${waitingFlow}/consent`, { _csrf: csrfOf(consentPage.text), decision: 'allow' });

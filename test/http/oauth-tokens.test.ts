@@ -19,7 +19,7 @@ let paymentId: string;
 
 const setup = useTestServer();
 beforeAll(async () => {
-  keys = new KeyRing(setup.server.ctx.db, setup.server.ctx.secrets, setup.server.ctx.clock, setup.server.ctx.feed);
+  keys = new KeyRing(setup.server.ctx.db, setup.server.ctx.secrets, setup.server.ctx.clocks, setup.server.ctx.feed);
   const created = await client(setup.server.baseUrl, setup.account.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Bearer test' });
   paymentId = created.body.payment_id;
 });
@@ -386,7 +386,7 @@ describe('discovery and keys', () => {
   it('stops accepting a cached token once the developer clock passes its expiry', async () => {
     const token = await clientCredentialsToken(setup.server, setup.account);
     expect((await getPayment(token)).status).toBe(200);
-    setup.server.ctx.clock.setOffset(setup.server.ctx.clock.offsetMs + 366 * 24 * 3_600_000);
+    setup.server.ctx.clocks.setOffset(setup.server.ctx.clock.offsetMs + 366 * 24 * 3_600_000);
     expect((await getPayment(token)).status).toBe(401);
     expect((await getPayment(await clientCredentialsToken(setup.server, setup.account))).status).toBe(200);
   });
@@ -403,7 +403,7 @@ describe('discovery and keys', () => {
     }
     // What another process's first key or rotation writes, without the feed entry.
     const kid = await createSigningKey(setup.server.ctx.db, setup.server.ctx.secrets, setup.server.ctx.clock.now());
-    const signing = await new KeyRing(setup.server.ctx.db, setup.server.ctx.secrets, setup.server.ctx.clock, setup.server.ctx.feed).signingKey();
+    const signing = await new KeyRing(setup.server.ctx.db, setup.server.ctx.secrets, setup.server.ctx.clocks, setup.server.ctx.feed).signingKey();
     expect(signing.kid).toBe(kid);
     expect((await getPayment(await signJwt(signing, claims({ jti }), 'at+jwt'))).status).toBe(200);
   });

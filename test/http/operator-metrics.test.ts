@@ -3,6 +3,7 @@
 // exhausted messages, the jobs' lag and failures, and the process's database connections. The
 // messages are written and delivered through the service's own paths, the developer clock moves
 // through the sandbox API.
+import { moveClock } from '../../src/app/developer-clock.js';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ATTEMPTS } from '../../src/domain/retry-schedule.js';
@@ -11,7 +12,6 @@ import { connectionUse } from '../../src/store/database.js';
 import { listJobRows } from '../../src/store/jobs.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { reconciledPayment, testWorker } from '../helpers/delivery.js';
-import { client } from '../helpers/http.js';
 import { type Receiver, startReceiver } from '../helpers/notification-receiver.js';
 import { useTestServer } from '../helpers/server.js';
 
@@ -47,8 +47,8 @@ async function scrape(): Promise<Map<string, number>> {
 const backlog = (metrics: Map<string, number>) =>
   ['due', 'in_flight', 'scheduled'].map((state) => metrics.get(`quipu_outbox_backlog{kind="${KIND}",state="${state}"}`));
 const attempts = (metrics: Map<string, number>) => ['delivered', 'failed'].map((outcome) => metrics.get(`quipu_outbox_attempts_last_5m{outcome="${outcome}"}`));
-const advanceClock = async (advance: string) =>
-  expect((await client(setup.server.baseUrl, setup.account.api_key).post('/sandbox/clock', { advance })).status).toBe(200);
+/** The installation's clock: what operators watch (due messages, jobs' lag) is measured on it. */
+const advanceClock = async (advance: string) => moveClock(setup.server.ctx, { advance });
 const notifying = (receiver: Receiver) => ({ notify_url: receiver.url, notify_api_version: '3.0' });
 
 describe('/metrics for operators', () => {

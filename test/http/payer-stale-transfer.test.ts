@@ -77,7 +77,9 @@ describe('a bank that does not answer a login', () => {
 describe('a transfer a stopped process left authorizing', () => {
   /** What a process killed while asking the bank leaves behind: the attempt claimed, no answer applied. */
   async function leftAuthorizing(path: string) {
-    const moved = await changeAttempt(setup.server.ctx, { attemptId: attemptIdOf(path) }, 'authenticated', { event: 'claimed' });
+    const moved = await changeAttempt(setup.server.ctx, { attemptId: attemptIdOf(path), receiverId: setup.account.receiver_id }, 'authenticated', {
+      event: 'claimed',
+    });
     expect(moved).toBe(true);
   }
 

@@ -48,8 +48,9 @@ function signedBy(secret: string, request: ReceivedRequest): boolean {
   return s !== undefined && createHmac('sha256', secret).update(`${t}.${request.body}`).digest('base64') === s;
 }
 
-async function moveClockTo(at: number): Promise<void> {
-  expect((await client(server.baseUrl, integrator.api_key).post('/sandbox/clock', { to: new Date(at).toISOString() })).status).toBe(200);
+/** Moves the child account's own clock: the integrator's, and every other account's, stay where they are. */
+async function moveClockTo(child: OpenedReceiver, at: number): Promise<void> {
+  expect((await child.api('POST', '/sandbox/clock', { to: new Date(at).toISOString() })).status).toBe(200);
 }
 
 async function emailsOf(child: OpenedReceiver, paymentId: string): Promise<{ kind: string; status: string; text: string }[]> {
@@ -85,7 +86,7 @@ describe("a developer's day", () => {
     expect(collection!.text).toContain(created.body.payment_url);
 
     // A day before expiry the reminder job writes the reminder (the one three days before fell at creation).
-    await moveClockTo(expires - DAY + 60_000);
+    await moveClockTo(child, expires - DAY + 60_000);
     const withReminder = await eventually(
       () => emailsOf(child, paymentId),
       (list) => list.length === 2 && list.every((e) => e.status === 'delivered'),
@@ -102,7 +103,7 @@ describe("a developer's day", () => {
 
     // A week on: past the last reminder's time (none is written for a paid payment) and past the
     // delivery of the funds, whose accountability report reaches the rendition_url, signed.
-    await moveClockTo(expires + 7 * DAY);
+    await moveClockTo(child, expires + 7 * DAY);
     await reports.waitFor((requests) => requests.length === 1);
     const report = reports.requests[0]!;
     expect(signedBy(child.secret, report)).toBe(true);
@@ -110,10 +111,12 @@ describe("a developer's day", () => {
     expect(body).toMatchObject({ receiver_id: child.receiverId, currency: 'CLP', total: '5000.0000' });
     expect(body.payments).toEqual([expect.objectContaining({ payment_id: paymentId, amount: '5000.0000', refunded: '0.0000', net: '5000.0000' })]);
     // Another run of every job changes nothing: one report, two emails, one notification.
-    await moveClockTo(expires + 8 * DAY);
+    const movedAt = server.ctx.clocks.now().getTime();
+    await moveClockTo(child, expires + 8 * DAY);
+    // Jobs run on the installation's clock: the move made every one due at once.
     const jobsRanAgain = await eventually(
       () => server.ctx.db.selectFrom('jobs').select(['name', 'last_finished_at']).execute(),
-      (rows) => rows.length === JOBS.length && rows.every((r) => (r.last_finished_at ?? 0) >= expires + 8 * DAY),
+      (rows) => rows.length === JOBS.length && rows.every((r) => (r.last_finished_at ?? 0) >= movedAt),
     );
     expect(jobsRanAgain).toHaveLength(JOBS.length);
     expect(reports.requests).toHaveLength(1);

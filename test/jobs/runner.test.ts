@@ -3,6 +3,7 @@
 // the developer clock makes it due once, however many intervals the move skips; a run longer than
 // its lease keeps the job; a dead process's job is taken over when its lease ends; stopping waits
 // for the runs in progress; a failed run is recorded and logged.
+import { moveClock } from '../../src/app/developer-clock.js';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app/context.js';
@@ -12,7 +13,6 @@ import { startRuntime, type Runtime } from '../../src/main/bootstrap.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { wallClockMs } from '../../src/runtime/wall-clock.js';
 import { claimJob, createJobRows, listJobRows } from '../../src/store/jobs.js';
-import { client } from '../helpers/http.js';
 import { eventually } from '../helpers/notification-receiver.js';
 import { useTestServer } from '../helpers/server.js';
 
@@ -81,8 +81,8 @@ describe('a job shared by three runners', () => {
     expect(job.ranIn).toHaveLength(1);
     expect(first.run_at).toBe(first.last_finished_at! + 60_000);
 
-    const moved = await client(setup.server.baseUrl, setup.account.api_key).post('/sandbox/clock', { advance: '1h' });
-    expect(moved.status).toBe(200);
+    // The installation's clock, which the jobs' schedule runs on.
+    await moveClock(setup.server.ctx, { advance: '1h' });
     const second = await finished('shared', 2);
     expect(job.ranIn).toHaveLength(2);
     expect(second.last_started_at).toBeGreaterThanOrEqual(first.last_finished_at! + 3_600_000);

@@ -9,6 +9,8 @@ describe('storageFailureOf', () => {
     [{ code: 'SQLITE_BUSY', message: 'database is locked' }, 'database unavailable'],
     [{ code: '57P01', message: 'terminating connection due to administrator command' }, 'database unavailable'],
     [{ code: '08006' }, 'database unavailable'],
+    [{ code: '08001', message: 'no host of DATABASE_URL takes writes' }, 'database unavailable'],
+    [{ code: '25006', message: 'cannot execute INSERT in a read-only transaction' }, 'database unavailable'],
     [{ code: 'ECONNREFUSED' }, 'database unavailable'],
     [{ message: 'Connection terminated unexpectedly' }, 'database unavailable'],
     [{ message: 'database "x" is not currently accepting connections' }, 'database unavailable'],

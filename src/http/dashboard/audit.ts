@@ -3,9 +3,12 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { accountAuditPage, auditTrail } from '../../app/audit.js';
-import { formatInstant } from '../../render/format.js';
 import { html } from '../../render/html.js';
+import { when } from './dates.js';
+import { idCode } from './ids.js';
 import { frameOf, sendPage, sessionOf } from './layout.js';
+import { statusPill } from './statuses.js';
+import { dataTable } from './table.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
 
 const AUDIT_PATH = `${DASHBOARD_PATH}/audit`;
@@ -18,10 +21,17 @@ export function auditRoutes(app: FastifyInstance): void {
     const a = frame.w.audit;
     const before = /^\d{1,15}$/.test(request.query.before ?? '') ? Number(request.query.before) : undefined;
     const records = await accountAuditPage(request.ctx, merchant.receiverId, PAGE_SIZE, before);
-    const rows = records.map(
-      (r) =>
-        html`<tr data-seq="${r.seq}"><td>${formatInstant(new Date(r.at), frame.m)}</td><td>${r.actor}</td><td><code>${r.action}</code></td><td><code>${r.target ?? ''}</code></td><td class="outcome-${r.outcome}">${r.outcome}</td><td>${r.address ?? ''}</td></tr>`,
-    );
+    const rows = records.map((r) => ({
+      attributes: html`data-seq="${r.seq}"`,
+      cells: [
+        when(new Date(r.at), frame.m),
+        r.actor,
+        html`<code>${r.action}</code>`,
+        r.target ? idCode(r.target) : '',
+        html`<span class="outcome-${r.outcome}">${statusPill(frame.w, 'audit', r.outcome)}</span>`,
+        r.address ?? '',
+      ],
+    }));
     const older = records.length === PAGE_SIZE ? html`<p><a href="${AUDIT_PATH}?before=${records.at(-1)!.seq}">${a.older}</a></p>` : '';
     return sendPage(
       reply,
@@ -29,7 +39,11 @@ export function auditRoutes(app: FastifyInstance): void {
       200,
       frame.w.nav.audit,
       html`<p>${a.intro}</p><p><a href="${AUDIT_PATH}/export" download="audit.jsonl">${a.export}</a></p>
-${records.length === 0 ? html`<p class="notice">${a.none}</p>` : html`<table class="audit"><thead><tr><th>${a.at}</th><th>${a.who}</th><th>${a.action}</th><th>${a.target}</th><th>${a.outcome}</th><th>${a.from}</th></tr></thead><tbody>${rows}</tbody></table>`}
+${
+  records.length === 0
+    ? html`<p class="notice">${a.none}</p>`
+    : dataTable('audit', [{ label: a.at }, { label: a.who }, { label: a.action }, { label: a.target }, { label: a.outcome }, { label: a.from }], rows)
+}
 ${older}`,
     );
   });

@@ -5,20 +5,23 @@
 // own rendering (payment-emails.ts escapes every merchant value); it is still shown in a sandboxed
 // frame of its own, under a policy that runs no script and sends no form.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { moveClock, resetClock } from '../../app/developer-clock.js';
+import { moveAccountClock, resetAccountClock } from '../../app/developer-clock.js';
 import { getMessage, pageOfMessages } from '../../app/message-queries.js';
 import { runScenario } from '../../app/run-scenario.js';
-import { SCENARIOS } from '../../bank/demo-bank-scenarios.js';
+import { type Scenario, SCENARIO_TEXTS_ES, SCENARIOS } from '../../bank/demo-bank-scenarios.js';
 import { formatOffset } from '../../domain/duration.js';
 import { decodeEmail } from '../../domain/email-message.js';
-import { DomainError } from '../../domain/errors.js';
 import { EMAIL_KINDS } from '../../domain/message-kinds.js';
 import { formatInstant } from '../../render/format.js';
 import { type Html, html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
+import { when } from './dates.js';
+import { idCode } from './ids.js';
 import { type DashboardFrame, frameOf, may, sendPage, sessionOf } from './layout.js';
 import { eventPath, paymentPath } from './payment-page.js';
-import { REFUSAL_STATUS } from './payments.js';
+import { isRefusal, REFUSAL_STATUS, refusalText } from './refusals.js';
+import { statusPill } from './statuses.js';
+import { dataTable } from './table.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
 import { subscriptionPath } from './subscriptions.js';
 
@@ -53,29 +56,49 @@ ${
 
 function scenarioSection(frame: DashboardFrame, refusal?: string): Html {
   const d = frame.w.developer;
+  const text = (s: Scenario) => (frame.lang === 'es' ? (SCENARIO_TEXTS_ES[s.id] ?? s) : s);
+  const runs = may(frame, 'developer.scenario');
   return html`<h2>${d.scenarios}</h2>
 ${errorLine(refusal && `${d.runRefused} ${refusal}`)}
-<table class="scenarios"><thead><tr><th>id</th><th>${d.trigger}</th><th>${d.outcome}</th><th></th></tr></thead><tbody>
-${SCENARIOS.map(
-  (s) =>
-    html`<tr><td><code>${s.id}</code></td><td>${s.trigger}</td><td>${s.outcome}</td><td>${may(frame, 'developer.scenario') ? html`<form method="post" action="${runPath(s.id)}">${csrfField(frame.csrf)}<button class="secondary" id="run-${s.id}">${d.run}</button></form>` : ''}</td></tr>`,
-)}
-</tbody></table>`;
+${dataTable(
+  'scenarios',
+  [{ label: d.scenario }, { label: d.trigger }, { label: d.outcome }, ...(runs ? [{ label: d.action, className: 'action' }] : [])],
+  SCENARIOS.map((s) => ({
+    cells: [
+      html`<code>${s.id}</code>`,
+      text(s).trigger,
+      text(s).outcome,
+      ...(runs
+        ? [html`<form method="post" action="${runPath(s.id)}">${csrfField(frame.csrf)}<button class="secondary" id="run-${s.id}">${d.run}</button></form>`]
+        : []),
+    ],
+  })),
+)}`;
 }
 
 async function inboxSection(frame: DashboardFrame, request: FastifyRequest): Promise<Html> {
   const d = frame.w.developer;
   const page = await pageOfMessages(request.ctx, { receiverId: sessionOf(request).merchant.receiverId, kinds: EMAIL_KINDS, limit: INBOX_SIZE });
-  return html`<h2>${d.inbox}</h2>
+  return html`<section id="inbox" aria-labelledby="inbox-title"><h2 id="inbox-title">${d.inbox}</h2>
 ${
   page.messages.length === 0
     ? html`<p class="none">${d.noEmails}</p>`
-    : html`<table class="inbox"><thead><tr><th>${frame.w.events.created}</th><th>${d.to}</th><th>${d.subject}</th><th>${frame.w.events.status}</th></tr></thead><tbody>
-${page.messages.map((message) => {
-  const email = decodeEmail(message.body);
-  return html`<tr><td>${formatInstant(new Date(message.created_at), frame.m)}</td><td>${email.toName ? `${email.toName} <${email.to}>` : email.to}</td><td><a href="${emailPath(message.message_id)}" class="email-subject">${email.subject}</a></td><td>${message.status}</td></tr>`;
-})}</tbody></table>`
-}`;
+    : dataTable(
+        'inbox',
+        [{ label: frame.w.events.created }, { label: d.to }, { label: d.subject }, { label: frame.w.events.status }],
+        page.messages.map((message) => {
+          const email = decodeEmail(message.body);
+          return {
+            cells: [
+              when(new Date(message.created_at), frame.m),
+              email.toName ? `${email.toName} <${email.to}>` : email.to,
+              html`<a href="${emailPath(message.message_id)}" class="email-subject">${email.subject}</a>`,
+              statusPill(frame.w, 'message', message.status),
+            ],
+          };
+        }),
+      )
+}</section>`;
 }
 
 /** A refusal, shown beside the section whose form asked. */
@@ -108,10 +131,16 @@ async function developerAction(request: FastifyRequest, reply: FastifyReply, sec
   try {
     next = await work();
   } catch (error) {
-    const status = error instanceof DomainError ? REFUSAL_STATUS[error.kind] : undefined;
-    if (!(error instanceof DomainError) || status === undefined) throw error;
-    const detail = error.fields.length > 0 ? error.fields.map((f) => `${f.field}: ${f.message}`).join('; ') : error.message;
-    return showDeveloper(request, reply, status, { section, text: detail });
+    if (!isRefusal(error)) throw error;
+    const { w } = frameOf(request, reply, DEVELOPER_PATH);
+    const names = error.fields.map((f) => f.field);
+    const text =
+      error.kind !== 'validation'
+        ? refusalText(w, error.kind, {})
+        : section === 'clock'
+          ? names.map((name) => w.refusals.fields[name] ?? w.developer.refusedFields(name)).join(' ')
+          : w.developer.refusedFields(names.join(', '));
+    return showDeveloper(request, reply, REFUSAL_STATUS[error.kind]!, { section, text: text ?? w.badRequest });
   }
   return reply.redirect(next, 303);
 }
@@ -133,10 +162,12 @@ export function developerRoutes(app: FastifyInstance): void {
     `${DEVELOPER_PATH}/clock/advance`,
     { preHandler: app.csrfProtection, config: { dashboardAction: 'developer.clock' } },
     async (request, reply) =>
-      developerAction(request, reply, 'clock', () => movedTo(moveClock(request.ctx, { advance: (request.body?.advance ?? '').trim() }))),
+      developerAction(request, reply, 'clock', () =>
+        movedTo(moveAccountClock(request.ctx, sessionOf(request).merchant.receiverId, { advance: (request.body?.advance ?? '').trim() })),
+      ),
   );
   app.post(`${DEVELOPER_PATH}/clock/reset`, { preHandler: app.csrfProtection, config: { dashboardAction: 'developer.clock' } }, async (request, reply) =>
-    developerAction(request, reply, 'clock', () => movedTo(resetClock(request.ctx))),
+    developerAction(request, reply, 'clock', () => movedTo(resetAccountClock(request.ctx, sessionOf(request).merchant.receiverId))),
   );
 
   app.post<{ Params: { id: string } }>(
@@ -161,11 +192,11 @@ export function developerRoutes(app: FastifyInstance): void {
       frame,
       200,
       email.subject,
-      html`<dl><dt>From</dt><dd>${email.from}</dd><dt>${d.to}</dt><dd id="email-to">${email.toName ? `${email.toName} <${email.to}>` : email.to}</dd>
-<dt>${frame.w.payments.payment}</dt><dd><a href="${paymentPath(message.subject_id)}">${message.subject_id}</a></dd>
-<dt>${frame.w.events.status}</dt><dd><a href="${eventPath(message.message_id)}">${message.status}</a></dd></dl>
+      html`<dl><dt>${d.from}</dt><dd>${email.from}</dd><dt>${d.to}</dt><dd id="email-to">${email.toName ? `${email.toName} <${email.to}>` : email.to}</dd>
+<dt>${frame.w.payments.payment}</dt><dd>${idCode(message.subject_id, paymentPath(message.subject_id))}</dd>
+<dt>${frame.w.events.status}</dt><dd><a href="${eventPath(message.message_id)}">${statusPill(frame.w, 'message', message.status)}</a></dd></dl>
 <iframe class="email" title="${email.subject}" sandbox src="${emailPath(message.message_id)}/html"></iframe>
-<h2>Text</h2><pre class="email-text">${email.text}</pre>`,
+<h2>${d.text}</h2><pre class="email-text">${email.text}</pre>`,
       { frames: true },
     );
   });

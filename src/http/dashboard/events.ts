@@ -7,11 +7,16 @@ import { pageOfMessages } from '../../app/message-queries.js';
 import { resendMessage } from '../../app/resend-message.js';
 import { DomainError } from '../../domain/errors.js';
 import { MESSAGE_KIND_NAMES } from '../../domain/message-kinds.js';
-import { formatInstant } from '../../render/format.js';
 import { type Html, html } from '../../render/html.js';
+import { prettyJson } from '../../render/pretty-json.js';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../store/messages.js';
+import { when } from './dates.js';
+import { idCode } from './ids.js';
 import { type DashboardFrame, frameOf, sendPage, sessionOf } from './layout.js';
 import { eventPath, messageBlock, paymentPath } from './payment-page.js';
+import { refusalText } from './refusals.js';
+import { statusPill } from './statuses.js';
+import { dataTable } from './table.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
 
 const EVENTS_PATH = `${DASHBOARD_PATH}/events`;
@@ -22,17 +27,24 @@ type ListQuery = { kind?: string; status?: string; cursor?: string };
 const pick = <T extends string>(value: string | undefined, values: readonly T[]) =>
   (values as readonly string[]).includes(value ?? '') ? (value as T) : undefined;
 
+/** Kinds are the API's names (payment.notification.3.0); statuses are words of the page's language. */
 function filterForm(frame: DashboardFrame, kind?: string, status?: string): Html {
   const e = frame.w.events;
-  const select = (name: string, label: string, values: readonly string[], chosen?: string) =>
+  const select = (name: string, label: string, values: readonly string[], word: (value: string) => string, chosen?: string) =>
     html`<div><label for="${name}">${label}</label><select id="${name}" name="${name}"><option value="">${frame.w.payments.any}</option>${values.map(
-      (v) => html`<option value="${v}"${v === chosen ? html` selected` : ''}>${v}</option>`,
+      (v) => html`<option value="${v}"${v === chosen ? html` selected` : ''}>${word(v)}</option>`,
     )}</select></div>`;
-  return html`<form method="get" action="${EVENTS_PATH}" class="filters">${select('kind', e.kind, MESSAGE_KIND_NAMES, kind)}${select('status', e.status, MESSAGE_STATUSES, status)}<div><button>${frame.w.payments.filter}</button></div></form>`;
+  return html`<form method="get" action="${EVENTS_PATH}" class="filters">${select('kind', e.kind, MESSAGE_KIND_NAMES, (v) => v, kind)}${select('status', e.status, MESSAGE_STATUSES, (v) => frame.w.statuses.message[v] ?? v, status)}<div><button>${frame.w.payments.filter}</button></div></form>`;
 }
 
 /** Where a resend returns: a dashboard page, never another site. */
 const backPath = (back: string | undefined, fallback: string) => (back && /^\/dashboard\/[\w/-]*$/.test(back) ? back : fallback);
+
+/** A JSON body indented (its values exactly as sent); any other body as it is. */
+const bodyBlock = (contentType: string, body: string): Html =>
+  /^application\/([\w.+-]+\+)?json\b/.test(contentType)
+    ? html`<pre class="body json" tabindex="0">${prettyJson(body)}</pre>`
+    : html`<pre class="body">${body}</pre>`;
 
 async function showEvent(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, status: number, notice?: Html) {
   const { merchant } = sessionOf(request);
@@ -44,13 +56,13 @@ async function showEvent(request: FastifyRequest<{ Params: { id: string } }>, re
     reply,
     frame,
     status,
-    `${message.kind} · ${message.subject_id}`,
+    `${e.event} ${message.kind}`,
     html`${notice ?? ''}
-${message.subject_type === 'payment' ? html`<p><a href="${paymentPath(message.subject_id)}">${frame.w.payments.payment} ${message.subject_id}</a></p>` : ''}
+${message.subject_type === 'payment' ? html`<p>${frame.w.payments.payment} ${idCode(message.subject_id, paymentPath(message.subject_id))}</p>` : ''}
 ${messageBlock(frame, message, attempts, path)}
 <h2>${e.body}</h2>
 <p><code>${message.content_type}</code></p>
-<pre class="body">${message.body}</pre>`,
+${bodyBlock(message.content_type, message.body)}`,
   );
 }
 
@@ -78,11 +90,21 @@ export function eventRoutes(app: FastifyInstance): void {
 ${
   page.messages.length === 0
     ? html`<p class="none">${e.none}</p>`
-    : html`<table class="events"><thead><tr><th>${e.created}</th><th>${e.kind}</th><th>ID</th><th>${e.destination}</th><th>${e.status}</th><th class="number">${e.attempts}</th></tr></thead><tbody>
-${page.messages.map(
-  (m) =>
-    html`<tr data-message-id="${m.message_id}"><td>${formatInstant(new Date(m.created_at), frame.m)}</td><td><a href="${eventPath(m.message_id)}">${m.kind}</a></td><td><code>${m.subject_id}</code></td><td>${m.url}</td><td>${m.status}</td><td class="number">${m.attempts}</td></tr>`,
-)}</tbody></table>`
+    : dataTable(
+        'events',
+        [{ label: e.created }, { label: e.kind }, { label: 'ID' }, { label: e.destination }, { label: e.status }, { label: e.attempts, className: 'number' }],
+        page.messages.map((m) => ({
+          attributes: html`data-message-id="${m.message_id}"`,
+          cells: [
+            when(new Date(m.created_at), frame.m),
+            html`<a href="${eventPath(m.message_id)}"><code>${m.kind}</code></a>`,
+            idCode(m.subject_id),
+            m.url,
+            statusPill(frame.w, 'message', m.status),
+            m.attempts,
+          ],
+        })),
+      )
 }
 ${page.nextCursor ? html`<p><a href="${EVENTS_PATH}?${next.toString()}" id="next">${frame.w.payments.next}</a></p>` : ''}`,
     );
@@ -102,12 +124,8 @@ ${page.nextCursor ? html`<p><a href="${EVENTS_PATH}?${next.toString()}" id="next
         await resendMessage(request.ctx, request.params.id, { receiverId: merchant.receiverId, noun: 'Event' });
       } catch (error) {
         if (!(error instanceof DomainError) || (error.kind !== 'state' && error.kind !== 'conflict')) throw error;
-        return showEvent(
-          request,
-          reply,
-          409,
-          html`<p class="error" role="status" id="notice">${frameOf(request, reply, '').w.payments.refused} ${error.message}</p>`,
-        );
+        const { w } = frameOf(request, reply, '');
+        return showEvent(request, reply, 409, html`<p class="error" role="alert" id="notice">${w.payments.refused} ${refusalText(w, error.kind, {})}</p>`);
       }
       return reply.redirect(`${backPath(request.body?.back, eventPath(request.params.id))}?done=resend`, 303);
     },

@@ -3,9 +3,12 @@
 import type { FastifyInstance } from 'fastify';
 import { accountOverview, type AccountOverview } from '../../app/account-overview.js';
 import type { CurrencyTotals, DayTotal } from '../../domain/payment-totals.js';
-import { formatInstant, formatMoney } from '../../render/format.js';
+import { findBank } from '../../domain/banks.js';
+import { formatMoney } from '../../render/format.js';
 import { type Html, html } from '../../render/html.js';
 import { barChart } from './chart.js';
+import { when } from './dates.js';
+import { idCode } from './ids.js';
 import { type DashboardFrame, frameOf, sendPage, sessionOf } from './layout.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
 
@@ -39,7 +42,7 @@ function attentionSection(frame: DashboardFrame, overview: AccountOverview): Htm
     overview.exhausted.length > 0
       ? html`<h3>${w.home.exhausted}</h3><ul class="exhausted">${overview.exhausted.map(
           (message) =>
-            html`<li><a href="${DASHBOARD_PATH}/events/${message.message_id}">${message.kind} · ${message.subject_id}</a> <time>${formatInstant(new Date(message.updated_at), m)}</time></li>`,
+            html`<li><a href="${DASHBOARD_PATH}/events/${message.message_id}"><code>${message.kind}</code></a> · ${idCode(message.subject_id)} · ${when(new Date(message.updated_at), m)}</li>`,
         )}</ul>`
       : ''
   }
@@ -47,7 +50,7 @@ ${
   overview.uncertain.length > 0
     ? html`<h3>${w.home.uncertain}</h3><ul class="uncertain">${overview.uncertain.map(
         (attempt) =>
-          html`<li><a href="${DASHBOARD_PATH}/payments/${attempt.paymentId}">${attempt.paymentId}</a> · ${attempt.bankId} <time>${formatInstant(attempt.updatedAt, m)}</time></li>`,
+          html`<li>${idCode(attempt.paymentId, `${DASHBOARD_PATH}/payments/${attempt.paymentId}`)} · ${findBank(attempt.bankId, true)?.name ?? attempt.bankId} · ${when(attempt.updatedAt, m)}</li>`,
       )}</ul>`
     : ''
 }`;

@@ -3,6 +3,7 @@
 // no-script CSP), a session checked before every page but sign-in's (and, while the user's password
 // is a generated one, only its replacement let through), and a page saying what happened for every
 // fault. Out of the OpenAPI document.
+import { forAccount } from '../../app/context.js';
 import fs from 'node:fs';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { audit } from '../../app/audit.js';
@@ -22,6 +23,7 @@ import { homeRoutes } from './home.js';
 import { frameOf, rememberSession, sendPage, sessionIf, STYLESHEET_PATH } from './layout.js';
 import { operationRoutes } from './operations.js';
 import { paymentRoutes } from './payments.js';
+import { wasRefused } from './refusals.js';
 import { secureCookies } from '../cookies.js';
 import { CSRF_COOKIE, DASHBOARD_PATH, sessionToken } from './session-cookie.js';
 import { PASSWORD_PATH, SETTINGS_PATH, settingsRoutes } from './settings.js';
@@ -56,6 +58,8 @@ async function requireSession(request: FastifyRequest, reply: FastifyReply): Pro
   // A form posted without a live session (after signing out, or once it ended) changes nothing.
   if (!session) return reply.redirect(SIGN_IN_PATH, 303);
   rememberSession(request, session);
+  // The account's pages show its records on its clock.
+  request.ctx = forAccount(request.ctx, session.merchant.receiverId);
   if (session.passwordChangeDue && !PASSWORD_CHANGE_ROUTES.has(`${request.method} ${request.routeOptions.url}`)) return reply.redirect(SETTINGS_PATH, 303);
   const action = request.routeOptions.config.dashboardAction;
   if (action !== undefined && !mayAct(session.role, action)) {
@@ -83,7 +87,7 @@ function auditAction(request: FastifyRequest, reply: FastifyReply, done: HookHan
       receiverId,
       action,
       target: auditTarget(request),
-      outcome: outcomeOf(reply.statusCode),
+      outcome: wasRefused(request) ? 'refused' : outcomeOf(reply.statusCode),
       address: request.ip,
     });
   }
@@ -106,8 +110,9 @@ function faultPages(app: FastifyInstance): void {
     const fault = pageFaultOf(error);
     if (fault.kind === 'not-found') return page(fault.status, w.notFoundTitle, w.notFound);
     if (fault.kind === 'form') return page(fault.status, w.formTitle, w.formInvalid);
+    // The fields' names only: their messages are the API's, in English.
     if (fault.kind === 'bad-request') {
-      const fields = error instanceof DomainError ? error.fields.map((f) => ` ${f.field}: ${f.message}`).join('') : '';
+      const fields = error instanceof DomainError && error.fields.length > 0 ? ` (${error.fields.map((f) => f.field).join(', ')})` : '';
       return page(fault.status, w.errorTitle, `${w.badRequest}${fields}`);
     }
     request.log.error({ err: error }, 'dashboard page failed');

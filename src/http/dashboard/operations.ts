@@ -8,40 +8,57 @@ import { getOperationHistory, type OperationHistory } from '../../app/operation-
 import { type ListedOperation, listOperationsPage } from '../../app/operation-list.js';
 import { findBank } from '../../domain/banks.js';
 import { descriptorAmount } from '../../domain/operation.js';
-import { formatInstant, formatMoney } from '../../render/format.js';
+import { formatMoney } from '../../render/format.js';
 import { type Html, html } from '../../render/html.js';
+import { when } from './dates.js';
+import { idCode } from './ids.js';
 import { type DashboardFrame, frameOf, sendPage, sessionOf } from './layout.js';
-import { fieldValue, messageBlock } from './payment-page.js';
+import { fieldRow, fieldValue, messageBlock } from './payment-page.js';
+import { statusPill } from './statuses.js';
+import { dataTable } from './table.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
 
 const OPERATIONS_PATH = `${DASHBOARD_PATH}/operations`;
 const detailPath = (operationId: string) => `${OPERATIONS_PATH}/${operationId}`;
 const PAGE_SIZE = 50;
 
-function row(frame: DashboardFrame, { operation, content, result }: ListedOperation): Html {
-  const { m, w } = frame;
-  const money = content && descriptorAmount(content.params);
-  const target = content && [content.params.target_account_name, content.params.target_account_number].filter(Boolean).join(' · ');
-  return html`<tr data-operation-id="${operation.operationId}"><td><a href="${detailPath(operation.operationId)}"><code>${operation.operationId}</code></a></td>
-<td>${findBank(operation.bank, true)?.name ?? operation.bank}</td>
-<td class="number amount">${content ? (money ? formatMoney(money.amount, money.currency, m) : '—') : w.operations.unreadable}</td>
-<td class="target">${content ? target || '—' : w.operations.unreadable}</td>
-<td class="result">${result.result} (${operation.state})</td>
-<td>${formatInstant(operation.createdAt, m)}</td><td>${formatInstant(operation.expiresAt, m)}</td></tr>`;
-}
-
 function table(frame: DashboardFrame, operations: readonly ListedOperation[]): Html {
   const { m, w } = frame;
   const o = w.operations;
   if (operations.length === 0) return html`<p class="none">${o.none}</p>`;
-  return html`<table class="operations"><thead><tr><th>ID</th><th>${o.bank}</th><th class="number">${m.amount}</th><th>${m.operation.target}</th><th>${o.result}</th><th>${w.payments.created}</th><th>${o.expires}</th></tr></thead><tbody>
-${operations.map((operation) => row(frame, operation))}
-</tbody></table>`;
+  return dataTable(
+    'operations',
+    [
+      { label: 'ID' },
+      { label: o.bank },
+      { label: m.amount, className: 'number' },
+      { label: m.operation.target },
+      { label: o.result },
+      { label: w.payments.created },
+      { label: o.expires },
+    ],
+    operations.map(({ operation, content, result }) => {
+      const money = content && descriptorAmount(content.params);
+      const target = content && [content.params.target_account_name, content.params.target_account_number].filter(Boolean).join(' · ');
+      return {
+        attributes: html`data-operation-id="${operation.operationId}"`,
+        cells: [
+          idCode(operation.operationId, detailPath(operation.operationId)),
+          findBank(operation.bank, true)?.name ?? operation.bank,
+          html`<span class="amount">${content ? (money ? formatMoney(money.amount, money.currency, m) : '—') : o.unreadable}</span>`,
+          html`<span class="target">${content ? target || '—' : o.unreadable}</span>`,
+          html`<span class="result" title="${operation.state}">${statusPill(w, 'operation', result.result)}</span>`,
+          when(operation.createdAt, m),
+          when(operation.expiresAt, m),
+        ],
+      };
+    }),
+  );
 }
 
 function descriptorSection(frame: DashboardFrame, descriptor: NonNullable<OperationHistory['descriptor']>): Html {
   const { params, ...rest } = descriptor;
-  return html`<dl class="descriptor">${Object.entries(rest).map(([name, value]) => html`<dt>${name}</dt><dd data-field="${name}">${fieldValue(value)}</dd>`)}
+  return html`<dl class="descriptor">${Object.entries(rest).map(([name, value]) => fieldRow(name, value))}
 ${Object.entries(params).map(([name, value]) => html`<dt>params.${name}</dt><dd data-param="${name}">${fieldValue(value)}</dd>`)}</dl>`;
 }
 
@@ -50,10 +67,10 @@ function operationPage(frame: DashboardFrame, history: OperationHistory, develop
   const { events, ...fields } = history.result;
   const path = detailPath(history.result.operationId);
   return html`${notice ? html`<p class="notice" role="status" id="notice">${notice}</p>` : ''}
-<p class="amount"><span class="status" id="result">${history.result.result}</span> ${history.result.exitTitle}</p>
-<dl class="fields">${Object.entries(fields).map(([name, value]) => html`<dt>${name}</dt><dd data-field="${name}">${fieldValue(value)}</dd>`)}</dl>
+<p class="amount"><span id="result">${statusPill(w, 'operation', history.result.result)}</span></p>
+<dl class="fields">${Object.entries(fields).map(([name, value]) => fieldRow(name, value))}</dl>
 <h2>${w.operations.events}</h2>
-<ol class="timeline">${events.map((e) => html`<li class="${e.type}"><time>${formatInstant(new Date(e.timestamp), m)}</time>${e.name}</li>`)}</ol>
+<ol class="timeline">${events.map((e) => html`<li class="${e.type}">${when(new Date(e.timestamp), m)}<code>${e.name}</code></li>`)}</ol>
 <h2>${w.payments.messages}</h2>
 ${history.messages.length === 0 ? html`<p class="none">${w.operations.noMessages}</p>` : history.messages.map(({ message, attempts }) => messageBlock(frame, message, attempts, path))}
 ${developer ? html`<h2>${w.operations.descriptor}</h2>${history.descriptor ? descriptorSection(frame, history.descriptor) : html`<p class="none">${w.operations.descriptorGone}</p>`}` : ''}`;

@@ -8,14 +8,18 @@ import { fundsDelivered } from '../../domain/refund.js';
 import { payerBlock } from '../../domain/payment-attempt.js';
 import { DEMO_BANK_ID, findBank } from '../../domain/banks.js';
 import type { PaymentHistory } from '../../app/payment-history.js';
-import { formatInstant, formatMoney } from '../../render/format.js';
+import { formatMoney } from '../../render/format.js';
 import { type Html, html } from '../../render/html.js';
 import type { MessageAttemptRow, MessageRow } from '../../store/schema.js';
 import { csrfField } from '../payer/pages.js';
 import { paymentResource } from '../payment-resource.js';
 import type { AuditAction } from '../../domain/audit.js';
 import type { DashboardAction } from '../../domain/dashboard-roles.js';
+import { when } from './dates.js';
+import { idCode } from './ids.js';
 import { type DashboardFrame, may } from './layout.js';
+import { paymentPill, statusPill } from './statuses.js';
+import { dataTable } from './table.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
 
 export const PAYMENTS_PATH = `${DASHBOARD_PATH}/payments`;
@@ -66,6 +70,9 @@ export function allowedActions(history: PaymentHistory, merchant: Merchant, sand
   return actions;
 }
 
+/** The actions that destroy or give money back: a red button that opens a confirmation page first (confirm.ts). */
+export const CONFIRMED_ACTIONS: readonly PaymentAction[] = ['refund', 'delete'];
+
 interface TimelineEntry {
   at: Date;
   text: string;
@@ -76,7 +83,10 @@ function timeline(frame: DashboardFrame, history: PaymentHistory, now: Date): Ti
   const { payment } = history;
   const entries: TimelineEntry[] = [{ at: payment.createdAt, text: w.timeline.created }];
   for (const attempt of history.attempts)
-    entries.push({ at: attempt.startedAt, text: w.timeline.attempt(findBank(attempt.bankId, true)?.name ?? attempt.bankId, attempt.state) });
+    entries.push({
+      at: attempt.startedAt,
+      text: w.timeline.attempt(findBank(attempt.bankId, true)?.name ?? attempt.bankId, w.statuses.transfer[attempt.state] ?? attempt.state),
+    });
   if (payment.conciliationAt) entries.push({ at: payment.conciliationAt, text: w.timeline.conciliated });
   for (const refund of history.refunds) entries.push({ at: refund.createdAt, text: w.timeline.refund(formatMoney(refund.amount, payment.currency, m)) });
   if (payment.confirmedAt) entries.push({ at: payment.confirmedAt, text: w.timeline.confirmed });
@@ -85,47 +95,77 @@ function timeline(frame: DashboardFrame, history: PaymentHistory, now: Date): Ti
   return entries.sort((a, b) => a.at.getTime() - b.at.getTime());
 }
 
+/** The API fields that hold an id: shown as ids, with a copy button. */
+const ID_FIELDS = new Set(['payment_id', 'receiver_id', 'subscription_id', 'operation_id', 'transaction_id']);
+
 export const fieldValue = (value: unknown) =>
   value === null || value === undefined || value === '' ? '—' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+
+/** A field of an API resource as the page lists it: its name as the API spells it, its value, ids as ids. */
+export const fieldRow = (name: string, value: unknown, attribute = 'data-field'): Html =>
+  html`<dt>${name}</dt><dd ${attribute}="${name}">${ID_FIELDS.has(name) && typeof value === 'string' && value !== '' ? idCode(value) : fieldValue(value)}</dd>`;
 
 function attemptTable(frame: DashboardFrame, attempts: readonly MessageAttemptRow[]): Html {
   const e = frame.w.events;
   if (attempts.length === 0) return html``;
-  return html`<table class="attempts"><thead><tr><th>${e.number}</th><th>${e.started}</th><th>${e.outcome}</th><th>${e.code}</th><th>${e.detail}</th></tr></thead><tbody>
-${attempts.map(
-  (a) =>
-    html`<tr class="attempt"><td>${a.number}</td><td>${formatInstant(new Date(a.started_at), frame.m)}</td><td class="outcome">${a.outcome}</td><td>${a.status_code ?? ''}</td><td>${a.error ?? a.response_excerpt ?? ''}</td></tr>`,
-)}
-</tbody></table>`;
+  return dataTable(
+    'attempts',
+    [{ label: e.number, className: 'number' }, { label: e.started }, { label: e.outcome }, { label: e.code, className: 'number' }, { label: e.detail }],
+    attempts.map((a) => ({
+      attributes: html`class="attempt"`,
+      cells: [
+        a.number,
+        when(new Date(a.started_at), frame.m),
+        html`<span class="outcome">${statusPill(frame.w, 'attempt', a.outcome)}</span>`,
+        a.status_code ?? '',
+        a.error ?? a.response_excerpt ?? '',
+      ],
+    })),
+  );
 }
 
 /** A message and its attempts, with its resend form; `back` is where the resend returns to. */
 export function messageBlock(frame: DashboardFrame, message: MessageRow, attempts: readonly MessageAttemptRow[], back: string): Html {
   const e = frame.w.events;
   return html`<div class="message" data-message-id="${message.message_id}">
-<p><a href="${eventPath(message.message_id)}">${message.kind}</a> → <span class="destination">${message.url}</span> · <span class="status">${message.status}</span> · ${e.attempts}: ${message.attempts}</p>
+<p><a href="${eventPath(message.message_id)}"><code>${message.kind}</code></a> → <span class="destination">${message.url}</span> · ${statusPill(frame.w, 'message', message.status)} · ${e.attempts}: ${message.attempts}</p>
 ${attemptTable(frame, attempts)}
 ${message.status === 'cancelled' || !may(frame, 'message.resend') ? '' : html`<form method="post" action="${eventPath(message.message_id)}/resend">${csrfField(frame.csrf)}<input type="hidden" name="back" value="${back}"><button class="secondary resend">${e.resend}</button></form>`}
 </div>`;
 }
 
-function actionForms(frame: DashboardFrame, paymentId: string, actions: readonly PaymentAction[]): Html {
+export interface ActionView {
+  actions: readonly PaymentAction[];
+  /** The refund amount to show again after a refusal. */
+  refundAmount?: string;
+  /** A refused field, marked on its input. */
+  invalidField?: string;
+}
+
+function actionForms(frame: DashboardFrame, paymentId: string, view: ActionView): Html {
   const p = frame.w.payments;
+  const { actions } = view;
   if (actions.length === 0) return html`<p class="none">${p.noActions}</p>`;
-  const action = (name: PaymentAction, label: string, extra: Html | string = '') =>
+  const path = paymentPath(paymentId);
+  const post = (name: PaymentAction, label: string) =>
     actions.includes(name)
-      ? html`<form method="post" action="${paymentPath(paymentId)}/${name}">${csrfField(frame.csrf)}${extra}<button id="${name}"${name === 'delete' || name.startsWith('demobank') ? html` class="secondary"` : ''}>${label}</button></form>`
+      ? html`<form method="post" action="${path}/${name}">${csrfField(frame.csrf)}<button id="${name}"${name.startsWith('demobank') ? html` class="secondary"` : ''}>${label}</button></form>`
       : '';
+  const invalid = view.invalidField === 'amount';
   return html`<div class="actions">
-${action('refund', p.refund, html`<label for="refund-amount">${p.refundAmount}</label><input type="text" inputmode="decimal" id="refund-amount" name="amount">`)}
-${action('confirm', p.confirm)}
-${action('mark-paid', p.markPaid)}
-${action('delete', p.delete)}
-${action('demobank-pay', p.demoPay)}
-${action('demobank-pay-fail', p.demoPayFail)}
-${action('demobank-pay-uncertain', p.demoPayUncertain)}
-${action('demobank-confirm', p.demoConfirm)}
-${action('demobank-fail', p.demoFail)}
+${
+  actions.includes('refund')
+    ? html`<form method="get" action="${path}/refund"><label for="refund-amount">${p.refundAmount}</label><input type="text" inputmode="decimal" id="refund-amount" name="amount" value="${view.refundAmount ?? ''}"${invalid ? html` aria-invalid="true" aria-describedby="notice"` : ''}><button class="danger" id="refund">${p.refund}…</button></form>`
+    : ''
+}
+${post('confirm', p.confirm)}
+${post('mark-paid', p.markPaid)}
+${actions.includes('delete') ? html`<a class="button danger" href="${path}/delete" id="delete">${p.delete}…</a>` : ''}
+${post('demobank-pay', p.demoPay)}
+${post('demobank-pay-fail', p.demoPayFail)}
+${post('demobank-pay-uncertain', p.demoPayUncertain)}
+${post('demobank-confirm', p.demoConfirm)}
+${post('demobank-fail', p.demoFail)}
 </div>`;
 }
 
@@ -133,20 +173,21 @@ export function paymentPage(
   frame: DashboardFrame,
   history: PaymentHistory,
   merchant: Merchant,
-  view: { baseUrl: string; now: Date; actions: PaymentAction[]; notice?: Html },
+  view: ActionView & { baseUrl: string; now: Date; notice?: Html },
 ): Html {
   const { w, m } = frame;
   const { payment } = history;
   const fields = Object.entries(paymentResource(view.baseUrl, payment, merchant));
   const path = paymentPath(payment.paymentId);
   return html`${view.notice ?? ''}
-<p class="amount">${formatMoney(payment.amount, payment.currency, m)} <span class="status" id="status">${payment.status} / ${payment.statusDetail}</span></p>
+<p class="amount">${formatMoney(payment.amount, payment.currency, m)} <span id="status">${paymentPill(w, payment)}</span></p>
+<p class="payment-id">${idCode(payment.paymentId)}</p>
 <h2>${w.payments.actions}</h2>
-${actionForms(frame, payment.paymentId, view.actions)}
+${actionForms(frame, payment.paymentId, view)}
 <h2>${w.payments.timeline}</h2>
-<ol class="timeline">${timeline(frame, history, view.now).map((entry) => html`<li><time>${formatInstant(entry.at, m)}</time>${entry.text}</li>`)}</ol>
+<ol class="timeline">${timeline(frame, history, view.now).map((entry) => html`<li>${when(entry.at, m)}${entry.text}</li>`)}</ol>
 <h2>${w.payments.messages}</h2>
 ${history.messages.length === 0 ? html`<p class="none">${w.payments.noMessages}</p>` : history.messages.map(({ message, attempts }) => messageBlock(frame, message, attempts, path))}
 <h2>${w.payments.fields}</h2>
-<dl class="fields">${fields.map(([name, value]) => html`<dt>${name}</dt><dd data-field="${name}">${fieldValue(value)}</dd>`)}</dl>`;
+<dl class="fields">${fields.map(([name, value]) => fieldRow(name, value))}</dl>`;
 }

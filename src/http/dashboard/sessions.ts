@@ -3,13 +3,12 @@
 // given again (app/dashboard-sessions.ts). Every role has it; ending is audited as session.end.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { endOwnSessions, ownSessions } from '../../app/dashboard-sessions.js';
-import { formatInstant } from '../../render/format.js';
+import { formatShortInstant } from '../../render/format.js';
 import { type Html, html } from '../../render/html.js';
 import { csrfField } from '../payer/pages.js';
-import { frameOf, sendPage, sessionOf } from './layout.js';
-import { DASHBOARD_PATH } from './session-cookie.js';
-
-export const SESSIONS_PATH = `${DASHBOARD_PATH}/sessions`;
+import { when } from './dates.js';
+import { frameOf, sendPage, sessionOf, SESSIONS_PATH } from './layout.js';
+import { dataTable } from './table.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -17,17 +16,23 @@ async function showSessions(request: FastifyRequest, reply: FastifyReply, status
   const frame = frameOf(request, reply, SESSIONS_PATH);
   const w = frame.w.sessions;
   const sessions = await ownSessions(request.ctx, sessionOf(request));
-  const when = (ms: number) => formatInstant(new Date(ms), frame.m);
-  const rows = sessions.map(
-    (s) =>
-      html`<tr data-session="${s.id}"${s.current ? html` class="current"` : ''}><td>${when(s.createdAt)}</td><td>${when(s.lastSeenAt)}</td><td>${s.address ?? w.unknown}</td><td>${s.userAgent ?? w.unknown}</td><td>${s.current ? w.current : s.halfway ? w.halfway : ''}</td></tr>`,
-  );
+  const at = (ms: number) => formatShortInstant(new Date(ms), frame.m);
+  const rows = sessions.map((s) => ({
+    attributes: html`data-session="${s.id}"${s.current ? html` class="current"` : ''}`,
+    cells: [
+      when(new Date(s.createdAt), frame.m),
+      when(new Date(s.lastSeenAt), frame.m),
+      s.address ?? w.unknown,
+      s.userAgent ?? w.unknown,
+      s.current ? w.current : s.halfway ? w.halfway : '',
+    ],
+  }));
   const others = sessions.filter((s) => !s.current);
   const form =
     others.length === 0
       ? ''
       : html`<form method="post" action="${SESSIONS_PATH}/end" class="settings">${csrfField(frame.csrf)}
-<label for="session">${w.end}</label><select id="session" name="session"><option value="others">${w.endOthers}</option>${others.map((s) => html`<option value="${s.id}">${when(s.createdAt)} · ${s.address ?? w.unknown} · ${s.userAgent ?? w.unknown}</option>`)}</select>
+<label for="session">${w.end}</label><select id="session" name="session"><option value="others">${w.endOthers}</option>${others.map((s) => html`<option value="${s.id}">${at(s.createdAt)} · ${s.address ?? w.unknown} · ${s.userAgent ?? w.unknown}</option>`)}</select>
 <label for="password">${w.password}</label><input type="password" id="password" name="password" required autocomplete="current-password">
 <button class="secondary" id="end-sessions">${w.end}</button></form>`;
   return sendPage(
@@ -36,7 +41,7 @@ async function showSessions(request: FastifyRequest, reply: FastifyReply, status
     status,
     w.title,
     html`${notice ?? ''}<p>${w.intro}</p>
-<table class="sessions"><thead><tr><th>${w.created}</th><th>${w.lastSeen}</th><th>${w.address}</th><th>${w.browser}</th><th></th></tr></thead><tbody>${rows}</tbody></table>
+${dataTable('sessions', [{ label: w.created }, { label: w.lastSeen }, { label: w.address }, { label: w.browser }, { label: w.which }], rows)}
 ${form}`,
   );
 }

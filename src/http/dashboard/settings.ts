@@ -11,9 +11,8 @@ import { DomainError, type FieldError, fieldError } from '../../domain/errors.js
 import { type Merchant, NOTIFY_API_VERSIONS } from '../../domain/merchant.js';
 import { type Html, html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
-import { type DashboardFrame, frameOf, may, sendPage, sessionOf } from './layout.js';
+import { type DashboardFrame, frameOf, may, sendPage, sessionOf, SESSIONS_PATH } from './layout.js';
 import { DASHBOARD_PATH, setSessionCookie } from './session-cookie.js';
-import { SESSIONS_PATH } from './sessions.js';
 import { originOf } from './sign-in.js';
 
 export const SETTINGS_PATH = `${DASHBOARD_PATH}/settings`;
@@ -36,9 +35,9 @@ function credentialsSection(frame: DashboardFrame, merchant: Merchant, view: Set
   const hidden = html`<span class="hidden">${s.hidden}</span>`;
   return html`<h2>${s.credentials}</h2>
 ${view.rotated ? html`<p class="notice" role="status">${s.rotated}</p>` : ''}
-<dl><dt>${s.receiverId}</dt><dd class="secret" id="receiver-id">${merchant.receiverId}</dd>
-<dt>${s.apiKey}</dt><dd class="secret" id="api-key">${shown ? (shown.apiKey ?? s.keyUnknown) : hidden}</dd>
-<dt>${s.secret}</dt><dd class="secret" id="secret">${shown ? shown.secret : hidden}</dd></dl>
+<dl><dt>${s.receiverId}</dt><dd class="secret" data-copy="${merchant.receiverId}" id="receiver-id">${merchant.receiverId}</dd>
+<dt>${s.apiKey}</dt>${shown?.apiKey ? html`<dd class="secret" data-copy="${shown.apiKey}" id="api-key">${shown.apiKey}</dd>` : html`<dd class="secret" id="api-key">${shown ? s.keyUnknown : hidden}</dd>`}
+<dt>${s.secret}</dt>${shown ? html`<dd class="secret" data-copy="${shown.secret}" id="secret">${shown.secret}</dd>` : html`<dd class="secret" id="secret">${hidden}</dd>`}</dl>
 ${shown || !may(frame, 'credentials.reveal') ? '' : html`<form method="post" action="${SETTINGS_PATH}/reveal">${csrfField(frame.csrf)}<button class="secondary" id="reveal">${s.reveal}</button></form>`}
 ${may(frame, 'credentials.rotate') ? [rotateForm(frame, 'rotate-key', 'rotate', s.rotate), rotateForm(frame, 'rotate-secret', 'rotate-secret', s.rotateSecret)] : ''}`;
 }
@@ -71,19 +70,16 @@ function accountForm(frame: DashboardFrame, merchant: Merchant, redirectUris: st
     rendition_url: merchant.renditionUrl ?? '',
     redirect_uris: redirectUris.join('\n'),
   };
-  const errorOf = (field: string) =>
-    errorLine(
-      view.errors
-        ?.filter((e) => e.field === field)
-        .map((e) => e.message)
-        .join('; ') || undefined,
-    );
-  const fields = html`<label for="notify_url">${s.notifyUrl}</label><input type="text" id="notify_url" name="notify_url" value="${values.notify_url ?? ''}">${errorOf('notify_url')}
-<label for="notify_api_version">${s.notifyApiVersion}</label><select id="notify_api_version" name="notify_api_version">${NOTIFY_API_VERSIONS.map(
+  // Each bad field says so beside itself, in the page's words (the use case's messages are the API's, in English).
+  const bad = new Set(view.errors?.map((e) => e.field));
+  const errorOf = (field: string) => (bad.has(field) ? html`<p class="error" id="${field}-error">${s.fieldErrors[field]}</p>` : '');
+  const invalid = (field: string) => (bad.has(field) ? html` aria-invalid="true" aria-describedby="${field}-error"` : '');
+  const fields = html`<label for="notify_url">${s.notifyUrl}</label><input type="text" id="notify_url" name="notify_url" value="${values.notify_url ?? ''}"${invalid('notify_url')}>${errorOf('notify_url')}
+<label for="notify_api_version">${s.notifyApiVersion}</label><select id="notify_api_version" name="notify_api_version"${invalid('notify_api_version')}>${NOTIFY_API_VERSIONS.map(
     (v) => html`<option value="${v}"${values.notify_api_version === v ? html` selected` : ''}>${v}</option>`,
   )}</select>${errorOf('notify_api_version')}
-<label for="rendition_url">${s.renditionUrl}</label><input type="text" id="rendition_url" name="rendition_url" value="${values.rendition_url ?? ''}">${errorOf('rendition_url')}
-<label for="redirect_uris">${s.redirectUris}</label><textarea id="redirect_uris" name="redirect_uris" rows="4">${values.redirect_uris ?? ''}</textarea>${errorOf('redirect_uri')}`;
+<label for="rendition_url">${s.renditionUrl}</label><input type="text" id="rendition_url" name="rendition_url" value="${values.rendition_url ?? ''}"${invalid('rendition_url')}>${errorOf('rendition_url')}
+<label for="redirect_uris">${s.redirectUris}</label><textarea id="redirect_uris" name="redirect_uris" rows="4"${invalid('redirect_uri')}>${values.redirect_uris ?? ''}</textarea>${errorOf('redirect_uri')}`;
   // A role that may not change them reads them in a form that cannot be sent.
   if (!may(frame, 'settings.update'))
     return html`<h2>${s.account}</h2>

@@ -11,7 +11,7 @@ import { oauthSandboxRoutes } from './sandbox.js';
 import { tokenRoutes } from './token.js';
 
 export async function oauthApi(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
-  const keys = new KeyRing(ctx.db, ctx.secrets, ctx.clock, ctx.feed);
+  const keys = new KeyRing(ctx.db, ctx.secrets, ctx.clocks, ctx.feed);
   await app.register(tokenRoutes, { keys });
   await app.register(discoveryRoutes, { keys });
   await app.register(authorizationPages, { secure: secureCookies(ctx.config) });

@@ -8,6 +8,7 @@ import type { DescriptorContent } from '../../domain/operation-descriptor.js';
 import { formatMoney } from '../../render/format.js';
 import { type Html, html } from '../../render/html.js';
 import type { Messages } from '../../render/words.js';
+import { atDemoBank, demoBankTestValues } from '../demobank-test-values.js';
 import { bankLoginForm, bankNotice, challengeForm, errorLine, type FormErrors } from '../payer/pages.js';
 
 export const OPERATION_PAGES_PATH = '/operation';
@@ -63,7 +64,8 @@ export function operationLoginPage(view: OperationView, bank: Bank, csrf: string
   return html`${bankNotice(bank.message)}
 <p>${m.operation.intro(view.merchant.name)}</p>
 ${transferSummary(view)}
-${bankLoginForm(m, `${operationPath(view.operation)}/login?bank=${encodeURIComponent(bank.bankId)}`, csrf, values, errors)}`;
+${bankLoginForm(m, `${operationPath(view.operation)}/login?bank=${encodeURIComponent(bank.bankId)}`, csrf, values, errors)}
+${atDemoBank(bank.bankId, view.merchant) ? demoBankTestValues(m, 'operation-login') : ''}`;
 }
 
 export function operationAuthorizePage(view: OperationView, challenge: readonly string[], csrf: string, errors: FormErrors): Html {
@@ -71,7 +73,8 @@ export function operationAuthorizePage(view: OperationView, challenge: readonly 
   return html`<p>${m.operation.transferSummary(amountOf(view), view.terms.accountNumber)}</p>
 ${transferSummary(view)}
 <p>${m.payer}: ${view.operation.payerIdentifier}</p>
-${challengeForm(m, `${operationPath(view.operation)}/authorize`, csrf, challenge, errors, { id: 'authorize', label: m.authorize })}`;
+${challengeForm(m, `${operationPath(view.operation)}/authorize`, csrf, challenge, errors, { id: 'authorize', label: m.authorize })}
+${view.operation.bankId && atDemoBank(view.operation.bankId, view.merchant) ? demoBankTestValues(m, 'operation-authorize') : ''}`;
 }
 
 /** Where an operation stands as the SDK would report it, with the bank's words when it failed. */

@@ -55,7 +55,7 @@ async function runnable(
     if (kindOf(error) === 'forbidden') return sendPage(reply, frame, 422, m.operation.cannotRunTitle, noticeContent(m.operation.cannotRun));
     if (kindOf(error) !== 'state') throw error;
     const { operation } = await openOperation(request.ctx, ref);
-    const now = request.ctx.clock.now();
+    const now = request.ctx.clocks.of(operation.receiverId).now();
     const block = operationBlock(operation, now);
     if (block === 'ran') return sendOutcome(reply, frame, 409, operation, now, status === 200 ? m.operation.ran : undefined);
     return sendOutcome(reply, frame, status !== 200 ? status : block === 'expired' ? 410 : 409, operation, now);

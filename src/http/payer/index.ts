@@ -4,11 +4,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import { cycleApiRoutes } from '../operator/index.js';
+import { pageAccount } from '../page-account.js';
 import { payerPageScope } from './page-scope.js';
 import { payerRoutes } from './routes.js';
 
 async function payerPages(app: FastifyInstance, { config }: { config: Config }): Promise<void> {
   await payerPageScope(app, { config, path: '/payment', words: (m) => m });
+  app.addHook(
+    'preHandler',
+    pageAccount((request) => (request.routeOptions.url?.startsWith('/payment/bank/') ? 'attempt' : 'payment')),
+  );
   payerRoutes(app);
 }
 

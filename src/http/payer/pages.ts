@@ -158,9 +158,9 @@ ${errorLine(errors.form)}
 ${errorLine(errors.coordinates)}
 ${challenge.map(
   (label, i) =>
-    html`<label for="c${i + 1}">${m.coordinate(label)}</label><input class="coordinate" type="text" id="c${i + 1}" name="c${i + 1}" required maxlength="2" inputmode="numeric" autocomplete="off">`,
+    html`<div class="coordinate-field"><label for="c${i + 1}">${m.coordinate(label)}</label><input class="coordinate" type="text" id="c${i + 1}" name="c${i + 1}" required maxlength="2" inputmode="numeric" autocomplete="off"></div>`,
 )}
-<button id="${submit.id}">${submit.label}</button>
+<div><button id="${submit.id}">${submit.label}</button></div>
 </form>`;
 }
 

@@ -2,6 +2,7 @@
 // API key in x-api-key, or a bearer token in Authorization (never both: the contract forbids it).
 // It runs before the body is read, so an unauthenticated request costs almost nothing.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { forAccount } from '../../app/context.js';
 import { DomainError, fieldError } from '../../domain/errors.js';
 import { UUID_PATTERN } from '../../domain/ids.js';
 import type { Merchant } from '../../domain/merchant.js';
@@ -70,8 +71,14 @@ export async function resolveMerchant(request: FastifyRequest, reply: FastifyRep
   return merchantOf(request, reply, credentialOf(request, reply));
 }
 
+/** The request acts for this account from here on: its use cases date the account's records on the account's clock. */
+export function actFor(request: FastifyRequest, merchant: Merchant): void {
+  request.merchant = merchant;
+  request.ctx = forAccount(request.ctx, merchant.receiverId);
+}
+
 export async function requireMerchant(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  request.merchant = await resolveMerchant(request, reply);
+  actFor(request, await resolveMerchant(request, reply));
 }
 
 /**
@@ -89,11 +96,11 @@ export function authenticate(request: FastifyRequest, reply: FastifyReply, done:
   const cached =
     'apiKey' in credential ? request.ctx.merchants.cachedByApiKey(credential.apiKey) : credential.bearer && request.ctx.bearer?.cached(credential.bearer);
   if (cached) {
-    request.merchant = cached;
+    actFor(request, cached);
     return done();
   }
   merchantOf(request, reply, credential).then((merchant) => {
-    request.merchant = merchant;
+    actFor(request, merchant);
     done();
   }, done);
 }

@@ -1,16 +1,19 @@
-// The developer clock over HTTP: GET reads it, POST moves it forward ({"advance": "3h"} or
-// {"to": "<ISO 8601>"}), POST /sandbox/clock/reset brings it back to real time. In the sandbox's
-// developer scope (index.ts): the clock is shared by the whole installation.
+// An account's developer clock over HTTP, with the account's credentials: GET reads it, POST moves
+// it forward ({"advance": "3h"} or {"to": "<ISO 8601>"}), POST /sandbox/clock/reset returns the
+// account to the installation's clock, its records' dates brought back with it. In the sandbox's
+// developer scope (index.ts): only the account's own records follow its clock.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { moveClock, resetClock } from '../../app/developer-clock.js';
+import { accountClock, moveAccountClock, resetAccountClock } from '../../app/developer-clock.js';
 import { parseDateTime } from '../../domain/dates.js';
 import { fieldError, validationError } from '../../domain/errors.js';
 import { CLOCK_MOVE_EXAMPLE } from '../request-examples.js';
 
 const Now = Type.Object({
-  now: Type.String({ format: 'date-time', description: 'The developer clock, ISO 8601' }),
-  offset_ms: Type.Integer({ description: 'How far the developer clock is ahead of real time, in milliseconds (0: real time)' }),
+  now: Type.String({ format: 'date-time', description: "The account's clock, ISO 8601" }),
+  offset_ms: Type.Integer({ description: "How far the account's clock is ahead of real time, in milliseconds (0: real time)" }),
+  own: Type.Boolean({ description: "Whether the account runs on a clock of its own (moved), or follows the installation's" }),
 });
 const Move = Type.Object(
   {
@@ -20,33 +23,44 @@ const Move = Type.Object(
   { additionalProperties: false, examples: [CLOCK_MOVE_EXAMPLE] },
 );
 const tags = ['Quipu: sandbox'];
-const clockView = (now: Date, offsetMs: number) => ({ now: now.toISOString(), offset_ms: offsetMs });
+function clockView(request: FastifyRequest) {
+  const clock = accountClock(request.ctx, request.merchant!.receiverId);
+  return { now: clock.now.toISOString(), offset_ms: clock.offsetMs, own: clock.own };
+}
 
 export const clockRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/sandbox/clock', { schema: { tags, summary: 'Read the developer clock', response: { 200: Now } } }, async (request) =>
-    clockView(request.ctx.clock.now(), request.ctx.clock.offsetMs),
-  );
+  app.get('/sandbox/clock', { schema: { tags, summary: "Read the account's clock", response: { 200: Now } } }, async (request) => clockView(request));
 
   app.post(
     '/sandbox/clock',
-    { schema: { tags, summary: 'Move the developer clock forward', body: Move, response: { 200: Now } }, config: { auditAction: 'developer.clock' } },
+    {
+      schema: { tags, summary: "Move the account's clock forward (every other account keeps its own time)", body: Move, response: { 200: Now } },
+      config: { auditAction: 'developer.clock' },
+    },
     async (request) => {
       const { advance, to } = request.body ?? {};
       if (advance !== undefined && to !== undefined) throw validationError([{ field: 'to', message: 'give either advance or to, not both' }]);
-      let now: Date;
-      if (advance !== undefined) now = await moveClock(request.ctx, { advance });
-      else if (to !== undefined) now = await moveClock(request.ctx, { to: parseDateTime(to)! });
+      const receiverId = request.merchant!.receiverId;
+      if (advance !== undefined) await moveAccountClock(request.ctx, receiverId, { advance });
+      else if (to !== undefined) await moveAccountClock(request.ctx, receiverId, { to: parseDateTime(to)! });
       else throw fieldError('advance', 'is required (or give to)');
-      return clockView(now, request.ctx.clock.offsetMs);
+      return clockView(request);
     },
   );
 
   app.post(
     '/sandbox/clock/reset',
     {
-      schema: { tags, summary: 'Bring the developer clock back to real time; job runs and deliveries due later come back with it', response: { 200: Now } },
+      schema: {
+        tags,
+        summary: "Return the account to the installation's clock; its records' dates (expiries, schedules, deliveries due) come back by the same amount",
+        response: { 200: Now },
+      },
       config: { auditAction: 'developer.clock' },
     },
-    async (request) => clockView(await resetClock(request.ctx), request.ctx.clock.offsetMs),
+    async (request) => {
+      await resetAccountClock(request.ctx, request.merchant!.receiverId);
+      return clockView(request);
+    },
   );
 };

@@ -16,7 +16,7 @@ import { forbidden } from '../../domain/errors.js';
 import { inGrace, type Merchant } from '../../domain/merchant.js';
 import { parseSignatureHeader, requestSignatureMatches, type SignedParam, stringToSign } from '../../domain/v2-signature.js';
 import { wallClockMs } from '../../runtime/wall-clock.js';
-import { resolveMerchant, unauthenticated } from '../plugins/auth.js';
+import { actFor, resolveMerchant, unauthenticated } from '../plugins/auth.js';
 
 interface PendingSignature {
   /** Undefined for a receiver id that names no account. */
@@ -57,7 +57,7 @@ export function v2Auth(app: FastifyInstance): void {
   async function identify(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const authorization = request.headers.authorization;
     if (!authorization || /^Bearer\b/i.test(authorization)) {
-      request.merchant = await resolveMerchant(request, reply);
+      actFor(request, await resolveMerchant(request, reply));
       return;
     }
     // Once API keys are retired only bearer tokens authenticate: the receiver secret signs nothing either.
@@ -98,7 +98,7 @@ export function v2Auth(app: FastifyInstance): void {
       requestSignatureMatches(pending.signer?.secret ?? DECOY_SECRET, pending.hash, signed) ||
       (previous !== undefined && requestSignatureMatches(previous, pending.hash, signed));
     if (pending.signer && matches) {
-      request.merchant = pending.signer;
+      actFor(request, pending.signer);
       return;
     }
     request.log.debug(

@@ -1,0 +1,109 @@
+// Snapshots of sandbox accounts (docs/testing-in-ci.md): a suite seeds an account once, records it,
+// and restores it before each test. A snapshot holds every record of the account (ACCOUNT_RECORDS),
+// its clock (merchants.clock_offset_ms) and so the schedule of its messages; a restore puts them all
+// back with their own ids in one transaction, so a message due again is sent again as itself.
+import type { Kysely } from 'kysely';
+import { notFound } from '../domain/errors.js';
+import { newUuid } from '../domain/ids.js';
+import { wallClockMs } from '../runtime/wall-clock.js';
+import { deleteAccountRecords } from '../store/account-records.js';
+import { readAccountClock } from '../store/account-clocks.js';
+import {
+  accountSnapshots,
+  asOfOneMoment,
+  deleteSnapshot,
+  findSnapshot,
+  highestRowVersion,
+  recordSnapshot,
+  restoreSnapshotRows,
+  type SnapshotRow,
+} from '../store/account-snapshots.js';
+import { makeJobsDue } from '../store/jobs.js';
+import { findMerchantRow } from '../store/merchants.js';
+import { unrevokedTokenIds } from '../store/oauth-tokens.js';
+import type { DB } from '../store/schema.js';
+import { inTransaction } from '../store/transaction.js';
+import { REVOKED_TOPIC } from './bearer-verifier.js';
+import type { AppContext } from './context.js';
+import { API_KEY_TOPIC } from './merchant-directory.js';
+import { publishAccountChange, requireSandbox, sandboxAccountRow } from './sandbox-accounts.js';
+
+export interface SnapshotSummary {
+  snapshot_id: string;
+  receiver_id: number;
+  created_at: string;
+  rows: number;
+}
+
+const summary = (row: SnapshotRow): SnapshotSummary => ({
+  snapshot_id: row.snapshot_id,
+  receiver_id: Number(row.receiver_id),
+  created_at: new Date(Number(row.created_at)).toISOString(),
+  rows: Number(row.row_count),
+});
+
+/** The account's snapshot; another account's is as unknown as one never taken. */
+async function snapshotOf(db: Kysely<DB>, receiverId: number, snapshotId: string): Promise<SnapshotRow> {
+  const row = await findSnapshot(db, snapshotId);
+  if (!row || Number(row.receiver_id) !== receiverId) throw notFound('Snapshot');
+  return row;
+}
+
+export async function takeSnapshot(ctx: AppContext, receiverId: number): Promise<SnapshotSummary> {
+  requireSandbox(ctx);
+  const snapshot = { snapshot_id: newUuid(ctx.random), receiver_id: receiverId, created_at: wallClockMs(ctx.clocks) };
+  const rows = await asOfOneMoment(ctx.db, async (trx) => {
+    await sandboxAccountRow(trx, receiverId);
+    return recordSnapshot(trx, snapshot);
+  });
+  return summary({ ...snapshot, row_count: rows });
+}
+
+export async function listSnapshots(ctx: AppContext, receiverId: number): Promise<SnapshotSummary[]> {
+  requireSandbox(ctx);
+  await sandboxAccountRow(ctx.db, receiverId);
+  return (await accountSnapshots(ctx.db, receiverId)).map(summary);
+}
+
+export async function removeSnapshot(ctx: AppContext, receiverId: number, snapshotId: string): Promise<void> {
+  requireSandbox(ctx);
+  await inTransaction(ctx.db, async (trx) => {
+    await sandboxAccountRow(trx, receiverId);
+    await snapshotOf(trx, receiverId, snapshotId);
+    await deleteSnapshot(trx, snapshotId);
+  });
+}
+
+/**
+ * Replaces every record of the account with the snapshot's, in one transaction, and has every
+ * process forget what it held of the account: its directory entries, its clock, and tokens issued
+ * since. The clock and the versioned rows (payments, subscriptions) take a version above any the
+ * account ever had: versions only grow, so a restored row never meets a version a process already
+ * holds with other content, and no process keeps an older read of the clock.
+ */
+export async function restoreSnapshot(ctx: AppContext, receiverId: number, snapshotId: string): Promise<SnapshotSummary> {
+  requireSandbox(ctx);
+  const clocks = ctx.clocks;
+  const { snapshot, clock } = await ctx.feed.transaction(ctx.db, async (trx, publish) => {
+    const before = await sandboxAccountRow(trx, receiverId);
+    const snapshot = await snapshotOf(trx, receiverId, snapshotId);
+    // Locked (PostgreSQL) until the restore commits: a move of the clock or another restore waits.
+    const stored = (await readAccountClock(trx, receiverId, true))!;
+    // Every version a row of the account had is at most the highest now or below a version written
+    // by an earlier restore, which the clock's version, only ever counting up, is at least.
+    const version = Math.max(stored.version, await highestRowVersion(trx, receiverId)) + 1;
+    const tokens = await unrevokedTokenIds(trx, receiverId);
+    await deleteAccountRecords(trx, receiverId);
+    await restoreSnapshotRows(trx, snapshotId, version);
+    const after = (await findMerchantRow(trx, receiverId))!;
+    await publishAccountChange(publish, before);
+    for (const hash of [after.api_key_hash, after.previous_api_key_hash]) if (hash !== null) await publish(API_KEY_TOPIC, hash);
+    const kept = new Set(await unrevokedTokenIds(trx, receiverId));
+    for (const jti of tokens) if (!kept.has(jti)) await publish(REVOKED_TOPIC, jti);
+    // Housekeeping runs at once on the restored records and clock, as after a move of the clock.
+    await makeJobsDue(trx, clocks.now().getTime());
+    return { snapshot, clock: { offsetMs: after.clock_offset_ms === null ? null : Number(after.clock_offset_ms), version } };
+  });
+  clocks.setAccount(receiverId, clock);
+  return summary(snapshot);
+}

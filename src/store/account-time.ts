@@ -1,0 +1,38 @@
+// Scans across accounts (due messages, reminders, debits, deliveries of funds, expiries) compare an
+// account's dates with that account's clock: its own once moved in developer mode, else the
+// installation's. The store keeps each account's offset (merchants.clock_offset_ms); a scan asks for
+// it only when some account has a clock of its own, so an installation without one runs the same
+// statements as before, on the same indexes.
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
+
+/** The instant a scan runs at, as the process's clocks see it. */
+export interface ScanTime {
+  /** Real time, milliseconds. */
+  wallMs: number;
+  /** The installation clock's offset from real time. */
+  offsetMs: number;
+  /** The largest offset of any clock: the installation's, or an account's of its own. */
+  aheadMs: number;
+  /** Whether any account has a clock of its own. */
+  ownClocks: boolean;
+}
+
+/** The installation clock's instant of a scan. */
+export const installationNow = (time: ScanTime): number => time.wallMs + time.offsetMs;
+
+/** The instant of the scan on the clock of the account of `table`'s row (its receiver_id). */
+export function accountNow(time: ScanTime, table: string): RawBuilder<number> {
+  if (!time.ownClocks) return sql<number>`${installationNow(time)}`;
+  return sql<number>`${time.wallMs} + coalesce((select m.clock_offset_ms from merchants m where m.receiver_id = ${sql.ref(`${table}.receiver_id`)}), ${time.offsetMs})`;
+}
+
+/**
+ * `table.column op (the row's account's now + shiftMs)`. The first comparison, with the furthest
+ * clock, keeps a range scan on the column's index.
+ */
+export function onAccountClock(table: string, column: string, op: '<' | '<=', time: ScanTime, shiftMs = 0): RawBuilder<SqlBool> {
+  const ref = sql.ref(`${table}.${column}`);
+  const compare = sql.raw(op);
+  if (!time.ownClocks) return sql<SqlBool>`${ref} ${compare} ${installationNow(time) + shiftMs}`;
+  return sql<SqlBool>`(${ref} ${compare} ${time.wallMs + time.aheadMs + shiftMs} and ${ref} ${compare} ${accountNow(time, table)} + ${shiftMs})`;
+}
