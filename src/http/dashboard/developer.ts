@@ -151,6 +151,16 @@ async function runAndOpen(request: FastifyRequest<{ Params: { id: string } }>): 
   return run.payment ? paymentPath(run.payment.paymentId) : subscriptionPath(run.subscription!.subscriptionId);
 }
 
+/** The email of the inbox a page names: the signed-in account's own, else 404. */
+async function accountEmail(request: FastifyRequest<{ Params: { id: string } }>) {
+  const { message } = await getMessage(request.ctx, request.params.id, {
+    receiverId: sessionOf(request).merchant.receiverId,
+    kinds: EMAIL_KINDS,
+    noun: 'Email',
+  });
+  return message;
+}
+
 export function developerRoutes(app: FastifyInstance): void {
   app.get(DEVELOPER_PATH, async (request, reply) => developerOnly(request, reply) ?? showDeveloper(request, reply, 200));
 
@@ -179,11 +189,7 @@ export function developerRoutes(app: FastifyInstance): void {
   app.get<{ Params: { id: string } }>(emailPath(':id'), async (request, reply) => {
     const refused = developerOnly(request, reply);
     if (refused) return refused;
-    const { message } = await getMessage(request.ctx, request.params.id, {
-      receiverId: sessionOf(request).merchant.receiverId,
-      kinds: EMAIL_KINDS,
-      noun: 'Email',
-    });
+    const message = await accountEmail(request);
     const email = decodeEmail(message.body);
     const frame = frameOf(request, reply, emailPath(message.message_id));
     const d = frame.w.developer;
@@ -204,11 +210,7 @@ export function developerRoutes(app: FastifyInstance): void {
   app.get<{ Params: { id: string } }>(`${emailPath(':id')}/html`, async (request, reply) => {
     const refused = developerOnly(request, reply);
     if (refused) return refused;
-    const { message } = await getMessage(request.ctx, request.params.id, {
-      receiverId: sessionOf(request).merchant.receiverId,
-      kinds: EMAIL_KINDS,
-      noun: 'Email',
-    });
+    const message = await accountEmail(request);
     return reply
       .header('cache-control', 'no-store')
       .header(
