@@ -12,6 +12,7 @@ import { benchMemory } from './memory.js';
 import { benchOAuth } from './oauth.js';
 import { benchPaymentList } from './payment-list.js';
 import { benchPooler } from './pooler.js';
+import { benchSandboxAccounts } from './sandbox-accounts.js';
 import { benchSandboxFaults } from './sandbox-faults.js';
 import { benchStartup } from './startup.js';
 
@@ -31,6 +32,7 @@ const sections: [string, () => Promise<string>][] = [
   ['payment-list', benchPaymentList],
   ['failover', benchFailover],
   ['account-snapshots', benchAccountSnapshots],
+  ['sandbox-accounts', benchSandboxAccounts],
 ];
 
 const only = process.argv[2];
