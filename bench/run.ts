@@ -10,6 +10,7 @@ import { benchDescriptors } from './descriptors.js';
 import { benchFailover } from './failover.js';
 import { benchMemory } from './memory.js';
 import { benchOAuth } from './oauth.js';
+import { benchParallelSuites } from './parallel-suites.js';
 import { benchPaymentList } from './payment-list.js';
 import { benchPooler } from './pooler.js';
 import { benchSandboxAccounts } from './sandbox-accounts.js';
@@ -33,6 +34,7 @@ const sections: [string, () => Promise<string>][] = [
   ['failover', benchFailover],
   ['account-snapshots', benchAccountSnapshots],
   ['sandbox-accounts', benchSandboxAccounts],
+  ['parallel-suites', benchParallelSuites],
 ];
 
 const only = process.argv[2];
