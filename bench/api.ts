@@ -37,6 +37,7 @@ export interface Quipu extends Running {
   create: LoadOptions;
   get: LoadOptions;
   databaseUrl: string;
+  dataDir: string;
 }
 
 export async function startBaseline(): Promise<Baseline> {
@@ -81,6 +82,7 @@ export async function startQuipu(
     create: { url: `${url}/v3/payments`, method: 'POST', headers: { ...JSON_BODY, ...key }, body: PAYMENT, pid },
     get: { url: `${url}/v3/payments/${created.payment_id}`, headers: key, pid },
     databaseUrl: db.url,
+    dataDir: db.dataDir,
     stop: async () => {
       await server.stop();
       await db.drop();

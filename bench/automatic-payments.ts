@@ -1,6 +1,7 @@
 // The automatic payment API under load: charge intents created per second next to v3 payment
 // creates on the same server, in paired rounds (rounds.ts), on SQLite and on PostgreSQL; then N
 // charges end to end on each (charge-pipeline.ts).
+import os from 'node:os';
 import { startChargeServer } from './charge-server.js';
 import { chargePipeline, type PipelineRun } from './charge-pipeline.js';
 import { startReceiverProcess } from './delivery.js';
@@ -10,6 +11,12 @@ import { inRounds, mean, median, ratios, ROUND_SECONDS, ROUNDS, type Rounds } fr
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const N = Number(process.env.BENCH_CHARGES ?? 10_000);
 const TARGET = 0.5;
+/** PostgreSQL's end-to-end rate against SQLite's, with the same processes. */
+const PIPELINE_TARGET = 0.6;
+/** The end-to-end runs: the server alone, and the server with a `quipu worker` sharing its jobs and deliveries. */
+const WORKERS = [0, 1];
+/** Each database's end-to-end runs, in turn and the other way round on alternate rounds. */
+const PIPELINE_ROUNDS = Number(process.env.BENCH_PIPELINE_ROUNDS ?? 3);
 /** Nothing reads the callbacks of the creates comparison: they go to a port where nothing listens. */
 const NOWHERE = 'http://127.0.0.1:9/notify';
 
@@ -46,14 +53,32 @@ function createRows(c: Creates): string[] {
   ];
 }
 
+/**
+ * PostgreSQL's end-to-end rate against SQLite's with the same processes, taken within each round
+ * (rounds.ts: the machine's speed drifts between runs), and whether the target is met.
+ */
+function pipelineVerdict(runs: readonly PipelineRun[], workers: number): string | undefined {
+  const of = (database: string) => runs.filter((r) => r.database === database && r.workers === workers);
+  const sqlite = of('SQLite');
+  const postgres = of('PostgreSQL');
+  if (sqlite.length === 0 || postgres.length !== sqlite.length) return undefined;
+  const perRound = postgres.map((r, i) => r.rate / sqlite[i]!.rate);
+  const ratio = median(perRound);
+  const met = ratio >= PIPELINE_TARGET && [...sqlite, ...postgres].every(clean);
+  return `With ${processes(workers)}, PostgreSQL runs **${fmt.pct(ratio)}** of SQLite's charges/s, the median of the rounds' ${perRound.map(fmt.pct).join(' · ')} (target ≥ ${fmt.pct(PIPELINE_TARGET)} with none lost, duplicated or submitted twice in any run: ${met ? 'met' : '**missed**'}).`;
+}
+
 /** Debits submitted twice, as the journal shows them and as DemoBank's books count them. */
 const twice = (r: PipelineRun) => `${r.ordersSubmittedTwice} · ${r.ordersReceivedTwice + r.paymentsDebitedTwice}`;
 
-function pipelineRow(r: PipelineRun): string {
-  const clean =
-    r.delivered === r.n && r.lost === 0 && r.duplicated === 0 && r.done === r.n && r.bankDebits === r.n && r.debitRequests === r.n && twice(r) === '0 · 0';
+const clean = (r: PipelineRun) =>
+  r.delivered === r.n && r.lost === 0 && r.duplicated === 0 && r.done === r.n && r.bankDebits === r.n && r.debitRequests === r.n && twice(r) === '0 · 0';
+
+const processes = (workers: number) => (workers === 0 ? 'one `quipu serve`' : `\`quipu serve\` + ${workers} \`quipu worker\``);
+
+function pipelineRow(r: PipelineRun & { round: number }): string {
   const cells = [
-    r.database,
+    `${r.database}, ${processes(r.workers)}, round ${r.round + 1}`,
     `**${fmt.rps(r.rate)}**`,
     fmt.rps(r.createRate),
     `${r.submitSeconds.toFixed(1)} s`,
@@ -65,7 +90,7 @@ function pipelineRow(r: PipelineRun): string {
     r.bankDebits.toLocaleString('en-US'),
     r.debitRequests.toLocaleString('en-US'),
     twice(r),
-    clean ? 'met' : '**missed**',
+    clean(r) ? 'met' : '**missed**',
   ];
   return `| ${cells.join(' | ')} |`;
 }
@@ -77,12 +102,20 @@ export async function benchAutomaticPayments(): Promise<string> {
   const compared: Creates[] = [];
   for (const [kind, admin] of kinds) compared.push(await creates(kind, admin));
   const receiver = await startReceiverProcess();
-  const runs: PipelineRun[] = [];
+  const runs: (PipelineRun & { round: number })[] = [];
+  const loadBefore = os.loadavg();
   try {
-    for (const [kind, admin] of kinds) runs.push(await chargePipeline(kind, admin, receiver, N));
+    for (const workers of WORKERS)
+      for (let round = 0; round < PIPELINE_ROUNDS; round++)
+        for (const [kind, admin] of round % 2 ? [...kinds].reverse() : kinds)
+          runs.push({ ...(await chargePipeline(kind, admin, receiver, N, workers)), round });
   } finally {
     receiver.stop();
   }
+  const loadAfter = os.loadavg();
+  // SQLite's rows first, as in the creates' table.
+  runs.sort((a, b) => a.workers - b.workers || b.database.localeCompare(a.database) || a.round - b.round);
+  const loads = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
   return [
     '## Automatic payments: charge intents',
     '',
@@ -94,11 +127,14 @@ export async function benchAutomaticPayments(): Promise<string> {
     '',
     `### ${N.toLocaleString('en-US')} charges end to end`,
     '',
-    `One \`quipu serve\` process per database (defaults but JOBS_POLL_MS=50, so it finds the \`collect-debits\` job due within 50 ms of its 5 s of developer clock) with an ENABLED subscription. autocannon sends ${N.toLocaleString('en-US')} charge intents (${CONNECTIONS} connections); the server's own job submits their debits to DemoBank (each claimed and made durable before DemoBank hears of it); once every debit is submitted the bench moves the developer clock (POST /sandbox/clock) past the next bank business day; the job then asks DemoBank about each debit, which settles it, and the answer reconciles the payment and writes its 3.0 notification; the server's worker delivers those to a receiver in its own process, which counts them per payment. **charges/s** is N over the whole run, from autocannon's start to the last notification recorded delivered; the next columns are the creates alone, the wait from the last create until the job had submitted every debit (the job's 5 s cadence included), and the time from the clock's move to the last delivery. Lost and duplicated are counted by the receiver; done is the payments that read done at the end; DemoBank's debits are the rows of its books; debit requests are the \`debit\` requests of its journal, read as they are written from before the first charge to after the last delivery; submitted twice counts, first, the orders the journal shows sent more than once and, second, the orders DemoBank's books count as received more than once plus the payments with more than one debit order there.`,
+    `One \`quipu serve\` process per database (defaults but JOBS_POLL_MS=50, so it finds the \`collect-debits\` job due within 50 ms of its 5 s of developer clock) with an ENABLED subscription; in the rows with a \`quipu worker\`, that process runs beside the server on the same database with the same settings, and whichever of the two takes a job runs it, while both deliver notifications. autocannon sends ${N.toLocaleString('en-US')} charge intents (${CONNECTIONS} connections); the job submits their debits to DemoBank in batches of up to 200 (each batch claimed and made durable before DemoBank hears of it, four batches at once); once every debit is submitted the bench moves the developer clock (POST /sandbox/clock) past the next bank business day; the job then asks DemoBank about each debit, which settles it, and the answer reconciles the payment and writes its 3.0 notification; the server's worker delivers those to a receiver in its own process, which counts them per payment. **charges/s** is N over the whole run, from autocannon's start to the last notification recorded delivered; the next columns are the creates alone, the wait from the last create until the job had submitted every debit (the job's 5 s cadence included), and the time from the clock's move to the last delivery. Lost and duplicated are counted by the receiver; done is the payments that read done at the end; DemoBank's debits are the rows of its books; debit requests are the \`debit\` requests of its journal, read as they are written from before the first charge to after the last delivery; submitted twice counts, first, the orders the journal shows sent more than once and, second, the orders DemoBank's books count as received more than once plus the payments with more than one debit order there. The runs go in ${PIPELINE_ROUNDS} rounds per set of processes, SQLite and PostgreSQL in turn and the other way round on alternate rounds; PostgreSQL's rate is compared with SQLite's within each round, and the target applies to the median.`,
     '',
     '| database | charges/s (end to end) | creates/s | last create → all submitted | clock moved → last delivery | delivered | lost | duplicated | done | DemoBank debits | debit requests | submitted twice (journal · books) | none lost, duplicated or submitted twice |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...runs.map(pipelineRow),
+    '',
+    ...WORKERS.flatMap((workers) => pipelineVerdict(runs, workers) ?? []).flatMap((line) => [line, '']),
+    `Load average of the machine (1 / 5 / 15 min), shared with other work: ${loads(loadBefore)} before these runs, ${loads(loadAfter)} after.`,
     '',
   ].join('\n');
 }

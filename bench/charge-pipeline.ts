@@ -18,8 +18,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const JOBS_POLL_MS = 50;
 /**
  * How long the job may take to submit every debit once the last charge is created, and the bank's
- * answers, reconciliation and delivery once the clock has moved. Each debit costs tens of queries;
- * on PostgreSQL each is a round trip, and on this shared machine a few hundred debits a second.
+ * answers, reconciliation and delivery once the clock has moved: far more than a run takes, on a
+ * shared machine whose load varies.
  */
 const SUBMISSION_LIMIT_MS = 300_000;
 const SETTLEMENT_LIMIT_MS = 300_000;
@@ -36,6 +36,8 @@ const JOURNAL_OVERLAP = 2_000;
 
 export interface PipelineRun {
   database: string;
+  /** `quipu worker` processes beside the server, sharing its jobs and deliveries. */
+  workers: number;
   n: number;
   /** Charge intents created per second while autocannon sent them. */
   createRate: number;
@@ -106,8 +108,8 @@ async function until(limitMs: number, what: string, reached: () => Promise<boole
   }
 }
 
-export async function chargePipeline(kind: 'sqlite' | 'postgres', adminUrl: string, receiver: Receiver, n: number): Promise<PipelineRun> {
-  const server = await startChargeServer(kind, adminUrl, receiver.url, { JOBS_POLL_MS: String(JOBS_POLL_MS) });
+export async function chargePipeline(kind: 'sqlite' | 'postgres', adminUrl: string, receiver: Receiver, n: number, workers = 0): Promise<PipelineRun> {
+  const server = await startChargeServer(kind, adminUrl, receiver.url, { JOBS_POLL_MS: String(JOBS_POLL_MS) }, workers);
   const watcher = openDatabase(server.database.url, { poolSize: 2 });
   const db = watcher.db as Kysely<any>;
   let journal: ReturnType<typeof watchDebitRequests> | undefined;
@@ -152,6 +154,7 @@ export async function chargePipeline(kind: 'sqlite' | 'postgres', adminUrl: stri
     ).rows[0]!;
     return {
       database: kind === 'sqlite' ? 'SQLite' : 'PostgreSQL',
+      workers,
       n,
       createRate: n / ((charges.finishedAt! - charges.startedAt!) / 1000),
       submitSeconds: (submitted - charges.finishedAt!) / 1000,

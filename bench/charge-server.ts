@@ -9,7 +9,7 @@ import { DEMO_BANK_ID } from '../src/domain/banks.js';
 import { startRuntime } from '../src/main/bootstrap.js';
 import { createLogger } from '../src/runtime/logger.js';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/database.js';
-import { freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/quipu-processes.js';
+import { freePort, quipu, type ServerProcess, startServerProcess, waitForHttp } from '../test/helpers/quipu-processes.js';
 import type { LoadOptions } from './load.js';
 
 const JSON_BODY = { 'content-type': 'application/json' };
@@ -46,24 +46,32 @@ async function post(url: string, headers: Record<string, string>, body: unknown)
   return answer;
 }
 
-/** Callbacks (the signing's, the charges' notifications and errors) go to `notifyUrl`. */
+/**
+ * Callbacks (the signing's, the charges' notifications and errors) go to `notifyUrl`. `workers`:
+ * `quipu worker` processes beside the server, sharing its jobs and deliveries.
+ */
 export async function startChargeServer(
   kind: 'sqlite' | 'postgres',
   adminUrl: string,
   notifyUrl: string,
   settings: Record<string, string> = {},
+  workers = 0,
 ): Promise<ChargeServer> {
   const database = await createTestDatabase(kind, adminUrl);
   const env = { DATABASE_URL: database.url, DATA_DIR: database.dataDir, LOG_LEVEL: 'warn', ...settings };
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const server = startServerProcess({ ...env, PORT: String(port), PUBLIC_BASE_URL: url, DEMO_ACCOUNT: 'false' });
+  const processEnv = { ...env, PUBLIC_BASE_URL: url, DEMO_ACCOUNT: 'false' };
+  const server = startServerProcess({ ...processEnv, PORT: String(port) });
+  const others: ServerProcess[] = [];
   const stop = async () => {
-    await server.stop();
+    await Promise.all([server, ...others].map((p) => p.stop()));
     await database.drop();
   };
   try {
     await waitForHttp(`${url}/readyz`);
+    // Started once the server has migrated the database.
+    for (let i = 0; i < workers; i++) others.push(startServerProcess(processEnv, ['worker']));
     const account = JSON.parse((await quipu(['merchants', 'create', '--name', 'Bench', '--json'], env)).stdout);
     const headers = { 'x-api-key': account.api_key as string };
     const { subscription_id: subscriptionId } = await post(`${url}/v1/automatic-payment/subscription`, headers, {
@@ -93,6 +101,6 @@ export async function startChargeServer(
     };
   } catch (error) {
     await stop();
-    throw new Error(`the charge bench server did not get ready: ${(error as Error).message}\n${server.output()}`);
+    throw new Error(`the charge bench server did not get ready: ${(error as Error).message}\n${[server, ...others].map((p) => p.output()).join('\n')}`);
   }
 }

@@ -126,9 +126,9 @@ interface Run {
 const PG_RECONCILIATION_LEAST = 0.6;
 
 /** Credits per recordCredits call: a statement's worth, as an operator posts them (the API takes up to 1,000). */
-const CREDITS_PER_CALL = 100;
+export const CREDITS_PER_CALL = 100;
 
-function creditFor(payment: Payment, index: number): BankCredit {
+export function creditFor(payment: Payment, index: number): BankCredit {
   return {
     bankReference: `bench-${index}`,
     account: payment.collectAccountUuid,

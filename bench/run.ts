@@ -13,9 +13,11 @@ import { benchOAuth } from './oauth.js';
 import { benchParallelSuites } from './parallel-suites.js';
 import { benchPaymentList } from './payment-list.js';
 import { benchPooler } from './pooler.js';
+import { benchRequestLog } from './request-log.js';
 import { benchSandboxAccounts } from './sandbox-accounts.js';
 import { benchSandboxFaults } from './sandbox-faults.js';
 import { benchStartup } from './startup.js';
+import { benchYearsOfData } from './years-of-data.js';
 
 // PostgreSQL runs use this server (each scenario creates and drops its own database).
 process.env.BENCH_DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -23,6 +25,7 @@ process.env.BENCH_DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/postgres'
 const sections: [string, () => Promise<string>][] = [
   ['startup', benchStartup],
   ['api', benchApi],
+  ['request-log', benchRequestLog],
   ['sandbox-faults', benchSandboxFaults],
   ['pooler', benchPooler],
   ['oauth', benchOAuth],
@@ -35,6 +38,7 @@ const sections: [string, () => Promise<string>][] = [
   ['account-snapshots', benchAccountSnapshots],
   ['sandbox-accounts', benchSandboxAccounts],
   ['parallel-suites', benchParallelSuites],
+  ['years-of-data', benchYearsOfData],
 ];
 
 const only = process.argv[2];

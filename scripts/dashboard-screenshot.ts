@@ -3,8 +3,8 @@
 // every state, a delivered notification, emails, a subscription) and three weeks of payments paid at
 // DemoBank, some refunded, one left uncertain (the developer clock moved a day at a time), and chromium signed in to its dashboard in
 // English, at 1280 and 390 px wide: the home, the payments list, a payment, an event, the developer
-// page and its inbox (docs/dashboard-<page>-<width>.png; docs/dashboard.png is the home at 1280).
-//   node --import tsx scripts/dashboard-screenshot.ts
+// page and its inbox, the request log (docs/dashboard-<page>-<width>.png; docs/dashboard.png is the home at 1280).
+//   node --import tsx scripts/dashboard-screenshot.ts [page ...]   (e.g. `event`: only those pages' files)
 import { createPayment } from '../src/app/create-payment.js';
 import { moveClock } from '../src/app/developer-clock.js';
 import { payWithDemoBank } from '../src/app/pay-with-demobank.js';
@@ -39,14 +39,32 @@ try {
   }
   // Today's payments in every state come last, so the lists show them first.
   const seeded = await seedDashboard(server, account);
-  const pages: [name: string, path: string, section?: string][] = [
+  // The request log shows what the API answered: a create with a misspelled field, a refusal, reads.
+  const api = (path: string, body?: object) =>
+    fetch(`${server.baseUrl}${path}`, {
+      method: body ? 'POST' : 'GET',
+      headers: { 'x-api-key': account.api_key, ...(body && { 'content-type': 'application/json' }) },
+      body: body && JSON.stringify(body),
+    });
+  const created = (await (
+    await api('/v3/payments', { amount: 12000, currency: 'CLP', subject: 'Green teapot', notifyurl: 'https://shop.example/notify' })
+  ).json()) as {
+    payment_id: string;
+  };
+  await api(`/v3/payments/${created.payment_id}`);
+  await api('/v3/payments', { amount: -5, currency: 'CLP', subject: 'Black kettle' });
+  await api('/v3/banks');
+  const only = process.argv.slice(2);
+  const all: [name: string, path: string, section?: string][] = [
     ['home', '/dashboard'],
     ['payments', '/dashboard/payments'],
     ['payment', `/dashboard/payments/${seeded.paid}`],
     ['event', `/dashboard/events/${seeded.notification}`],
     ['developer', '/dashboard/developer'],
     ['inbox', '/dashboard/developer', '#inbox'],
+    ['requests', '/dashboard/requests'],
   ];
+  const pages = all.filter(([name]) => only.length === 0 || only.includes(name));
   const browser = await launchBrowser();
   try {
     for (const width of WIDTHS) {

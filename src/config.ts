@@ -1,15 +1,26 @@
 // Every setting of Quipu, its default and the environment variable that overrides it.
 // `docs/configuration.md` lists the same table for operators; keep the two in step.
+import fs from 'node:fs';
 import path from 'node:path';
 import { findBank } from './domain/banks.js';
 import { ACCOUNT_TYPES, type CollectionAccount, DEMO_COLLECTION_ACCOUNT, isDemoCollectionAccount } from './domain/collection-account.js';
 import { RECEIVER_ID_PATTERN, RECEIVER_SECRET_PATTERN, UUID_PATTERN } from './domain/ids.js';
+import { DEFAULT_MESSAGE_RETENTION_DAYS, retentionProblem } from './domain/message-retention.js';
+import { type DestinationRules, hostPattern } from './domain/notify-destinations.js';
+import { PKCE_RULES, type PkceRule } from './domain/oauth-pkce.js';
 import { MAX_HASH_COST, MIN_HASH_COST, PASSWORD_HASH_COST } from './domain/password-hash.js';
 import { MIN_PASSWORD_LENGTH, PASSWORD_PROBLEMS, passwordProblem } from './domain/password-policy.js';
 import { formatRut, parseRut } from './domain/rut.js';
 import { TWO_FACTOR_MODES, type TwoFactorMode } from './domain/two-factor.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** A log collector on another machine: `tcp://`, `tls://` (TCP with a verified certificate) or `udp://` host and port. */
+export interface LogDestination {
+  protocol: 'tcp' | 'tls' | 'udp';
+  host: string;
+  port: number;
+}
 
 export interface Config {
   /** PORT: TCP port of the HTTP server (0 picks a free one). */
@@ -18,12 +29,16 @@ export interface Config {
   host: string;
   /** PUBLIC_BASE_URL: the URL clients use to reach this server; payment URLs and v2 signatures use it. */
   publicBaseUrl: string;
+  /** DASHBOARD_BASE_URL: the dashboard's own origin (another host than PUBLIC_BASE_URL's); unset, the dashboard is served on PUBLIC_BASE_URL. */
+  dashboardBaseUrl: string | undefined;
   /** DATABASE_URL: `sqlite:<path>` (embedded, the default) or `postgres://...`. */
   databaseUrl: string;
   /** DATA_DIR: where the embedded database and the generated encryption key live. */
   dataDir: string;
   /** LOG_LEVEL: pino level. */
   logLevel: LogLevel;
+  /** LOG_DESTINATION: `tcp://host:port`, `tls://host:port` or `udp://host:port` of a log collector that `quipu serve` and `quipu worker` send every line to, besides stdout. */
+  logDestination: LogDestination | undefined;
   /** QUIPU_ENCRYPTION_KEY: 32 bytes (64 hex chars or base64) encrypting receiver secrets at rest. */
   encryptionKey: string | undefined;
   /** QUIPU_ENCRYPTION_KEY_PREVIOUS: keys replaced by QUIPU_ENCRYPTION_KEY (comma-separated), still opening what they sealed until `quipu keys reseal`. */
@@ -54,6 +69,10 @@ export interface Config {
   idempotencyTtlHours: number;
   /** IDEMPOTENCY_LOCK_SECONDS: after this, a claim whose request never finished may be retried. */
   idempotencyLockSeconds: number;
+  /** MESSAGE_RETENTION_DAYS: how long a finished message and its attempt log are kept after their latest change (at least the resend window). */
+  messageRetentionDays: number;
+  /** REQUEST_LOG_RETENTION_DAYS: how long each account's log of API requests is kept (docs/request-logs.md); 0 records none. */
+  requestLogRetentionDays: number;
   /** PAYMENT_DEFAULT_TTL_HOURS: expiry of a payment created without expires_date. */
   paymentDefaultTtlHours: number;
   /** DEMO_ACCOUNT: create a developer-mode demo account on first start with an empty database (default: the SANDBOX value). */
@@ -66,6 +85,8 @@ export interface Config {
   deliveryConcurrency: number;
   /** DELIVERY_CONCURRENCY_PER_DESTINATION: of those, at most this many to one receiver origin (default: a quarter of DELIVERY_CONCURRENCY). */
   deliveryConcurrencyPerDestination: number;
+  /** NOTIFY_URL_ALLOW_HTTP (default: the SANDBOX value), NOTIFY_URL_ALLOWED_HOSTS (comma-separated names, `*.name` wildcards and addresses; unset, any host): the rules of every URL notified. */
+  notifyDestinations: DestinationRules;
   /** DELIVERY_TIMEOUT_MS: a notification request that has not answered by then is a failed attempt. */
   deliveryTimeoutMs: number;
   /** DELIVERY_LEASE_MS: how long a worker holds the notifications it claimed (at least twice DELIVERY_TIMEOUT_MS); a dead worker's claims come back after it. */
@@ -92,10 +113,14 @@ export interface Config {
   bankTimeoutMs: number;
   /** PAYER_FORM_TTL_SECONDS: how long a payer page's form (its CSRF token) stays valid. */
   payerFormTtlSeconds: number;
+  /** OAUTH_PKCE: `s256` (the default with SANDBOX=false) requires PKCE with S256 in every authorization request; `optional` (developer mode's default) takes none, or `plain`, as the provider's contract does. */
+  oauthPkce: PkceRule;
   /** API_KEYS_RETIRED: the contract's announced retirement of API keys: x-api-key is refused everywhere (401) and only OAuth bearer tokens authenticate. */
   apiKeysRetired: boolean;
   /** SMTP_URL: `smtp://` or `smtps://` mail server (user and password in the URL) that payer emails are handed to; unset, they stay in the local inbox. */
   smtpUrl: string | undefined;
+  /** SMTP_REQUIRE_TLS: an smtp:// server that does not offer STARTTLS is not handed any email (default: on with SANDBOX=false); smtps:// is TLS from the start. */
+  smtpRequireTls: boolean;
   /** SMTP_FROM: the sender of payer emails (`Name <address>` or an address; default `Quipu <no-reply@host of PUBLIC_BASE_URL>`). */
   smtpFrom: string;
   /** COLLECTION_BANK_ID, COLLECTION_ACCOUNT_TYPE, COLLECTION_ACCOUNT_NUMBER, COLLECTION_HOLDER_NAME, COLLECTION_HOLDER_RUT: the bank account payers transfer to (all five, or none for DemoBank's). */
@@ -153,12 +178,25 @@ function baseUrl(raw: string): string {
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
+/** An origin of its own: another host than the API's and payer pages', https where they are. */
+function dashboardBaseUrl(raw: string | undefined, publicBaseUrl: string): string | undefined {
+  if (!raw) return undefined;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  const pub = new URL(publicBaseUrl);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search !== '')
+    throw new ConfigError(`DASHBOARD_BASE_URL must be an origin, such as https://dashboard.pay.example, got "${raw}"`);
+  if (url.host === pub.host) throw new ConfigError('DASHBOARD_BASE_URL must name another host than PUBLIC_BASE_URL: the point is a separate origin');
+  if (pub.protocol === 'https:' && url.protocol !== 'https:') throw new ConfigError('DASHBOARD_BASE_URL must be https when PUBLIC_BASE_URL is');
+  return url.origin;
+}
+
 function databaseUrl(raw: string): string {
   if (raw.startsWith('sqlite:') || raw.startsWith('postgres://') || raw.startsWith('postgresql://')) return raw;
   throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${raw}"`);
 }
 
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(given: Env = process.env): Config {
+  const env = withSecretFiles(given);
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const dataDir = path.resolve(env.DATA_DIR || './data');
@@ -168,9 +206,11 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     publicBaseUrl,
+    dashboardBaseUrl: dashboardBaseUrl(env.DASHBOARD_BASE_URL, publicBaseUrl),
     databaseUrl: databaseUrl(env.DATABASE_URL || `sqlite:${path.join(dataDir, 'quipu.db')}`),
     dataDir,
     logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    logDestination: logDestination(env.LOG_DESTINATION),
     encryptionKey: env.QUIPU_ENCRYPTION_KEY || undefined,
     previousEncryptionKeys: (env.QUIPU_ENCRYPTION_KEY_PREVIOUS ?? '')
       .split(',')
@@ -195,11 +235,15 @@ export function loadConfig(env: Env = process.env): Config {
     invalidationPollMs: integer(env, 'INVALIDATION_POLL_MS', 500, 50, 800),
     idempotencyTtlHours: integer(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365),
     idempotencyLockSeconds: integer(env, 'IDEMPOTENCY_LOCK_SECONDS', 60, 1, 3600),
+    messageRetentionDays: messageRetentionDays(env),
+    requestLogRetentionDays: integer(env, 'REQUEST_LOG_RETENTION_DAYS', 7, 0, 365),
     paymentDefaultTtlHours: integer(env, 'PAYMENT_DEFAULT_TTL_HOURS', 24, 1, 24 * 365),
     // A production installation (SANDBOX=false) gets no demo account unless asked for one.
     demoAccount: flag(env, 'DEMO_ACCOUNT', sandbox),
     demoCredentials: demoCredentials(env, sandbox),
     ...delivery(env),
+    // A production installation notifies over TLS unless the operator says otherwise (an internal network).
+    notifyDestinations: { httpAllowed: flag(env, 'NOTIFY_URL_ALLOW_HTTP', sandbox), allowedHosts: allowedHosts(env.NOTIFY_URL_ALLOWED_HOSTS) },
     jobsPollMs: integer(env, 'JOBS_POLL_MS', 1_000, 10, 60_000),
     jobLeaseMs: integer(env, 'JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     sandbox,
@@ -209,9 +253,43 @@ export function loadConfig(env: Env = process.env): Config {
     bankTimeoutMs: integer(env, 'BANK_TIMEOUT_MS', 30_000, 100, 300_000),
     payerFormTtlSeconds: integer(env, 'PAYER_FORM_TTL_SECONDS', 3 * 3600, 1, 7 * 24 * 3600),
     apiKeysRetired: flag(env, 'API_KEYS_RETIRED', false),
+    // A stolen authorization code is worthless without the verifier: production insists (RFC 9700).
+    oauthPkce: oneOf(env, 'OAUTH_PKCE', sandbox ? 'optional' : 's256', PKCE_RULES),
     collectionAccount: collectionAccount(env),
-    ...mail(env, publicBaseUrl),
+    ...mail(env, publicBaseUrl, sandbox),
   };
+}
+
+/**
+ * Settings that may instead be read from the file `<NAME>_FILE` names: a Docker or Kubernetes
+ * secret's mount, or the file a secrets manager's agent (Vault agent, a CSI driver) renders, so
+ * that no secret sits in the process's environment or in a compose file.
+ */
+export const SECRET_FILE_SETTINGS = [
+  'DATABASE_URL',
+  'QUIPU_ENCRYPTION_KEY',
+  'QUIPU_ENCRYPTION_KEY_PREVIOUS',
+  'OPERATOR_TOKEN',
+  'SMTP_URL',
+  'DEMO_API_KEY',
+  'DEMO_SECRET',
+  'DEMO_PASSWORD',
+] as const;
+
+/** `env` with each secret read from its file; a file's final line break (what editors and `echo` add) is not part of the value. */
+export function withSecretFiles(env: Env): Env {
+  const read: Env = {};
+  for (const name of SECRET_FILE_SETTINGS) {
+    const file = env[`${name}_FILE`];
+    if (!file) continue;
+    if (env[name]) throw new ConfigError(`${name} and ${name}_FILE are both set: set one of them`);
+    try {
+      read[name] = fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (error) {
+      throw new ConfigError(`${name}_FILE names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  }
+  return { ...env, ...read };
 }
 
 /**
@@ -231,6 +309,23 @@ function passwordHashCost(env: Env, sandbox: boolean): number {
   if (!sandbox && cost < PASSWORD_HASH_COST)
     throw new ConfigError(`PASSWORD_HASH_COST below ${PASSWORD_HASH_COST} is for test suites only and refused with SANDBOX=false, got ${cost}`);
   return cost;
+}
+
+/** A shorter retention would prune messages the contract still promises to resend. */
+function messageRetentionDays(env: Env): number {
+  const days = integer(env, 'MESSAGE_RETENTION_DAYS', DEFAULT_MESSAGE_RETENTION_DAYS, 0, Number.MAX_SAFE_INTEGER);
+  const problem = retentionProblem(days);
+  if (problem) throw new ConfigError(`MESSAGE_RETENTION_DAYS ${problem}`);
+  return days;
+}
+
+function logDestination(raw: string | undefined): LogDestination | undefined {
+  if (!raw) return undefined;
+  const match = /^(tcp|tls|udp):\/\/(\[[0-9a-fA-F:.]+\]|[^\s/:@[\]]+):(\d{1,5})$/.exec(raw);
+  const port = Number(match?.[3]);
+  if (!match || port < 1 || port > 65535)
+    throw new ConfigError(`LOG_DESTINATION must be tcp://, tls:// or udp:// with a host and a port, such as tls://logs.example:6514, got "${raw}"`);
+  return { protocol: match[1] as LogDestination['protocol'], host: match[2]!.replace(/^\[(.*)\]$/, '$1'), port };
 }
 
 /** A token that guards money (a forged credit marks a payment paid) must be too long to guess. */
@@ -259,14 +354,15 @@ function trustProxy(raw: string | undefined): string | number | false {
   return entries.join(',');
 }
 
-function mail(env: Env, publicBaseUrl: string) {
+function mail(env: Env, publicBaseUrl: string, sandbox: boolean) {
   const smtpUrl = env.SMTP_URL || undefined;
   if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/i.test(smtpUrl)) throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
   const smtpFrom = env.SMTP_FROM || `Quipu <no-reply@${new URL(publicBaseUrl).hostname}>`;
   // It becomes the From header of every email: one line, one address.
   if (!/^(?:[^<>@\r\n]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/.test(smtpFrom))
     throw new ConfigError(`SMTP_FROM must be "Name <address>" or an address, got "${smtpFrom}"`);
-  return { smtpUrl, smtpFrom };
+  // Payers' emails cross the network in the clear unless the server takes STARTTLS: a production installation insists.
+  return { smtpUrl, smtpFrom, smtpRequireTls: flag(env, 'SMTP_REQUIRE_TLS', !sandbox) };
 }
 
 /** The demo account's user and name (app/demo-account.ts). */
@@ -289,6 +385,16 @@ function demoCredentials(env: Env, sandbox: boolean): DemoCredentials {
   const problem = password && !sandbox ? passwordProblem(password, { email: DEMO_USER, accountName: DEMO_ACCOUNT_NAME }) : undefined;
   if (problem) throw new ConfigError(`DEMO_PASSWORD ${PASSWORD_PROBLEMS[problem]} (the password rules apply with SANDBOX=false)`);
   return { apiKey: apiKey || undefined, secret: secret || undefined, receiverId: receiverId ? Number(receiverId) : undefined, password: password || undefined };
+}
+
+function allowedHosts(raw: string | undefined): string[] {
+  const entries = (raw ?? '').split(',').filter((entry) => entry.trim() !== '');
+  return entries.map((entry) => {
+    const pattern = hostPattern(entry);
+    if (pattern === undefined)
+      throw new ConfigError(`NOTIFY_URL_ALLOWED_HOSTS must list host names, *.name wildcards or addresses separated by commas, got "${entry.trim()}"`);
+    return pattern;
+  });
 }
 
 /** One slow receiver may hold at most a quarter of a worker's requests: the rest keep serving the others. */
@@ -324,7 +430,8 @@ function delivery(env: Env) {
  * What a production installation (SANDBOX=false) lacks to run safely, one item per missing setting:
  * without its own collection account payers would be told to transfer to DemoBank's, without a set
  * key receiver secrets depend on a file in DATA_DIR, and over http payers' pages and secrets travel
- * in the clear. Empty when nothing is missing or the installation is a sandbox.
+ * in the clear. Empty when nothing is missing or the installation is a sandbox (the database's own
+ * transport is store/postgres-tls.ts's to judge).
  */
 export function productionProblems(config: Config): string[] {
   if (config.sandbox) return [];

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import { notFound } from '../domain/errors.js';
 import { newUuid } from '../domain/ids.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
-import { deleteAccountRecords } from '../store/account-records.js';
+import { deleteAccountRecords, SNAPSHOT_RECORDS } from '../store/account-records.js';
 import { readAccountClock } from '../store/account-clocks.js';
 import {
   accountSnapshots,
@@ -93,7 +93,7 @@ export async function restoreSnapshot(ctx: AppContext, receiverId: number, snaps
     // by an earlier restore, which the clock's version, only ever counting up, is at least.
     const version = Math.max(stored.version, await highestRowVersion(trx, receiverId)) + 1;
     const tokens = await unrevokedTokenIds(trx, receiverId);
-    await deleteAccountRecords(trx, receiverId);
+    await deleteAccountRecords(trx, receiverId, SNAPSHOT_RECORDS);
     await restoreSnapshotRows(trx, snapshotId, version);
     const after = (await findMerchantRow(trx, receiverId))!;
     await publishAccountChange(publish, before);

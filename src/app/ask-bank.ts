@@ -25,17 +25,15 @@ export function askBank<T>(ctx: AppContext, question: (call: BankCall) => Promis
 /** What a bank that could not be reached (or broke off) answered: it may have moved the money all the same, only the bank can say. */
 export const NO_ANSWER = { status: 'uncertain' } as const satisfies TransferResult & DebitResult;
 
-export interface MoneyOrder {
-  orderId: string;
-  bankId: string;
-}
+/** What the log says of an order, or of the orders of a batch. */
+export type MoneyOrder = { bankId: string } & ({ orderId: string } | { orderIds: readonly string[] });
 
 /**
  * The bank's answer to `send`. A failed or unanswered call must not leave the order waiting for
  * good: it is uncertain, and the bank's later answer (housekeeping asks it) or its credit on the
  * collection account decides it.
  */
-export async function askBankToMoveMoney<R extends TransferResult | DebitResult>(
+export async function askBankToMoveMoney<R extends TransferResult | DebitResult | readonly DebitResult[]>(
   ctx: AppContext,
   order: MoneyOrder,
   send: (call: BankCall) => Promise<R>,

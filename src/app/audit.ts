@@ -1,7 +1,8 @@
 // Writing and reading the audit log (domain/audit.ts). A record is written after the action it
 // records has answered, by the surface that knows who asked (the dashboard's session, the API's
 // key, the operator's token, the command line): a failure to write one is logged, never turned into
-// a failure of the action, which has already happened.
+// a failure of the action, which has already happened. Each record is also a line of the process
+// log, which the operator ships to a separate system (docs/operations.md, Logs).
 import { type AuditEntry, ChainCheck, type ChainFault } from '../domain/audit.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { appendAudit, auditHead, auditRecords, latestAuditRecords, pruneAudit } from '../store/audit-log.js';
@@ -14,7 +15,10 @@ export const AUDIT_RETENTION_MS = 400 * 24 * 3_600_000;
 
 export async function audit(ctx: AuditContext, entry: Omit<AuditEntry, 'at'>): Promise<void> {
   try {
-    await appendAudit(ctx.db, { ...entry, at: wallClockMs(ctx.clock) });
+    const record = await appendAudit(ctx.db, { ...entry, at: wallClockMs(ctx.clock) });
+    // A copy for the log collector: a separate system then holds every record and its hash, which
+    // an intruder who rewrites the database's chain, however consistently, cannot take back.
+    ctx.log.info({ audit: record }, 'audit record');
   } catch (error) {
     ctx.log.error({ err: error, audit: entry.action }, 'audit record not written');
   }

@@ -4,78 +4,130 @@
 // once: it is claimed `submitting` in a commit of its own, made durable before the bank hears of
 // it (ask-bank.ts); one whose process stopped in between, or whose answer never came, is asked
 // about, and submitted again only if its bank says it never received it.
-import type { DebitOrder, MandateBank } from '../bank/connector.js';
+//
+// Debits go to a bank in batches, as a collection file would, and their answers are applied a
+// batch to a transaction: on PostgreSQL every statement is a round trip, and a debit handled alone
+// cost some twenty of them. A few batches are with the banks at once.
+import type { DebitOrder, DebitResult, MandateBank } from '../bank/connector.js';
 import { abandonedAfterMs } from '../domain/abandoned-question.js';
 import type { Debit, DebitState } from '../domain/debit.js';
+import type { ScanTime } from '../store/account-time.js';
 import { debitsDue, staleSubmissions } from '../store/debits.js';
-import { findPaymentById } from '../store/payment-lookup.js';
-import { applyDebitResult } from './apply-debit.js';
+import { findPaymentsByIds } from '../store/payment-lookup.js';
+import { inTransaction } from '../store/transaction.js';
+import { applyDebitResults } from './apply-debit.js';
 import { askBank, askBankToMoveMoney, NO_ANSWER_IN_TIME } from './ask-bank.js';
-import { changeDebit } from './change-debit.js';
-import { type AppContext, forAccount } from './context.js';
+import { changeDebits } from './change-debit.js';
+import { type AppContext, forAccount, withDb } from './context.js';
 
+/** Debits in one call to a bank, and in the transaction that applies its answers. */
 const BATCH = 200;
-/** Debits a run has with the banks at once. */
-const CONCURRENCY = 16;
+/** Batches a run has with the banks at once. */
+const LANES = 4;
 
-function mandateBankOf(ctx: AppContext, debit: Debit): MandateBank {
-  const bank = ctx.banks.mandatesAt(debit.bankId);
-  if (!bank) throw new Error(`bank ${debit.bankId} of debit ${debit.debitId} takes no debits`);
+function mandateBankOf(ctx: AppContext, bankId: string): MandateBank {
+  const bank = ctx.banks.mandatesAt(bankId);
+  if (!bank) throw new Error(`bank ${bankId} takes no debits`);
   return bank;
 }
 
-async function orderOf(ctx: AppContext, debit: Debit): Promise<DebitOrder> {
-  const payment = await findPaymentById(ctx.db, debit.paymentId);
-  return {
+async function ordersOf(ctx: AppContext, debits: readonly Debit[]): Promise<DebitOrder[]> {
+  const payments = await findPaymentsByIds(
+    ctx.db,
+    debits.map((debit) => debit.paymentId),
+  );
+  return debits.map((debit) => ({
     orderId: debit.debitId,
     mandateId: debit.subscriptionId,
     reference: debit.paymentId,
     // A charge's payment is never deleted once submitted (delete-payment.ts); the account is its.
-    account: payment?.collectAccountUuid ?? ctx.config.collectionAccount.number,
+    account: payments.get(debit.paymentId)?.collectAccountUuid ?? ctx.config.collectionAccount.number,
     destination: ctx.config.collectionAccount,
     amount: debit.amount,
     currency: debit.currency,
-  };
+  }));
 }
 
-async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, lane));
+/** A bank is called about one account's debits at a time (its clock dates the call) and one bank's. */
+function byAccountAndBank(debits: readonly Debit[]): Debit[][] {
+  const groups = new Map<string, Debit[]>();
+  for (const debit of debits) {
+    const key = `${debit.receiverId} ${debit.bankId}`;
+    groups.set(key, [...(groups.get(key) ?? []), debit]);
+  }
+  return [...groups.values()];
 }
 
-/** Submits one claimed debit and applies the answer. */
-async function submitClaimedDebit(ctx: AppContext, debit: Debit): Promise<void> {
-  const bank = mandateBankOf(ctx, debit);
-  const order = await orderOf(ctx, debit);
-  const result = await askBankToMoveMoney(ctx, { orderId: debit.debitId, bankId: debit.bankId }, (call) => bank.submitDebit(order, call));
-  await applyDebitResult(ctx, debit, 'submitting', result);
+/** Submits debits claimed together and applies the answers; one call per account and bank. */
+async function submitClaimed(ctx: AppContext, claimed: readonly Debit[]): Promise<void> {
+  for (const debits of byAccountAndBank(claimed)) {
+    const own = forAccount(ctx, debits[0]!.receiverId);
+    const bank = mandateBankOf(own, debits[0]!.bankId);
+    const orders = await ordersOf(own, debits);
+    const answer = await askBankToMoveMoney(own, { orderIds: orders.map((o) => o.orderId), bankId: debits[0]!.bankId }, (call) =>
+      bank.submitDebits(orders, call),
+    );
+    await applyAnswers(own, debits, 'submitting', answer);
+  }
+}
+
+/** Applies a bank's answers (or its silence, for every debit of the call). */
+async function applyAnswers(
+  ctx: AppContext,
+  debits: readonly Debit[],
+  from: DebitState,
+  answer: readonly DebitResult[] | { status: 'uncertain' },
+): Promise<void> {
+  if (Array.isArray(answer) && answer.length !== debits.length) throw new Error(`the bank answered ${answer.length} of ${debits.length} debits`);
+  const resultOf = (i: number): DebitResult => (Array.isArray(answer) ? answer[i]! : { status: 'uncertain' });
+  await applyDebitResults(
+    ctx,
+    debits.map((debit, i) => ({ debit, from, result: resultOf(i) })),
+  );
+}
+
+/** Asks the banks about debits they may hold, and applies the answers. */
+export async function askAboutDebits(ctx: AppContext, asked: readonly Debit[], from: DebitState): Promise<void> {
+  for (const debits of byAccountAndBank(asked)) {
+    const own = forAccount(ctx, debits[0]!.receiverId);
+    const bank = mandateBankOf(own, debits[0]!.bankId);
+    const orders = await ordersOf(own, debits);
+    let answer;
+    try {
+      answer = await askBank(own, (call) => bank.debitStatuses(orders, call));
+    } catch (error) {
+      ctx.log.warn({ err: error, debitIds: orders.map((o) => o.orderId) }, 'the bank did not say what became of debits; they are asked again');
+      answer = NO_ANSWER_IN_TIME;
+    }
+    await applyAnswers(own, debits, from, answer === NO_ANSWER_IN_TIME ? { status: 'uncertain' } : answer);
+  }
 }
 
 /** Asks the bank about a debit it may hold, and applies the answer. */
 export async function askAboutDebit(ctx: AppContext, debit: Debit, from: DebitState): Promise<void> {
-  const bank = mandateBankOf(ctx, debit);
-  const order = await orderOf(ctx, debit);
-  let answer;
-  try {
-    answer = await askBank(ctx, (call) => bank.debitStatus(order, call));
-  } catch (error) {
-    ctx.log.warn({ err: error, debitId: debit.debitId }, 'the bank did not say what became of a debit; it is asked again');
-    answer = NO_ANSWER_IN_TIME;
-  }
-  await applyDebitResult(ctx, debit, from, answer === NO_ANSWER_IN_TIME ? { status: 'uncertain' } : answer);
+  await askAboutDebits(ctx, [debit], from);
 }
 
 /**
- * Claims a due debit (due → submitting) and submits it at once: a claim never waits behind others,
- * so it cannot look stale while unsent. False when another process took it first.
+ * Claims due debits (due → submitting) in one commit, skipping those another process is claiming,
+ * and submits them at once: a claim never waits behind others, so it cannot look stale while unsent.
  */
+async function claimDue(ctx: AppContext, time: ScanTime, limit: number): Promise<Debit[]> {
+  const claimed = await inTransaction(ctx.db, async (trx) =>
+    changeDebits(
+      withDb(ctx, trx),
+      (await debitsDue(trx, 'due', time, limit, { claim: true })).map((debit) => ({ debit, from: 'due', change: { event: 'claimed' } })),
+    ),
+  );
+  await submitClaimed(ctx, claimed);
+  return claimed;
+}
+
+/** Claims a due debit and submits it at once. False when another process took it first. */
 export async function claimAndSubmit(ctx: AppContext, debit: Debit): Promise<boolean> {
-  if (!(await changeDebit(ctx, debit, 'due', { event: 'claimed' }))) return false;
-  await submitClaimedDebit(ctx, debit);
-  return true;
+  const claimed = await changeDebits(ctx, [{ debit, from: 'due', change: { event: 'claimed' } }]);
+  await submitClaimed(ctx, claimed);
+  return claimed.length === 1;
 }
 
 /** Returns how many debits were submitted and how many asked about. */
@@ -83,44 +135,39 @@ export async function collectDebits(ctx: AppContext): Promise<{ submitted: numbe
   let asked = 0;
   let submitted = 0;
   const time = ctx.clocks.scanTime();
-  let failures = 0;
-  // Each debit is handled on its account's clock.
-  const safely = (work: (ctx: AppContext, debit: Debit) => Promise<void>) => async (debit: Debit) => {
+  // A batch that could not be handled is tried again at the next run: asking for the next one
+  // meanwhile would find it again.
+  const safely = async (work: () => Promise<void>): Promise<boolean> => {
     try {
-      await work(forAccount(ctx, debit.receiverId), debit);
+      await work();
+      return true;
     } catch (error) {
-      failures++;
-      ctx.log.error({ err: error, debitId: debit.debitId }, 'a debit could not be handled; it is tried again at the next run');
+      ctx.log.error({ err: error }, 'a batch of debits could not be handled; it is tried again at the next run');
+      return false;
     }
   };
-  const stale = await staleSubmissions(ctx.db, time, abandonedAfterMs(ctx.config.bankTimeoutMs), BATCH);
-  await inParallel(
-    stale,
-    safely((own, debit) => askAboutDebit(own, debit, 'submitting')),
-  );
-  asked += stale.length;
+  const askAll = async (found: readonly Debit[], from: DebitState): Promise<boolean> => {
+    const batches = Array.from({ length: Math.ceil(found.length / BATCH) }, (_, i) => found.slice(i * BATCH, (i + 1) * BATCH));
+    const done = await Promise.all(batches.map((batch) => safely(() => askAboutDebits(ctx, batch, from))));
+    asked += found.length;
+    return done.every(Boolean);
+  };
+  await askAll(await staleSubmissions(ctx.db, time, abandonedAfterMs(ctx.config.bankTimeoutMs), BATCH * LANES), 'submitting');
   for (const state of ['submitted', 'uncertain'] as const) {
     for (;;) {
-      const due = await debitsDue(ctx.db, state, time, BATCH);
-      await inParallel(
-        due,
-        safely((own, debit) => askAboutDebit(own, debit, state)),
-      );
-      asked += due.length;
-      // A debit that could not be handled is still due: asking for the next batch would find it again.
-      if (due.length < BATCH || failures > 0) break;
+      const due = await debitsDue(ctx.db, state, time, BATCH * LANES);
+      if (!(await askAll(due, state)) || due.length < BATCH * LANES) break;
     }
   }
-  for (;;) {
-    let claimed = 0;
-    await inParallel(
-      await debitsDue(ctx.db, 'due', time, BATCH),
-      safely(async (own, debit) => {
-        if (await claimAndSubmit(own, debit)) claimed++;
-      }),
-    );
-    submitted += claimed;
-    if (claimed === 0) break;
-  }
+  // Each lane claims its next batch once its last one is answered, until none is left due.
+  const lane = async () => {
+    for (;;) {
+      let claimed = 0;
+      if (!(await safely(async () => void (claimed = (await claimDue(ctx, time, BATCH)).length)))) return;
+      submitted += claimed;
+      if (claimed === 0) return;
+    }
+  };
+  await Promise.all(Array.from({ length: LANES }, lane));
   return { submitted, asked };
 }

@@ -5,7 +5,7 @@ import type { FieldError } from '../domain/errors.js';
 import type { RawValue } from '../domain/field-rules.js';
 import { newUuid } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
-import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
+import { notifyPolicy } from '../domain/network-address.js';
 import type { Payment } from '../domain/payment.js';
 import type { PaymentRequest } from '../domain/payment-request.js';
 import { parseChargeRequest } from '../domain/subscription-request.js';
@@ -23,10 +23,11 @@ export async function createCharge(
   merchant: Merchant,
   raw: Readonly<Record<string, RawValue>>,
   found: readonly FieldError[] = [],
+  doubts: FieldError[] = [],
 ): Promise<Payment> {
   const subscriptionId = typeof raw.subscription_id === 'string' ? raw.subscription_id : undefined;
   const subscription = subscriptionId === undefined ? undefined : await findSubscription(ctx.db, merchant.receiverId, subscriptionId);
-  const charge = parseChargeRequest(raw, subscription, mayNotifyPrivateAddresses(merchant.developer, ctx.config.sandbox), found);
+  const charge = parseChargeRequest(raw, subscription, notifyPolicy(merchant.developer, ctx.config), found, doubts);
   const mandate = subscription!;
   const now = ctx.clock.now();
   const req: PaymentRequest = {

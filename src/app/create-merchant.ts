@@ -6,7 +6,7 @@ import { FieldErrors, fieldError } from '../domain/errors.js';
 import { isWebUrl } from '../domain/formats.js';
 import { newReceiverId, newReceiverSecret, newUuid } from '../domain/ids.js';
 import { DEFAULT_NOTIFY_API_VERSION, type Merchant, type MerchantFeatures } from '../domain/merchant.js';
-import { mayNotifyPrivateAddresses, notifyUrlProblem } from '../domain/network-address.js';
+import { notifyPolicy, notifyUrlProblem } from '../domain/network-address.js';
 import { PAYMENT_METHOD_IDS } from '../domain/payment-methods.js';
 import { insertMerchant } from '../store/merchants.js';
 import type { DB } from '../store/schema.js';
@@ -132,7 +132,7 @@ export function checkAccountUrls(ctx: AppContext, urls: AccountUrls, developer: 
   const errors = new FieldErrors();
   for (const [field, url] of Object.entries(urls)) {
     if (url === null || url === undefined) continue;
-    const problem = isWebUrl(url) ? notifyUrlProblem(url, mayNotifyPrivateAddresses(developer, ctx.config.sandbox)) : 'must be an absolute http or https URL';
+    const problem = isWebUrl(url) ? notifyUrlProblem(url, notifyPolicy(developer, ctx.config)) : 'must be an absolute http or https URL';
     if (problem) errors.add(field, problem);
   }
   errors.throwIfAny();

@@ -7,7 +7,7 @@ import { DomainError, type FieldError } from '../domain/errors.js';
 import { COLLECTION_EMAIL_LIMITS, emailLimitBreached } from '../domain/email-limits.js';
 import { newNotificationToken, newPaymentId } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
-import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
+import { notifyPolicy } from '../domain/network-address.js';
 import type { Payment } from '../domain/payment.js';
 import { paymentEmail } from '../render/payment-emails.js';
 import { type ApiSurface, parsePaymentRequest, type PaymentRequest } from '../domain/payment-request.js';
@@ -34,7 +34,7 @@ export async function createPayment(
   const now = ctx.clock.now();
   const context = {
     merchant,
-    privateNotifyAllowed: mayNotifyPrivateAddresses(merchant.developer, ctx.config.sandbox),
+    notifyPolicy: notifyPolicy(merchant.developer, ctx.config),
     now,
     defaultTtlHours: ctx.config.paymentDefaultTtlHours,
   };

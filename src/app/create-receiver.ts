@@ -4,7 +4,7 @@ import { type FieldError, forbidden } from '../domain/errors.js';
 import type { RawValue } from '../domain/field-rules.js';
 import type { Merchant } from '../domain/merchant.js';
 import { parseReceiverRequest } from '../domain/receiver-request.js';
-import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
+import { notifyPolicy } from '../domain/network-address.js';
 import type { AppContext } from './context.js';
 import { createMerchant, type MerchantCredentials } from './create-merchant.js';
 
@@ -20,7 +20,7 @@ export async function createReceiver(
   doubts: FieldError[] = [],
 ): Promise<MerchantCredentials> {
   if (!integrator.features.integrator) throw forbidden('Creating receivers is only available to accounts that contracted the integrator feature');
-  const req = parseReceiverRequest(raw, integrator.developer, mayNotifyPrivateAddresses(integrator.developer, ctx.config.sandbox), found, doubts);
+  const req = parseReceiverRequest(raw, integrator.developer, notifyPolicy(integrator.developer, ctx.config), found, doubts);
   const { credentials } = await createMerchant(ctx, {
     name: req.businessName,
     developer: integrator.developer,

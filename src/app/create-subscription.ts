@@ -4,25 +4,29 @@ import type { FieldError } from '../domain/errors.js';
 import type { RawValue } from '../domain/field-rules.js';
 import { newUuid } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
-import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
+import { notifyPolicy } from '../domain/network-address.js';
 import type { Subscription } from '../domain/subscription.js';
 import { parseSubscriptionRequest } from '../domain/subscription-request.js';
 import { insertSubscription, toSubscription } from '../store/subscriptions.js';
 import type { SubscriptionsTable } from '../store/schema.js';
 import type { AppContext } from './context.js';
 
-/** Values accepted that are likely mistakes are added to `doubts`, for developers to hear of. */
+/**
+ * Values accepted that are likely mistakes are added to `doubts`, for developers to hear of.
+ * `subscriptionId` is drawn at random but for the demo account's (app/demo-account.ts).
+ */
 export async function createSubscription(
   ctx: AppContext,
   merchant: Merchant,
   raw: Readonly<Record<string, RawValue>>,
   found: readonly FieldError[] = [],
   doubts: FieldError[] = [],
+  subscriptionId: string = newUuid(ctx.random),
 ): Promise<Subscription> {
-  const req = parseSubscriptionRequest(raw, mayNotifyPrivateAddresses(merchant.developer, ctx.config.sandbox), found, doubts);
+  const req = parseSubscriptionRequest(raw, notifyPolicy(merchant.developer, ctx.config), found, doubts);
   const at = ctx.clock.now().getTime();
   const row: SubscriptionsTable = {
-    subscription_id: newUuid(ctx.random),
+    subscription_id: subscriptionId,
     receiver_id: merchant.receiverId,
     name: req.name,
     email: req.email,

@@ -1,7 +1,8 @@
 // What is kept only for a while: idempotency keys and their answers past their expiry, OAuth
 // tokens past theirs, authorization flows older than a day that no live token refers to, the
-// sign-in throttle's subjects once their failures are forgotten, and audit records past their
-// retention.
+// sign-in throttle's subjects once their failures are forgotten, audit records past their
+// retention, finished messages with their attempt logs past theirs (MESSAGE_RETENTION_DAYS), and
+// the request log past its own (REQUEST_LOG_RETENTION_DAYS).
 import { pruneIdempotencyKeys } from '../store/idempotency.js';
 import { deleteStaleAuthorizations } from '../store/oauth-authorizations.js';
 import { deleteExpiredTokens } from '../store/oauth-tokens.js';
@@ -9,6 +10,8 @@ import { SIGN_IN_MEMORY_MS } from '../domain/sign-in-throttle.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { pruneThrottles } from '../store/sign-in-throttles.js';
 import { pruneAuditLog } from './audit.js';
+import { pruneMessages } from './prune-messages.js';
+import { pruneRequestLogs } from './prune-request-logs.js';
 import type { AppContext } from './context.js';
 
 const FLOW_RETENTION_MS = 24 * 3_600_000;
@@ -22,4 +25,6 @@ export async function pruneExpired(ctx: AppContext): Promise<void> {
   const wallNow = wallClockMs(ctx.clock);
   await pruneThrottles(ctx.db, wallNow - SIGN_IN_MEMORY_MS, wallNow);
   await pruneAuditLog(ctx);
+  await pruneMessages(ctx);
+  await pruneRequestLogs(ctx);
 }

@@ -1,7 +1,7 @@
 // Sends a message again, now: the same body and ids, as a new round of delivery (if it fails, the
 // retry schedule starts over from this moment). An attempt already in flight finishes first. A
 // message withdrawn unsent (an email asking to pay a payment that was paid since) stays so.
-import { DomainError, notFound, stateError } from '../domain/errors.js';
+import { DomainError, stateError } from '../domain/errors.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { findMessageRow, restartDelivery } from '../store/messages.js';
 import type { MessageRow } from '../store/schema.js';
@@ -16,7 +16,12 @@ export async function resendMessage(
 ): Promise<MessageRow> {
   return inTransaction(ctx.db, async (trx) => {
     const message = await findMessageRow(trx, messageId, options.receiverId, options.kinds);
-    if (!message) throw notFound(options.noun);
+    // A message past the retention is gone like one that never was; the answer says both.
+    if (!message)
+      throw new DomainError(
+        'not_found',
+        `${options.noun} not found: there is none with this id, or it finished more than ${ctx.config.messageRetentionDays} days ago and was pruned (MESSAGE_RETENTION_DAYS)`,
+      );
     if (message.status === 'cancelled')
       throw stateError(`This ${options.noun.toLowerCase()} was withdrawn unsent, because what it was about has changed; it cannot be sent again`);
     if (!(await restartDelivery(trx, messageId, ctx.clock.now().getTime(), wallClockMs(ctx.clock)))) {

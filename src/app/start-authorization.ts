@@ -27,7 +27,7 @@ export async function startAuthorization(ctx: AppContext, query: Query, doubts: 
     developer: merchant.developer,
     redirectUris: await redirectUrisOf(ctx.db, merchant.receiverId),
   };
-  const check = checkAuthorizationRequest(query, client, (bankId) => ctx.banks.connectorFor(bankId) !== undefined, doubts);
+  const check = checkAuthorizationRequest(query, client, (bankId) => ctx.banks.connectorFor(bankId) !== undefined, doubts, ctx.config.oauthPkce);
   if (check.outcome === 'refused') return check;
   if (check.outcome === 'redirect-error') return { outcome: 'redirect', delivery: errorDelivery(check.redirectUri, check.error, check) };
   return openFlow(ctx, check.request);

@@ -158,8 +158,12 @@ export interface MandateBank {
   signMandate(order: MandateOrder, answers: readonly string[], call: BankCall): Promise<MandateResult>;
   /** Changes of mandates after `cursor` (null: from the first), oldest first: activations, rejections, revocations. */
   mandateNews(cursor: string | null, call: BankCall): Promise<MandateNewsReport>;
-  submitDebit(order: DebitOrder, call: BankCall): Promise<DebitResult>;
-  debitStatus(order: DebitOrder, call: BankCall): Promise<DebitResult>;
+  /**
+   * Debits travel to a bank in batches (a collection file), and so do the questions about them:
+   * the answers come in the order of the orders, every order of a call on the account of `call`.
+   */
+  submitDebits(orders: readonly DebitOrder[], call: BankCall): Promise<DebitResult[]>;
+  debitStatuses(orders: readonly DebitOrder[], call: BankCall): Promise<DebitResult[]>;
 }
 
 export interface BankConnector {

@@ -10,6 +10,7 @@ import { DEMO_BANK_ID } from '../domain/banks.js';
 import type { DB } from '../store/schema.js';
 import { lockSetting } from '../store/setting-lock.js';
 import { writeSetting } from '../store/settings.js';
+import { inChunks } from '../store/group-commit.js';
 import { inTransaction } from '../store/transaction.js';
 
 export type BookEntry =
@@ -104,8 +105,21 @@ function toEntry(row: Pick<DemoBankTransfersTable, 'state' | 'credit' | 'held_st
 }
 
 export async function findEntry(db: Kysely<DB>, orderId: string): Promise<BookEntry | undefined> {
-  const row = await books(db).selectFrom('demobank_transfers').select(['state', 'credit', 'held_state']).where('order_id', '=', orderId).executeTakeFirst();
-  return row && toEntry(row);
+  return (await findEntries(db, [orderId])).get(orderId);
+}
+
+/** The entries of these orders that the books have. */
+export async function findEntries(db: Kysely<DB>, orderIds: readonly string[]): Promise<Map<string, BookEntry>> {
+  const found = new Map<string, BookEntry>();
+  for (const chunk of inChunks(orderIds)) {
+    const rows = await books(db)
+      .selectFrom('demobank_transfers')
+      .select(['order_id', 'state', 'credit', 'held_state'])
+      .where('order_id', 'in', chunk)
+      .execute();
+    for (const row of rows) found.set(row.order_id, toEntry(row));
+  }
+  return found;
 }
 
 /**
@@ -128,20 +142,47 @@ export async function holdTransfer(db: Kysely<DB>, orderId: string, held: BookEn
  * (an operation descriptor's target) never does.
  */
 export async function bookTransfer(db: Kysely<DB>, orderId: string, entry: BookEntry, now: Date, toCollectionAccount: boolean): Promise<BookEntry> {
+  return (await bookTransfers(db, [{ orderId, entry, now }], toCollectionAccount))[0]!;
+}
+
+/**
+ * bookTransfer for many orders in one transaction (a day's debits settling together): the credit
+ * numbers are taken under one lock, and the new entries written a hundred to a statement.
+ */
+export async function bookTransfers(
+  db: Kysely<DB>,
+  entries: readonly { orderId: string; entry: BookEntry; now: Date }[],
+  toCollectionAccount: boolean,
+): Promise<BookEntry[]> {
   return inTransaction(db, async (trx) => {
-    const last = Number(await lockSetting(trx, LAST_CREDIT, '0'));
-    const current = await findEntry(trx, orderId);
-    if (current && current.state !== 'uncertain') return current;
-    const seq = entry.state === 'executed' && toCollectionAccount ? last + 1 : null;
-    if (seq !== null) await writeSetting(trx, LAST_CREDIT, String(seq));
-    const row = { state: entry.state, credit: entry.state === 'executed' ? JSON.stringify(entry.credit) : null, credit_seq: seq, updated_at: now.getTime() };
-    if (current) await books(trx).updateTable('demobank_transfers').set(row).where('order_id', '=', orderId).execute();
-    else
-      await books(trx)
-        .insertInto('demobank_transfers')
-        .values({ order_id: orderId, ...row })
-        .execute();
-    return entry;
+    const first = Number(await lockSetting(trx, LAST_CREDIT, '0'));
+    let last = first;
+    const current = await findEntries(
+      trx,
+      entries.map((e) => e.orderId),
+    );
+    const inserts: DemoBankTransfersTable[] = [];
+    const updates: Omit<DemoBankTransfersTable, 'held_state'>[] = [];
+    const booked = entries.map(({ orderId, entry, now }) => {
+      const known = current.get(orderId);
+      if (known && known.state !== 'uncertain') return known;
+      const seq = entry.state === 'executed' && toCollectionAccount ? ++last : null;
+      const row = {
+        order_id: orderId,
+        state: entry.state,
+        credit: entry.state === 'executed' ? JSON.stringify(entry.credit) : null,
+        credit_seq: seq,
+        updated_at: now.getTime(),
+      };
+      if (known) updates.push(row);
+      else inserts.push({ ...row, held_state: null });
+      current.set(orderId, entry);
+      return entry;
+    });
+    if (last !== first) await writeSetting(trx, LAST_CREDIT, String(last));
+    for (const { order_id, ...row } of updates) await books(trx).updateTable('demobank_transfers').set(row).where('order_id', '=', order_id).execute();
+    for (const chunk of inChunks(inserts)) await books(trx).insertInto('demobank_transfers').values(chunk).execute();
+    return booked;
   });
 }
 
@@ -174,21 +215,33 @@ export interface DemoBankRequest {
 const JOURNAL_LENGTH = 10_000;
 
 export async function journalRequest(db: Kysely<DB>, request: Omit<DemoBankRequest, 'requestId'>): Promise<void> {
-  const { request_id } = await books(db)
-    .insertInto('demobank_requests')
-    .values({
-      asked_at: request.askedAt.getTime(),
-      operation: request.operation,
-      order_id: request.orderId,
-      payment_id: request.paymentId,
-      cursor: request.cursor,
-      answer: request.answer,
-    })
-    .returning('request_id')
-    .executeTakeFirstOrThrow();
+  await journalRequests(db, [request]);
+}
+
+/** The requests of a batch (a file of debits, or the questions about them), a hundred to a statement. */
+export async function journalRequests(db: Kysely<DB>, requests: readonly Omit<DemoBankRequest, 'requestId'>[]): Promise<void> {
+  let latest = 0;
+  for (const chunk of inChunks(requests)) {
+    const ids = await books(db)
+      .insertInto('demobank_requests')
+      .values(
+        chunk.map((request) => ({
+          asked_at: request.askedAt.getTime(),
+          operation: request.operation,
+          order_id: request.orderId,
+          payment_id: request.paymentId,
+          cursor: request.cursor,
+          answer: request.answer,
+        })),
+      )
+      .returning('request_id')
+      .execute();
+    latest = Math.max(latest, ...ids.map((row) => Number(row.request_id)));
+  }
+  if (latest === 0) return;
   await books(db)
     .deleteFrom('demobank_requests')
-    .where('request_id', '<=', Number(request_id) - JOURNAL_LENGTH)
+    .where('request_id', '<=', latest - JOURNAL_LENGTH)
     .execute();
 }
 

@@ -9,12 +9,13 @@ import type { BankCredit } from '../domain/bank-credit.js';
 import { nextBusinessDay } from '../domain/business-days.js';
 import { parseRut } from '../domain/rut.js';
 import { dialectOf } from '../store/database.js';
+import { inChunks } from '../store/group-commit.js';
 import type { DB } from '../store/schema.js';
 import { lockSetting } from '../store/setting-lock.js';
 import { writeSetting } from '../store/settings.js';
 import { inTransaction } from '../store/transaction.js';
 import type { BankCall, DebitOrder, DebitResult, MandateBank, MandateNews, MandateNewsReport, MandateOrder, MandateResult } from './connector.js';
-import { bookTransfer, demoBankCredit, demoHolderName, findEntry, journalRequest } from './demo-bank-books.js';
+import { type BookEntry, bookTransfers, demoBankCredit, demoHolderName, findEntries, journalRequest, journalRequests } from './demo-bank-books.js';
 import { DEMO_COORDINATES, INSUFFICIENT_FUNDS_RUT, PENDING_APPROVAL_RUT } from './demo-bank-scenarios.js';
 
 export const MANDATE_REJECTED = 'Mandato rechazado por el banco';
@@ -270,22 +271,58 @@ function settlementFailure(mandate: DemoBankMandatesTable | undefined): string |
   return undefined;
 }
 
-/** Settles (or fails) one debit in `trx`, booking its credit on the collection account when the money moves. */
-async function settle(trx: Kysely<DB>, row: DemoBankDebitsTable, now: Date, forced?: 'settle' | 'fail'): Promise<void> {
-  const mandate = await findMandateRow(trx, row.mandate_id);
-  // Failed by hand, a debit fails for the reason its settlement day would have given, if any.
-  const failure = forced === 'fail' ? (settlementFailure(mandate) ?? DEBIT_REFUSED) : forced === 'settle' ? undefined : settlementFailure(mandate);
-  if (failure !== undefined || !mandate) {
-    await books(trx)
-      .updateTable('demobank_debits')
-      .set({ state: 'failed', message: failure ?? MANDATE_NOT_ACTIVE, updated_at: now.getTime() })
-      .where('order_id', '=', row.order_id)
-      .execute();
-    return;
+async function findMandateRows(db: Kysely<DB>, mandateIds: readonly string[]): Promise<Map<string, DemoBankMandatesTable>> {
+  const found = new Map<string, DemoBankMandatesTable>();
+  for (const chunk of inChunks([...new Set(mandateIds)])) {
+    const rows = await books(db).selectFrom('demobank_mandates').selectAll().where('mandate_id', 'in', chunk).execute();
+    for (const row of rows) found.set(row.mandate_id, row);
   }
-  const order = JSON.parse(row.order_json) as DebitOrder;
-  await bookTransfer(trx, row.order_id, { state: 'executed', credit: creditOf(order, mandate, now) }, now, true);
-  await books(trx).updateTable('demobank_debits').set({ state: 'settled', updated_at: now.getTime() }).where('order_id', '=', row.order_id).execute();
+  return found;
+}
+
+/**
+ * Settles (or fails) debits in `trx`, booking the credits of those whose money moves on the
+ * collection account: on their settlement day, or `forced` by a developer at that instant.
+ */
+async function settle(trx: Kysely<DB>, rows: readonly DemoBankDebitsTable[], forced?: { decision: 'settle' | 'fail'; now: Date }): Promise<void> {
+  const mandates = await findMandateRows(
+    trx,
+    rows.map((row) => row.mandate_id),
+  );
+  const failures = new Map<string, string[]>();
+  const credits: { orderId: string; entry: BookEntry; now: Date }[] = [];
+  for (const row of rows) {
+    const mandate = mandates.get(row.mandate_id);
+    // Failed by hand, a debit fails for the reason its settlement day would have given, if any.
+    const failure =
+      forced?.decision === 'fail' ? (settlementFailure(mandate) ?? DEBIT_REFUSED) : forced?.decision === 'settle' ? undefined : settlementFailure(mandate);
+    if (failure !== undefined || !mandate) {
+      const message = failure ?? MANDATE_NOT_ACTIVE;
+      failures.set(message, [...(failures.get(message) ?? []), row.order_id]);
+      continue;
+    }
+    const now = forced?.now ?? new Date(Number(row.settles_at));
+    credits.push({ orderId: row.order_id, entry: { state: 'executed', credit: creditOf(JSON.parse(row.order_json) as DebitOrder, mandate, now) }, now });
+  }
+  // Each debit's books are dated on its settlement day, or at the developer's decision.
+  const moved = (state: DebitBookState, message: string | null, orderIds: readonly string[]) =>
+    Promise.all(
+      inChunks(orderIds).map((chunk) =>
+        books(trx)
+          .updateTable('demobank_debits')
+          .set((eb) => ({ state, ...(message !== null && { message }), updated_at: forced ? forced.now.getTime() : eb.ref('settles_at') }))
+          .where('order_id', 'in', chunk)
+          .execute(),
+      ),
+    );
+  for (const [message, orderIds] of failures) await moved('failed', message, orderIds);
+  if (credits.length === 0) return;
+  await bookTransfers(trx, credits, true);
+  await moved(
+    'settled',
+    null,
+    credits.map((c) => c.orderId),
+  );
 }
 
 /** Settles every debit whose settlement day has come on its account's clock, as of that day. Runs before DemoBank answers about debits or credits. */
@@ -304,7 +341,7 @@ export async function settleDueDebits(db: Kysely<DB>, time: ScanTime): Promise<v
         .limit(SETTLEMENTS_PER_TRANSACTION)
         .$if(dialectOf(trx) === 'postgres', (q) => q.forUpdate().skipLocked())
         .execute();
-      for (const row of due) await settle(trx, row, new Date(Number(row.settles_at)));
+      if (due.length > 0) await settle(trx, due);
       return due.length;
     });
     if (settled < SETTLEMENTS_PER_TRANSACTION) return;
@@ -316,51 +353,87 @@ export async function decideDebit(db: Kysely<DB>, orderId: string, decision: 'se
   return inTransaction(db, async (trx) => {
     const row = await books(trx).selectFrom('demobank_debits').selectAll().where('order_id', '=', orderId).executeTakeFirst();
     if (!row || row.state !== 'processing') return false;
-    await settle(trx, row, now, decision);
+    await settle(trx, [row], { decision, now });
     return true;
   });
 }
 
-async function debitResult(db: Kysely<DB>, orderId: string): Promise<DebitResult> {
-  const row = await books(db).selectFrom('demobank_debits').selectAll().where('order_id', '=', orderId).executeTakeFirst();
-  if (!row) return { status: 'unknown' };
-  if (row.state === 'processing') return { status: 'accepted', settlesAt: new Date(Number(row.settles_at)) };
-  if (row.state === 'failed') return { status: 'failed', message: row.message ?? DEBIT_REFUSED };
-  const entry = await findEntry(db, orderId);
-  if (entry?.state !== 'executed') throw new Error(`DemoBank's books have no credit for settled debit ${orderId}`);
-  return { status: 'settled', credit: entry.credit };
+/** What the books say of these orders: those they do not have are left out (unknown to the bank). */
+async function debitResults(db: Kysely<DB>, orderIds: readonly string[], options: { lock?: boolean } = {}): Promise<Map<string, DebitResult>> {
+  const rows: DemoBankDebitsTable[] = [];
+  for (const chunk of inChunks(orderIds))
+    rows.push(
+      ...(await books(db)
+        .selectFrom('demobank_debits')
+        .selectAll()
+        .where('order_id', 'in', chunk)
+        .orderBy('order_id')
+        .$if(options.lock === true, (q) => q.forShare())
+        .execute()),
+    );
+  const entries = await findEntries(
+    db,
+    rows.filter((row) => row.state === 'settled').map((row) => row.order_id),
+  );
+  return new Map(
+    rows.map((row): [string, DebitResult] => {
+      if (row.state === 'processing') return [row.order_id, { status: 'accepted', settlesAt: new Date(Number(row.settles_at)) }];
+      if (row.state === 'failed') return [row.order_id, { status: 'failed', message: row.message ?? DEBIT_REFUSED }];
+      const entry = entries.get(row.order_id);
+      if (entry?.state !== 'executed') throw new Error(`DemoBank's books have no credit for settled debit ${row.order_id}`);
+      return [row.order_id, { status: 'settled', credit: entry.credit }];
+    }),
+  );
 }
 
-async function answered(db: Kysely<DB>, call: BankCall, operation: 'debit' | 'debit-status', order: DebitOrder, result: DebitResult): Promise<DebitResult> {
-  await journalRequest(db, { askedAt: call.now, operation, orderId: order.orderId, paymentId: order.reference, cursor: null, answer: result.status });
-  return result;
+/** The answers to a batch, journaled as DemoBank's requests (one per order), in the orders' order. */
+async function answered(
+  db: Kysely<DB>,
+  call: BankCall,
+  operation: 'debit' | 'debit-status',
+  orders: readonly DebitOrder[],
+  results: ReadonlyMap<string, DebitResult>,
+): Promise<DebitResult[]> {
+  const answers = orders.map((order) => results.get(order.orderId) ?? { status: 'unknown' as const });
+  await journalRequests(
+    db,
+    orders.map((order, i) => ({ askedAt: call.now, operation, orderId: order.orderId, paymentId: order.reference, cursor: null, answer: answers[i]!.status })),
+  );
+  return answers;
 }
 
-async function submitDebit(db: Kysely<DB>, order: DebitOrder, call: BankCall): Promise<DebitResult> {
-  const result = await inTransaction(db, async (trx): Promise<DebitResult> => {
+/** Why DemoBank refuses a debit on receipt, if it does. */
+function refusalOf(order: DebitOrder, mandate: DemoBankMandatesTable | undefined): string | undefined {
+  if (mandate?.state === 'revoked') return MANDATE_REVOKED;
+  if (mandate?.state !== 'active') return MANDATE_NOT_ACTIVE;
+  if (order.amount > Number(mandate.max_amount)) return OVER_MAXIMUM;
+  return undefined;
+}
+
+async function submitDebits(db: Kysely<DB>, orders: readonly DebitOrder[], call: BankCall): Promise<DebitResult[]> {
+  const results = await inTransaction(db, async (trx) => {
     // The same order twice is one debit: the second submission gets the first one's answer, and is counted.
-    const known = await debitResult(trx, order.orderId);
-    if (known.status !== 'unknown') {
+    const results = await debitResults(
+      trx,
+      orders.map((order) => order.orderId),
+    );
+    const again = orders.filter((order) => results.has(order.orderId)).map((order) => order.orderId);
+    for (const chunk of inChunks(again))
       await books(trx)
         .updateTable('demobank_debits')
         .set((eb) => ({ submissions: eb('submissions', '+', 1) }))
-        .where('order_id', '=', order.orderId)
+        .where('order_id', 'in', chunk)
         .execute();
-      return known;
-    }
-    const mandate = await findMandateRow(trx, order.mandateId);
-    const refusal =
-      mandate?.state === 'revoked'
-        ? MANDATE_REVOKED
-        : mandate?.state !== 'active'
-          ? MANDATE_NOT_ACTIVE
-          : order.amount > Number(mandate.max_amount)
-            ? OVER_MAXIMUM
-            : undefined;
+    const fresh = orders.filter((order) => !results.has(order.orderId));
+    const mandates = await findMandateRows(
+      trx,
+      fresh.map((order) => order.mandateId),
+    );
     const settlesAt = nextBusinessDay(call.now);
-    await books(trx)
-      .insertInto('demobank_debits')
-      .values({
+    const rows = fresh.map((order): DemoBankDebitsTable => {
+      const refusal = refusalOf(order, mandates.get(order.mandateId));
+      results.set(order.orderId, refusal ? { status: 'failed', message: refusal } : { status: 'accepted', settlesAt });
+      return {
         order_id: order.orderId,
         mandate_id: order.mandateId,
         payment_id: order.reference,
@@ -372,28 +445,35 @@ async function submitDebit(db: Kysely<DB>, order: DebitOrder, call: BankCall): P
         submissions: 1,
         updated_at: call.now.getTime(),
         receiver_id: call.account,
-      })
-      .execute();
-    return refusal ? { status: 'failed', message: refusal } : { status: 'accepted', settlesAt };
+      };
+    });
+    for (const chunk of inChunks(rows)) await books(trx).insertInto('demobank_debits').values(chunk).execute();
+    return results;
   });
-  return answered(db, call, 'debit', order, result);
+  return answered(db, call, 'debit', orders, results);
 }
 
 /**
- * A debit's state once no other caller is settling it: settleDueDebits skips the rows another holds,
- * and without waiting for that settlement a debit whose day has come would read as still processing.
+ * The debits' states once no other caller is settling them: settleDueDebits skips the rows another
+ * holds, and without waiting for that settlement a debit whose day has come would read as still processing.
  */
-async function debitResultAfterSettlement(db: Kysely<DB>, orderId: string): Promise<DebitResult> {
-  if (dialectOf(db) !== 'postgres') return debitResult(db, orderId);
-  return inTransaction(db, async (trx) => {
-    await books(trx).selectFrom('demobank_debits').select('order_id').where('order_id', '=', orderId).forShare().execute();
-    return debitResult(trx, orderId);
-  });
+async function debitResultsAfterSettlement(db: Kysely<DB>, orderIds: readonly string[]): Promise<Map<string, DebitResult>> {
+  if (dialectOf(db) !== 'postgres') return debitResults(db, orderIds);
+  return inTransaction(db, (trx) => debitResults(trx, orderIds, { lock: true }));
 }
 
-async function debitStatus(db: Kysely<DB>, order: DebitOrder, call: BankCall): Promise<DebitResult> {
+async function debitStatuses(db: Kysely<DB>, orders: readonly DebitOrder[], call: BankCall): Promise<DebitResult[]> {
   await settleDueDebits(db, call.time);
-  return answered(db, call, 'debit-status', order, await debitResultAfterSettlement(db, order.orderId));
+  return answered(
+    db,
+    call,
+    'debit-status',
+    orders,
+    await debitResultsAfterSettlement(
+      db,
+      orders.map((order) => order.orderId),
+    ),
+  );
 }
 
 /** DemoBank's direct debits, keeping their books in `db`. */
@@ -401,8 +481,8 @@ export function demoBankMandates(db: Kysely<DB>): MandateBank {
   return {
     signMandate: (order, answers, call) => signMandate(db, order, answers, call),
     mandateNews: (cursor, call) => mandateNews(db, cursor, call),
-    submitDebit: (order, call) => submitDebit(db, order, call),
-    debitStatus: (order, call) => debitStatus(db, order, call),
+    submitDebits: (orders, call) => submitDebits(db, orders, call),
+    debitStatuses: (orders, call) => debitStatuses(db, orders, call),
   };
 }
 

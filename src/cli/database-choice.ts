@@ -23,7 +23,7 @@ export function announceDatabase(config: Config): void {
  * (neither DATABASE_URL nor DATA_DIR set, so it depends on the folder) where there is none.
  */
 export function missingDefaultDatabase(config: Config, env: Record<string, string | undefined> = process.env): string | undefined {
-  if (env.DATABASE_URL || env.DATA_DIR) return undefined;
+  if (env.DATABASE_URL || env.DATABASE_URL_FILE || env.DATA_DIR) return undefined;
   const file = config.databaseUrl.slice('sqlite:'.length);
   if (fs.existsSync(file)) return undefined;
   return `no database at ${file} (neither DATABASE_URL nor DATA_DIR is set: the default is data/quipu.db in the current folder). Run the command where Quipu runs, set DATABASE_URL or DATA_DIR, or create a database here with \`quipu migrate\``;

@@ -14,6 +14,7 @@ import { amountToNumber } from '../domain/money.js';
 import { formatRut, parseRut } from '../domain/rut.js';
 import { showPayment } from './payment-line.js';
 import { withRuntime } from './runtime.js';
+import { printTable } from './table.js';
 
 const SCOPE = 'developer-mode accounts, where SANDBOX is on';
 
@@ -64,10 +65,17 @@ function mandatesCommand(): Command {
       withRuntime(async (ctx) => {
         const views = (await demoMandates(ctx.db, { personalIdentifier: options.rut, limit: options.limit })).map(mandateView);
         if (options.json) return console.log(JSON.stringify(views));
-        for (const v of views)
-          console.log(
-            `${v.subscription_id}  ${v.state.padEnd(8)} ${v.personal_identifier.padEnd(12)}  ${v.max_amount} ${v.currency}  ${v.creditor}  ${v.reason}`,
-          );
+        printTable(
+          [
+            { header: 'SUBSCRIPTION', value: (v) => v.subscription_id },
+            { header: 'STATE', value: (v) => v.state },
+            { header: 'RUT', value: (v) => v.personal_identifier },
+            { header: 'MAX AMOUNT', value: (v) => `${v.max_amount} ${v.currency}`, right: true },
+            { header: 'CREDITOR', value: (v) => v.creditor },
+            { header: 'REASON', value: (v) => v.reason },
+          ],
+          views,
+        );
       }),
     );
   const decide = (decision: MandateDecision) => async (id: string) =>
@@ -131,11 +139,22 @@ export function demoBankCommand(): Command {
       withRuntime(async (ctx) => {
         const views = (await journaledRequests(ctx.db, { paymentId: options.payment, limit: options.limit })).map(requestView);
         if (options.json) return console.log(JSON.stringify(views));
-        for (const v of views) {
-          const about =
-            v.operation === 'credits' || v.operation === 'mandate-news' ? `after ${v.cursor ?? 'the first'}` : `order ${v.order_id}  payment ${v.payment_id}`;
-          console.log(`#${v.request_id}  ${v.asked_at}  ${v.operation.padEnd(15)} ${about}  → ${v.answer}`);
-        }
+        printTable(
+          [
+            { header: '#', value: (v) => v.request_id, right: true },
+            { header: 'ASKED AT', value: (v) => v.asked_at },
+            { header: 'OPERATION', value: (v) => v.operation },
+            {
+              header: 'ABOUT',
+              value: (v) =>
+                v.operation === 'credits' || v.operation === 'mandate-news'
+                  ? `after ${v.cursor ?? 'the first'}`
+                  : `order ${v.order_id}  payment ${v.payment_id}`,
+            },
+            { header: 'ANSWER', value: (v) => v.answer },
+          ],
+          views,
+        );
       }),
     );
   return demobank;

@@ -9,6 +9,7 @@ import { MESSAGE_STATUSES } from '../store/messages.js';
 import { printHuman } from './merchant-view.js';
 import { oneOf, wholeNumber } from './options.js';
 import { withRuntime } from './runtime.js';
+import { printTable } from './table.js';
 
 export function emailsCommand(): Command {
   const emails = new Command('emails').description('emails to payers (collection requests and reminders): the local inbox and what went to the mail server');
@@ -34,9 +35,20 @@ export function emailsCommand(): Command {
         });
         const views = page.messages.map(emailView);
         if (options.json) return console.log(JSON.stringify({ emails: views, has_more: page.nextCursor !== null, next_cursor: page.nextCursor }));
-        for (const v of views)
-          console.log(`${v.id}  ${v.status.padEnd(9)}  ${v.created_at}  ${v.receiver_id}  ${v.payment_id}  ${v.kind}  ${v.to}  ${v.subject}`);
-        if (page.nextCursor) console.log(`more: --cursor ${page.nextCursor}`);
+        printTable(
+          [
+            { header: 'ID', value: (v) => v.id },
+            { header: 'STATUS', value: (v) => v.status },
+            { header: 'CREATED', value: (v) => v.created_at },
+            { header: 'RECEIVER', value: (v) => v.receiver_id },
+            { header: 'PAYMENT', value: (v) => v.payment_id },
+            { header: 'KIND', value: (v) => v.kind },
+            { header: 'TO', value: (v) => v.to },
+            { header: 'SUBJECT', value: (v) => v.subject },
+          ],
+          views,
+          page.nextCursor,
+        );
       }),
     );
 

@@ -3,14 +3,18 @@
 import { Command } from 'commander';
 import { getEvent } from '../app/event-queries.js';
 import { pageOfMessages } from '../app/message-queries.js';
+import { nextAttempt } from '../app/attempt-wait.js';
 import { resendMessage } from '../app/resend-message.js';
 import { eventDetailView, eventView } from '../delivery/event-view.js';
+import { attemptView } from '../delivery/message-view.js';
 import { DEFAULT_PAGE_SIZE } from '../domain/message-page.js';
 import { MESSAGE_KIND_NAMES } from '../domain/message-kinds.js';
 import { MESSAGE_STATUSES } from '../store/messages.js';
 import { printHuman } from './merchant-view.js';
+import { lastAttempt } from './attempt-line.js';
 import { oneOf, wholeNumber } from './options.js';
 import { withRuntime } from './runtime.js';
+import { printTable } from './table.js';
 
 export function eventsCommand(): Command {
   const events = new Command('events').description('everything Quipu sends (every kind of message) and its delivery attempts');
@@ -37,12 +41,19 @@ export function eventsCommand(): Command {
         });
         const views = page.messages.map(eventView);
         if (options.json) return console.log(JSON.stringify({ events: views, has_more: page.nextCursor !== null, next_cursor: page.nextCursor }));
-        for (const v of views) {
-          console.log(
-            `${v.id}  ${v.status.padEnd(9)}  ${String(v.attempts).padStart(2)} attempts  ${v.receiver_id}  ${v.kind}  ${v.subject_type} ${v.subject_id}  ${v.destination}`,
-          );
-        }
-        if (page.nextCursor !== null) console.log(`more: --cursor ${page.nextCursor}`);
+        printTable(
+          [
+            { header: 'ID', value: (v) => v.id },
+            { header: 'STATUS', value: (v) => v.status },
+            { header: 'ATTEMPTS', value: (v) => v.attempts, right: true },
+            { header: 'RECEIVER', value: (v) => v.receiver_id },
+            { header: 'KIND', value: (v) => v.kind },
+            { header: 'SUBJECT', value: (v) => `${v.subject_type} ${v.subject_id}` },
+            { header: 'DESTINATION', value: (v) => v.destination },
+          ],
+          views,
+          page.nextCursor,
+        );
       }),
     );
 
@@ -70,12 +81,25 @@ export function eventsCommand(): Command {
   events
     .command('resend <event_id>')
     .description('send an event again now (same body and ids), as a new round of delivery')
-    .option('--json', 'print JSON')
+    .option('--wait', 'wait until its attempt is logged (a running quipu serve or quipu worker sends it) and print the outcome; exit status 1 if it failed')
+    .option('--timeout <seconds>', 'how long --wait waits at most (exit status 1 when no attempt was logged by then)', wholeNumber, 30)
+    .option('--json', 'print JSON (with --wait: the event and its "attempt", null if none was logged in time)')
     .action(async (id: string, options) =>
       withRuntime(async (ctx) => {
-        const view = eventView(await resendMessage(ctx, id, { noun: 'Event' }));
-        if (options.json) console.log(JSON.stringify(view));
-        else console.log(`${view.id} queued for delivery at ${view.next_attempt_at}`);
+        const resent = await resendMessage(ctx, id, { noun: 'Event' });
+        const view = eventView(resent);
+        if (!options.wait) {
+          if (options.json) console.log(JSON.stringify(view));
+          else console.log(`${view.id} queued for delivery at ${view.next_attempt_at}`);
+          return;
+        }
+        if (!options.json) console.log(`${view.id} queued for delivery at ${view.next_attempt_at}; waiting for its attempt`);
+        const logged = await nextAttempt(ctx, id, resent.attempts, options.timeout * 1000);
+        const attempt = logged && attemptView(logged);
+        if (options.json) console.log(JSON.stringify({ ...view, attempt: attempt ?? null }));
+        else if (attempt) console.log(`#${attempt.number} ${attempt.trigger} ${attempt.started_at}  ${lastAttempt(attempt)}`);
+        if (!attempt) console.error(`quipu: no attempt of ${id} was logged within ${options.timeout} s: is a quipu serve or quipu worker running?`);
+        if (attempt?.outcome !== 'delivered') process.exitCode = 1;
       }),
     );
   return events;

@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { jobStatuses } from '../jobs/job-status.js';
 import { withRuntime } from './runtime.js';
+import { printTable } from './table.js';
 
 const UNITS: [suffix: string, ms: number][] = [
   ['d', 86_400_000],
@@ -27,14 +28,19 @@ export function jobsCommand(): Command {
       withRuntime(async (ctx) => {
         const statuses = await jobStatuses(ctx);
         if (options.json) return console.log(JSON.stringify(statuses));
-        for (const s of statuses) {
-          const state = s.running ? `running in ${s.runner}` : 'idle';
-          const last = s.last_started_at ? `last started ${s.last_started_at}, finished ${s.last_finished_at ?? '-'}` : 'never run';
-          console.log(
-            `${s.name.padEnd(28)} every ${interval(s.interval_ms).padEnd(4)} next ${s.next_run_at ?? 'when a process that runs jobs starts'}  ${state}  runs ${s.runs}, ${last}`,
-          );
-          if (s.last_error) console.log(`${''.padEnd(28)} last error ${s.last_error_at}: ${s.last_error}`);
-        }
+        printTable(
+          [
+            { header: 'NAME', value: (s) => s.name },
+            { header: 'EVERY', value: (s) => interval(s.interval_ms), right: true },
+            { header: 'NEXT RUN', value: (s) => s.next_run_at ?? 'when a process that runs jobs starts' },
+            { header: 'STATE', value: (s) => (s.running ? `running in ${s.runner}` : 'idle') },
+            { header: 'RUNS', value: (s) => s.runs, right: true },
+            { header: 'LAST STARTED', value: (s) => s.last_started_at ?? 'never run' },
+            { header: 'LAST FINISHED', value: (s) => s.last_finished_at },
+            { header: 'LAST ERROR', value: (s) => (s.last_error ? `${s.last_error_at}: ${s.last_error}` : null) },
+          ],
+          statuses,
+        );
       }),
     );
   return jobs;

@@ -7,8 +7,9 @@ import { resealSecrets } from '../app/reseal-secrets.js';
 import { DomainError } from '../domain/errors.js';
 import { rotateKeys } from '../app/rotate-keys.js';
 import { keyRetentionCutoff } from '../app/token-keys.js';
-import { liveKeys } from '../store/oauth-keys.js';
+import { OAUTH_KEYS } from '../store/sealed-keys.js';
 import { withRuntime } from './runtime.js';
+import { printTable } from './table.js';
 
 export function keysCommand(): Command {
   const keys = new Command('keys').description('the keys that sign OAuth tokens and seal stored secrets');
@@ -55,15 +56,23 @@ export function keysCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (options) =>
       withRuntime(async (ctx) => {
-        const rows = await liveKeys(ctx.db, keyRetentionCutoff(ctx.clock.now()));
+        const rows = await OAUTH_KEYS.live(ctx.db, keyRetentionCutoff(ctx.clock.now()));
         const view = rows.map((r) => ({
           kid: r.kid,
           alg: r.alg,
           created_at: new Date(r.created_at).toISOString(),
           retired_at: r.retired_at === null ? null : new Date(r.retired_at).toISOString(),
         }));
-        if (options.json) console.log(JSON.stringify(view));
-        else for (const k of view) console.log(`${k.kid}  ${k.alg}  ${k.retired_at ? `retired ${k.retired_at}` : 'signing'}`);
+        if (options.json) return console.log(JSON.stringify(view));
+        printTable(
+          [
+            { header: 'KID', value: (k) => k.kid },
+            { header: 'ALG', value: (k) => k.alg },
+            { header: 'CREATED', value: (k) => k.created_at },
+            { header: 'STATE', value: (k) => (k.retired_at ? `retired ${k.retired_at}` : 'signing') },
+          ],
+          view,
+        );
       }),
     );
   return keys;

@@ -13,6 +13,7 @@ import { notFound } from '../domain/errors.js';
 import { merchantView, printHuman } from './merchant-view.js';
 import { graceDuration, oneOf, receiverId } from './options.js';
 import { withRuntime } from './runtime.js';
+import { printTable } from './table.js';
 
 // Commander turns --contract-url into options.contractUrl: the flags map onto feature names.
 const FEATURE_FLAGS: Record<keyof MerchantFeatures, { flag: string; help: string }> = {
@@ -104,8 +105,15 @@ export function merchantsCommand(): Command {
     .action(async (options) =>
       withRuntime(async (ctx) => {
         const views = (await listMerchantRows(ctx.db)).map((row) => merchantView(toMerchant(row, ctx.secrets), false));
-        if (options.json) console.log(JSON.stringify(views));
-        else for (const v of views) console.log(`${v.receiver_id}  ${v.developer ? 'developer ' : 'production'}  ${v.name}`);
+        if (options.json) return console.log(JSON.stringify(views));
+        printTable(
+          [
+            { header: 'RECEIVER_ID', value: (v) => v.receiver_id },
+            { header: 'MODE', value: (v) => (v.developer ? 'developer' : 'production') },
+            { header: 'NAME', value: (v) => v.name },
+          ],
+          views,
+        );
       }),
     );
 

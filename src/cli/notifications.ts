@@ -9,6 +9,7 @@ import { NOTIFICATION_STATUSES } from '../store/messages.js';
 import { printHuman } from './merchant-view.js';
 import { oneOf, wholeNumber } from './options.js';
 import { withRuntime } from './runtime.js';
+import { printTable } from './table.js';
 
 const NOTIFICATIONS = { kinds: PAYMENT_NOTIFICATION_KINDS, noun: 'Notification' };
 
@@ -33,12 +34,19 @@ export function notificationsCommand(): Command {
           limit: options.limit,
         });
         const views = rows.map(notificationView);
-        if (options.json) console.log(JSON.stringify(views));
-        else
-          for (const v of views)
-            console.log(
-              `${v.notification_id}  ${v.status.padEnd(9)}  ${String(v.attempts).padStart(2)} attempts  ${v.receiver_id}  ${v.payment_id}  ${v.api_version}  ${v.url}`,
-            );
+        if (options.json) return console.log(JSON.stringify(views));
+        printTable(
+          [
+            { header: 'ID', value: (v) => v.notification_id },
+            { header: 'STATUS', value: (v) => v.status },
+            { header: 'ATTEMPTS', value: (v) => v.attempts, right: true },
+            { header: 'RECEIVER', value: (v) => v.receiver_id },
+            { header: 'PAYMENT', value: (v) => v.payment_id },
+            { header: 'VERSION', value: (v) => v.api_version },
+            { header: 'URL', value: (v) => v.url },
+          ],
+          views,
+        );
       }),
     );
 

@@ -9,6 +9,7 @@ import { PAYMENT_STATUSES, STATUS_DETAILS } from '../domain/payment-status.js';
 import { paymentResource } from '../http/payment-resource.js';
 import { wholeNumber } from './options.js';
 import { withRuntime } from './runtime.js';
+import { printTable } from './table.js';
 
 export function paymentListCommand(): Command {
   return new Command('list')
@@ -32,11 +33,17 @@ export function paymentListCommand(): Command {
           const items = page.payments.map((p) => paymentResource(ctx.config.publicBaseUrl, p, merchant));
           return console.log(JSON.stringify({ items, next_cursor: page.nextCursor ?? null }));
         }
-        for (const p of page.payments) {
-          const state = `${p.status}/${p.statusDetail}`;
-          console.log(`${p.paymentId}  ${p.createdAt.toISOString()}  ${state.padEnd(31)} ${formatAmount(p.amount).padStart(12)} ${p.currency}  ${p.subject}`);
-        }
-        if (page.nextCursor !== undefined) console.log(`more: --cursor ${page.nextCursor}`);
+        printTable(
+          [
+            { header: 'ID', value: (p) => p.paymentId },
+            { header: 'CREATED', value: (p) => p.createdAt.toISOString() },
+            { header: 'STATUS', value: (p) => `${p.status}/${p.statusDetail}` },
+            { header: 'AMOUNT', value: (p) => `${formatAmount(p.amount)} ${p.currency}`, right: true },
+            { header: 'SUBJECT', value: (p) => p.subject },
+          ],
+          page.payments,
+          page.nextCursor,
+        );
       }),
     );
 }

@@ -1,11 +1,12 @@
-// `quipu payments mark-paid <id>`: the merchant's action on one payment, for operators at the
-// command line.
+// `quipu payments list|show|mark-paid|pay`: an account's payments, one in full, and the merchant's
+// action on one payment, for operators at the command line.
 import { Command } from 'commander';
 import { markPaid } from '../app/mark-paid.js';
 import { getPayerPayment } from '../app/payer-payment.js';
 import { payCommand } from './pay.js';
 import { showPayment } from './payment-line.js';
 import { paymentListCommand } from './payment-list.js';
+import { paymentShowCommand } from './payment-show.js';
 import { withRuntime } from './runtime.js';
 
 export function paymentsCommand(): Command {
@@ -21,5 +22,6 @@ export function paymentsCommand(): Command {
     );
   payments.addCommand(payCommand());
   payments.addCommand(paymentListCommand());
+  payments.addCommand(paymentShowCommand());
   return payments;
 }

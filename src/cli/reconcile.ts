@@ -10,6 +10,7 @@ import { fieldError } from '../domain/errors.js';
 import { parseStatement, statementFormat } from '../domain/statement.js';
 import { creditResource } from '../http/operator/credit-resource.js';
 import { withRuntime } from './runtime.js';
+import { printTable } from './table.js';
 
 function format(value: string): 'csv' | 'jsonl' {
   if (value !== 'csv' && value !== 'jsonl') throw new InvalidArgumentError('must be csv or jsonl');
@@ -47,10 +48,14 @@ export function reconcileCommand(): Command {
           return;
         }
         console.log(`${summary.credits} credits: ${summary.matched} matched, ${summary.unmatched} unmatched, ${summary.duplicates} already recorded`);
-        for (const o of outcomes) {
-          const detail = o.status === 'matched' ? `payment ${o.paymentId}` : o.status === 'unmatched' ? o.reason : '';
-          console.log(`  ${o.bankReference}  ${o.status.padEnd(9)}  ${detail}`);
-        }
+        printTable(
+          [
+            { header: 'BANK REFERENCE', value: (o) => o.bankReference },
+            { header: 'STATUS', value: (o) => o.status },
+            { header: 'DETAIL', value: (o) => (o.status === 'matched' ? `payment ${o.paymentId}` : o.status === 'unmatched' ? o.reason : null) },
+          ],
+          outcomes,
+        );
       }),
     );
 }
@@ -86,11 +91,18 @@ export function creditsCommand(): Command {
           console.log(JSON.stringify({ credits: views, next_cursor: cursor ?? null }));
           return;
         }
-        for (const v of views)
-          console.log(
-            `${v.bank_reference}  ${v.status.padEnd(9)}  ${v.amount} ${v.currency}  ${v.account}  ${v.reference ?? '-'}  ${v.payment_id ?? v.reason ?? ''}`,
-          );
-        if (cursor !== undefined) console.log(`more: --cursor ${cursor}`);
+        printTable(
+          [
+            { header: 'BANK REFERENCE', value: (v) => v.bank_reference },
+            { header: 'STATUS', value: (v) => v.status },
+            { header: 'AMOUNT', value: (v) => `${v.amount} ${v.currency}`, right: true },
+            { header: 'ACCOUNT', value: (v) => v.account },
+            { header: 'REFERENCE', value: (v) => v.reference },
+            { header: 'PAYMENT OR REASON', value: (v) => v.payment_id ?? v.reason },
+          ],
+          views,
+          cursor,
+        );
       }),
     );
   return credits;

@@ -14,7 +14,7 @@ import { closeOnSignals } from './shutdown.js';
 export async function serve(): Promise<void> {
   const config = loadServiceConfig();
   if (!config) return;
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, 1, config.logDestination);
   // Its routes seal and open operation descriptors: a key of the ring that does not open, or the
   // key of an operation still open that is missing, stops it here.
   const runtime = await startService(config, log, (ctx) => ctx.descriptorKeys.problems());
@@ -64,7 +64,7 @@ export async function serve(): Promise<void> {
         `  secret       ${demo.secret}`,
         `  api_key      ${demo.api_key}`,
         '',
-        `  dashboard    ${config.publicBaseUrl}/`,
+        `  dashboard    ${config.dashboardBaseUrl ?? config.publicBaseUrl}/`,
         `  email        ${demo.email}`,
         `  password     ${demo.password}`,
         '',

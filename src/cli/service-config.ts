@@ -6,12 +6,13 @@ import type { Logger } from 'pino';
 import type { AppContext } from '../app/context.js';
 import { type Config, ConfigError, loadConfig, productionProblems } from '../config.js';
 import { type Runtime, startRuntime } from '../main/bootstrap.js';
+import { databaseTransportProblems } from '../store/postgres-tls.js';
 
 /** The configuration, or undefined (the reason on stderr, a failing exit code) when the service must not start. */
 export function loadServiceConfig(): Config | undefined {
   try {
     const config = loadConfig();
-    const problems = productionProblems(config);
+    const problems = [...productionProblems(config), ...databaseTransportProblems(config, process.env)];
     if (problems.length === 0) return config;
     return refuse(`SANDBOX=false needs ${problems.join('; ')}`);
   } catch (error) {

@@ -13,6 +13,7 @@ import { findSubscriptionById, listSubscriptions, type MandateChange } from '../
 import { printHuman } from './merchant-view.js';
 import { wholeNumber } from './options.js';
 import { withRuntime } from './runtime.js';
+import { printTable } from './table.js';
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -67,8 +68,17 @@ export function subscriptionsCommand(): Command {
       withRuntime(async (ctx) => {
         const views = (await listSubscriptions(ctx.db, { receiverId: options.receiver, limit: options.limit })).map(subscriptionView);
         if (options.json) return console.log(JSON.stringify(views));
-        for (const v of views)
-          console.log(`${v.subscription_id}  ${v.status.padEnd(8)} ${v.state.padEnd(16)} ${v.receiver_id}  ${v.customer_bank_code.padEnd(7)} ${v.name}`);
+        printTable(
+          [
+            { header: 'ID', value: (v) => v.subscription_id },
+            { header: 'STATUS', value: (v) => v.status },
+            { header: 'STATE', value: (v) => v.state },
+            { header: 'RECEIVER', value: (v) => v.receiver_id },
+            { header: 'BANK', value: (v) => v.customer_bank_code },
+            { header: 'NAME', value: (v) => v.name },
+          ],
+          views,
+        );
       }),
     );
 
@@ -82,10 +92,27 @@ export function subscriptionsCommand(): Command {
         if (options.json) return console.log(JSON.stringify(view));
         const { history, charges, ...rest } = view;
         printHuman(rest);
-        console.log('history');
-        for (const c of history) console.log(`  ${c.changed_at}  ${c.from} → ${c.to}  (${c.event}, by ${c.origin})  ${c.reason}`);
-        console.log('charges');
-        for (const c of charges) console.log(`  ${c.payment_id}  ${c.amount} ${c.currency}  ${c.debit_state}${c.failure ? `  ${c.failure}` : ''}`);
+        console.log('\nhistory');
+        printTable(
+          [
+            { header: 'CHANGED', value: (c) => c.changed_at },
+            { header: 'CHANGE', value: (c) => `${c.from} → ${c.to}` },
+            { header: 'EVENT', value: (c) => c.event },
+            { header: 'BY', value: (c) => c.origin },
+            { header: 'REASON', value: (c) => c.reason },
+          ],
+          history,
+        );
+        console.log('\ncharges');
+        printTable(
+          [
+            { header: 'PAYMENT', value: (c) => c.payment_id },
+            { header: 'AMOUNT', value: (c) => `${c.amount} ${c.currency}`, right: true },
+            { header: 'DEBIT', value: (c) => c.debit_state },
+            { header: 'FAILURE', value: (c) => c.failure },
+          ],
+          charges,
+        );
       }),
     );
   return subscriptions;

@@ -14,6 +14,7 @@ import { printHuman } from './merchant-view.js';
 import { DASHBOARD_ROLES, type DashboardRole } from '../domain/dashboard-roles.js';
 import { oneOf, receiverId } from './options.js';
 import { withRuntime } from './runtime.js';
+import { printTable } from './table.js';
 
 const output = (value: Record<string, unknown>, json: boolean) => (json ? console.log(JSON.stringify(value)) : printHuman(value));
 const role = oneOf(DASHBOARD_ROLES);
@@ -44,7 +45,21 @@ export function usersCommand(): Command {
     .command('list <receiver_id>')
     .description("the account's dashboard users and their roles")
     .option('--json', 'print one JSON object')
-    .action(async (id: string, options) => withRuntime(async (ctx) => output({ users: await listDashboardUsers(ctx, receiverId(id)) }, options.json === true)));
+    .action(async (id: string, options) =>
+      withRuntime(async (ctx) => {
+        const users = await listDashboardUsers(ctx, receiverId(id));
+        if (options.json) return console.log(JSON.stringify({ users }));
+        printTable(
+          [
+            { header: 'EMAIL', value: (u) => u.email },
+            { header: 'ROLE', value: (u) => u.role },
+            { header: 'TWO-FACTOR', value: (u) => (u.two_factor ? 'yes' : 'no') },
+            { header: 'DISABLED', value: (u) => (u.disabled ? 'yes' : 'no') },
+          ],
+          users,
+        );
+      }),
+    );
 
   users
     .command('set-role')

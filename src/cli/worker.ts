@@ -12,7 +12,7 @@ export async function worker(): Promise<void> {
   const config = loadServiceConfig();
   if (!config) return;
   announceDatabase(config);
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, 1, config.logDestination);
   // Delivery and the jobs open no operation descriptor: a broken descriptor key ring is the
   // server's to report, not a reason to stop sending.
   const runtime = await startService(config, log);

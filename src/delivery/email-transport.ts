@@ -23,9 +23,11 @@ const inbox: Transport = {
   close: async () => {},
 };
 
-/** `SMTP 550 ...` when the server refused, `timeout: ...` when it did not answer in time, else the connection's error. */
+/** `SMTP 550 ...` when the server refused, `timeout: ...` when it did not answer in time, a refused STARTTLS as such, else the connection's error. */
 function describeError(error: NodemailerError): string {
   if (error.cause instanceof DeadlineExceeded) return `timeout: ${error.cause.message}`;
+  // Sent only when TLS is required (SMTP_REQUIRE_TLS): a refusal means the email is never sent in the clear.
+  if (error.command === 'STARTTLS') return `the server refused STARTTLS and TLS is required (SMTP_REQUIRE_TLS): ${error.response ?? error.message}`;
   if (error.responseCode) return `SMTP ${error.response ?? error.responseCode}`;
   if (error.code === 'ETIMEDOUT') return `timeout: ${error.message}`;
   return error.message;
@@ -49,6 +51,7 @@ class SmtpTransport implements Transport {
     private readonly url: string,
     private readonly timeoutMs: number,
     private readonly connections: number,
+    private readonly requireTls: boolean,
   ) {
     this.#deadlines = new Deadlines(timeoutMs);
   }
@@ -65,6 +68,7 @@ class SmtpTransport implements Transport {
         dnsTimeout: this.timeoutMs,
         disableFileAccess: true,
         disableUrlAccess: true,
+        requireTLS: this.requireTls,
       }),
     );
     return this.#mailer;
@@ -122,8 +126,8 @@ class SmtpTransport implements Transport {
  * inbox, which a production installation (SANDBOX=false) is warned about at start: its payers
  * would get no email.
  */
-export function emailTransport(config: Pick<Config, 'smtpUrl' | 'sandbox'>, log: Logger, timeoutMs: number, connections: number): Transport {
-  if (config.smtpUrl) return new SmtpTransport(config.smtpUrl, timeoutMs, connections);
+export function emailTransport(config: Pick<Config, 'smtpUrl' | 'smtpRequireTls' | 'sandbox'>, log: Logger, timeoutMs: number, connections: number): Transport {
+  if (config.smtpUrl) return new SmtpTransport(config.smtpUrl, timeoutMs, connections, config.smtpRequireTls);
   if (!config.sandbox) log.warn('SMTP_URL is not set: payer emails are kept in the local inbox and never sent (set SMTP_URL on a production installation)');
   return inbox;
 }

@@ -38,6 +38,7 @@ export function eventDetailView(row: MessageRow, attempts: MessageAttemptRow[], 
     attempt_log: attempts.map((a) => ({
       ...attemptView(a),
       headers: http ? requestHeaders(row.content_type, signingHeaders(row.signing, secret, a.started_at, row.body)) : null,
+      sent_to: a.url ?? addressOf(row.url),
     })),
   };
 }

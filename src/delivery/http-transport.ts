@@ -1,4 +1,7 @@
-// Messages of the http channel: a POST of the stored bytes, signed per attempt as the message says.
+// Messages of the http channel: a POST of the stored bytes, signed per attempt as the message says,
+// to a URL the installation's rules still allow (a URL stored before they changed is not sent to).
+import { notifyUrlProblem } from '../domain/network-address.js';
+import type { DestinationRules } from '../domain/notify-destinations.js';
 import { signingHeaders } from '../domain/notification-signature.js';
 import type { MessageRow } from '../store/schema.js';
 import { HttpSender, type SendResult } from './sender.js';
@@ -7,11 +10,27 @@ import type { AttemptContext, Transport } from './transport.js';
 export class HttpTransport implements Transport {
   readonly #sender: HttpSender;
 
-  constructor(timeoutMs: number, connectionsPerOrigin: number) {
+  constructor(
+    timeoutMs: number,
+    connectionsPerOrigin: number,
+    private readonly rules: DestinationRules,
+  ) {
     this.#sender = new HttpSender(timeoutMs, connectionsPerOrigin);
   }
 
-  send(message: MessageRow, { account, startedAt, publicOnly }: AttemptContext): Promise<SendResult> {
+  async send(message: MessageRow, { account, startedAt, publicOnly }: AttemptContext): Promise<SendResult> {
+    // A URL that does not parse fails in the sender, with the parser's words; a name is judged
+    // there too, on the address it resolves to.
+    const problem = URL.canParse(message.url) ? notifyUrlProblem(message.url, { ...this.rules, privateAllowed: !publicOnly }) : undefined;
+    if (problem)
+      return {
+        delivered: false,
+        statusCode: null,
+        error: `refused: ${new URL(message.url).hostname} ${problem}`,
+        responseExcerpt: null,
+        latencyMs: 0,
+        retryAfter: undefined,
+      };
     const headers = signingHeaders(message.signing, account.secret, startedAt, message.body);
     return this.#sender.send({ url: message.url, contentType: message.content_type, body: message.body, headers }, publicOnly);
   }

@@ -8,22 +8,17 @@
 //   reads the ids created since the developer clock as this process read it LOOK_BACK_MS ago (wall
 //   time), so a moved developer clock does not make the window jump past writers that have not
 //   seen the move yet; ids created since then that were reported are kept.
-// - attempts by their id: ids passed over (a later id committed first) are asked for again until
-//   they appear or LOOK_BACK_MS has passed; most of them are rolled-back or never-used ids.
-// A row is missed only if it becomes visible more than LOOK_BACK_MS after its stamp (or after a
-// later attempt id did): its transaction's commit delay plus, for messages, the time a writer takes
-// to see a moved developer clock (INVALIDATION_POLL_MS) and the wall clocks' skew between machines.
-// What is remembered: the ids of the messages created within the window, at most MAX_PASSED_OVER
-// attempt ids, and one developer-clock reading per poll of the window.
+// - attempts by their id, as store/id-tail.ts follows any table by its id.
+// A message is missed only if it becomes visible more than LOOK_BACK_MS after its stamp: its
+// transaction's commit delay plus the time a writer takes to see a moved developer clock
+// (INVALIDATION_POLL_MS) and the wall clocks' skew between machines. What is remembered: the ids of
+// the messages created within the window, and one developer-clock reading per poll of the window.
 import type { Kysely } from 'kysely';
 import type { ShiftableClock } from '../runtime/clock.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
+import { IdTail, LOOK_BACK_MS } from '../store/id-tail.js';
 import { type AttemptOfMessage, findMessageRows, lastAttemptId, listAttemptsAfter, listMessageStamps } from '../store/messages.js';
 import type { DB, MessageRow } from '../store/schema.js';
-
-export const LOOK_BACK_MS = 60_000;
-export const MAX_PASSED_OVER = 1000;
-const ATTEMPTS_PER_READ = 500;
 
 export interface TailFilter {
   receiverId?: number;
@@ -47,29 +42,36 @@ export class MessageTail {
   readonly #seen = new Map<string, number>();
   readonly #readings: Reading[] = [];
   #floor = Number.NEGATIVE_INFINITY;
-  #lastAttemptId = 0;
-  /** Attempt ids a later id was seen before, with when (wall time): their transactions may still commit. */
-  readonly #passedOver = new Map<number, number>();
+  readonly #attempts: IdTail<AttemptOfMessage>;
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly clock: ShiftableClock,
     private readonly filter: TailFilter = {},
-  ) {}
+  ) {
+    this.#attempts = new IdTail(
+      { last: () => lastAttemptId(db), after: (afterId, ids, limit) => listAttemptsAfter(db, afterId, ids, limit), id: (row) => row.attempt_id },
+      (row) => this.#matches(row),
+    );
+  }
 
   /** Takes note of what is there already: the polls report only what appears after this. */
   async start(): Promise<void> {
-    // The attempt ids just below the last one are read too, so that those still uncommitted count as passed over.
-    this.#lastAttemptId = Math.max(0, (await lastAttemptId(this.db)) - ATTEMPTS_PER_READ);
-    await this.poll();
+    const now = this.#reading();
+    await this.#attempts.start(now.wall);
+    await this.#newMessages(now);
   }
 
   async poll(): Promise<TailBatch> {
-    const now = { wall: wallClockMs(this.clock), developer: this.clock.now().getTime() };
+    const now = this.#reading();
     // Attempts first: the messages of every attempt read are then committed, and read next.
-    const attempts = await this.#newAttempts(now.wall);
+    const attempts = await this.#attempts.poll(now.wall);
     const messages = await this.#newMessages(now);
     return { messages, attempts };
+  }
+
+  #reading(): Reading {
+    return { wall: wallClockMs(this.clock), developer: this.clock.now().getTime() };
   }
 
   #matches(row: { receiver_id: number; kind: string }): boolean {
@@ -77,27 +79,6 @@ export class MessageTail {
       (this.filter.receiverId === undefined || row.receiver_id === this.filter.receiverId) &&
       (this.filter.kinds === undefined || this.filter.kinds.includes(row.kind))
     );
-  }
-
-  async #newAttempts(wall: number): Promise<AttemptOfMessage[]> {
-    const found: AttemptOfMessage[] = [];
-    for (;;) {
-      // Unfiltered: an id of another account's attempt is not an id passed over.
-      const rows = await listAttemptsAfter(this.db, this.#lastAttemptId, [...this.#passedOver.keys()], ATTEMPTS_PER_READ);
-      for (const row of rows) {
-        if (!this.#passedOver.delete(row.attempt_id)) {
-          for (let id = Math.max(this.#lastAttemptId + 1, row.attempt_id - MAX_PASSED_OVER); id < row.attempt_id; id++) this.#passedOver.set(id, wall);
-          this.#lastAttemptId = row.attempt_id;
-        }
-        if (this.#matches(row)) found.push(row);
-      }
-      if (rows.length < ATTEMPTS_PER_READ) break;
-    }
-    for (const [id, since] of this.#passedOver) {
-      if (since >= wall - LOOK_BACK_MS && this.#passedOver.size <= MAX_PASSED_OVER) break;
-      this.#passedOver.delete(id);
-    }
-    return found;
   }
 
   async #newMessages(now: Reading): Promise<MessageRow[]> {

@@ -13,6 +13,17 @@ export interface AttemptContext {
   publicOnly: boolean;
 }
 
+/** What an attempt's log keeps of its result, whoever made the attempt (the worker, or a page that sends at once). */
+export function loggedResult(result: SendResult) {
+  return {
+    latency_ms: result.latencyMs,
+    outcome: result.delivered ? 'delivered' : 'failed',
+    status_code: result.statusCode,
+    error: result.error,
+    response_excerpt: result.responseExcerpt,
+  };
+}
+
 export interface Transport {
   /** One attempt. Never throws: a failure is a result. */
   send(message: MessageRow, attempt: AttemptContext): Promise<SendResult>;

@@ -21,7 +21,7 @@ import type { DB, MessageRow } from '../store/schema.js';
 import { DestinationLoad } from './destinations.js';
 import { type FaultPlan, type Planned, planFaults } from './fault-plan.js';
 import type { SendResult } from './sender.js';
-import type { Transport } from './transport.js';
+import { loggedResult, type Transport } from './transport.js';
 
 /** What the worker uses, and nothing more (main/delivery-worker.ts puts it together). */
 export interface DeliveryDependencies {
@@ -338,11 +338,7 @@ export class DeliveryWorker {
           trigger: triggerOf(row),
           due_at: row.next_attempt_at!,
           started_at: startedAt,
-          latency_ms: result.latencyMs,
-          outcome: result.delivered ? 'delivered' : 'failed',
-          status_code: result.statusCode,
-          error: result.error,
-          response_excerpt: result.responseExcerpt,
+          ...loggedResult(result),
         },
         leaseId,
         nextAttemptAt: result.delivered

@@ -21,6 +21,8 @@ export const AUDIT_ACTIONS = {
   'credentials.rotate': "an account's API key rotated",
   'settings.update': "an account's notification and OAuth settings changed",
   'message.resend': 'a notification or email sent again',
+  'message.send-to': 'an event sent once to another URL than its own',
+  'notify.test': "a test event sent to the account's notify_url",
   'developer.clock': 'the developer clock moved or reset',
   'developer.scenario': 'a DemoBank scenario run',
   'developer.faults': "an account's faults on demand set or removed",

@@ -115,3 +115,28 @@ export interface RecordedCredit extends BankCredit {
   source: string;
   recordedAt: Date;
 }
+
+/** A recorded credit's fields as the operator API names them, in its order; the store and the wire each encode the amount and instants their way. */
+export function creditFields(credit: RecordedCredit) {
+  return {
+    credit_id: credit.creditId,
+    bank_reference: credit.bankReference,
+    account: credit.account,
+    amount: credit.amount,
+    currency: credit.currency,
+    reference: credit.reference,
+    credited_at: credit.creditedAt,
+    payer_bank_id: credit.payerBankId,
+    payer_name: credit.payerName,
+    payer_email: credit.payerEmail,
+    payer_personal_identifier: credit.payerPersonalIdentifier,
+    payer_account_number: credit.payerAccountNumber,
+    payment_method: credit.paymentMethod,
+    funds_source: credit.fundsSource,
+    status: credit.status,
+    reason: credit.reason,
+    payment_id: credit.paymentId,
+    source: credit.source,
+    recorded_at: credit.recordedAt,
+  };
+}

@@ -20,6 +20,9 @@ export const DASHBOARD_ACTIONS = {
   'credentials.rotate': INTEGRATORS,
   'settings.update': INTEGRATORS,
   'message.resend': INTEGRATORS,
+  /** An event sent once to a URL the user types: the account's signed bytes leave for anywhere public. */
+  'message.send-to': INTEGRATORS,
+  'notify.test': INTEGRATORS,
   'developer.clock': INTEGRATORS,
   'developer.scenario': INTEGRATORS,
   'session.end': EVERYONE,

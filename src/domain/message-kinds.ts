@@ -69,6 +69,13 @@ export const MESSAGE_KINDS = {
     description:
       "An operation run from a descriptor finished: its result as the SDKs return it ({operationId, result, ...}) as JSON, signed, to the account's notify_url",
   },
+  'receiver.test': {
+    channel: 'http',
+    subject: 'receiver',
+    signing: 'khipu-signature',
+    description:
+      'A test sent from the dashboard\'s Settings ("Send a test event"): {"event": "test", "receiver_id", "sent_at"} as JSON, signed, to the account\'s notify_url, attempted once',
+  },
 } as const satisfies Record<string, KindRule>;
 
 export type MessageKind = keyof typeof MESSAGE_KINDS;

@@ -2,6 +2,7 @@
 // service's own machine or internal network (server-side request forgery). Only developer-mode
 // accounts on a sandbox installation may notify such addresses: a receiver on localhost is their point.
 import { isIPv4, isIPv6 } from 'node:net';
+import { type DestinationRules, destinationRuleProblem } from './notify-destinations.js';
 
 export type AddressScope = 'public' | 'private' | 'loopback' | 'link-local' | 'unspecified' | 'multicast' | 'reserved';
 
@@ -95,15 +96,24 @@ export function mayNotifyPrivateAddresses(developer: boolean, sandbox: boolean):
   return developer && sandbox;
 }
 
+/** Where an account may send notifications: its own leave for private addresses, and the installation's rules. */
+export interface NotifyPolicy extends DestinationRules {
+  privateAllowed: boolean;
+}
+
+export function notifyPolicy(developer: boolean, installation: { sandbox: boolean; notifyDestinations: DestinationRules }): NotifyPolicy {
+  return { ...installation.notifyDestinations, privateAllowed: mayNotifyPrivateAddresses(developer, installation.sandbox) };
+}
+
 /**
  * Why an account may not be notified at `url`: only accounts that may notify private addresses
- * (mayNotifyPrivateAddresses) may use localhost; the others only notify the public internet. One
- * rule for a payment's notify_url and for an account's default.
+ * (mayNotifyPrivateAddresses) may use localhost; the others only notify the public internet; and
+ * every account keeps to the installation's rules (https, the allowlist). One rule for a payment's
+ * notify_url and for an account's default.
  */
-export function notifyUrlProblem(url: string, privateAllowed: boolean): string | undefined {
-  if (privateAllowed) return undefined;
-  const reason = nonPublicHostReason(new URL(url).hostname);
-  return reason && `${reason}; ${PUBLIC_ONLY}`;
+export function notifyUrlProblem(url: string, policy: NotifyPolicy): string | undefined {
+  const reason = policy.privateAllowed ? undefined : nonPublicHostReason(new URL(url).hostname);
+  return reason ? `${reason}; ${PUBLIC_ONLY}` : destinationRuleProblem(url, policy);
 }
 
 /** Who may notify only the public internet, in the words of every refusal. */

@@ -10,6 +10,17 @@ export type PkceMethod = (typeof PKCE_METHODS)[number];
 // Both the challenge and the verifier are 43 to 128 characters of the unreserved set.
 const PKCE_TEXT = /^[A-Za-z0-9\-._~]{43,128}$/;
 
+/**
+ * OAUTH_PKCE: `s256` (a production installation's default) refuses an authorization request
+ * without a challenge or with `plain` (RFC 9700 2.1.1, ASVS 10.4.6); `optional` takes what the
+ * provider's contract allows: no PKCE, or either method.
+ */
+export const PKCE_RULES = ['s256', 'optional'] as const;
+export type PkceRule = (typeof PKCE_RULES)[number];
+
+/** The methods an installation takes, as its discovery document lists them. */
+export const pkceMethodsOf = (rule: PkceRule): readonly PkceMethod[] => (rule === 's256' ? ['S256'] : PKCE_METHODS);
+
 export function isPkceText(text: string): boolean {
   return PKCE_TEXT.test(text);
 }

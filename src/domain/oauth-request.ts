@@ -6,7 +6,7 @@
 import type { FieldError } from './errors.js';
 import { type FlowError, flowError } from './oauth-errors.js';
 import { institutionAvailability, signInFailureError } from './oauth-institution.js';
-import { isPkceMethod, isPkceText, type PkceChallenge } from './oauth-pkce.js';
+import { isPkceMethod, isPkceText, type PkceChallenge, type PkceRule } from './oauth-pkce.js';
 
 export const RESPONSE_MODES = ['query', 'form_post'] as const;
 export type ResponseMode = (typeof RESPONSE_MODES)[number];
@@ -93,7 +93,13 @@ function a002(description: string, error?: FlowError['error']): FlowError {
 }
 
 /** `doubts`: what was accepted as a likely slip (an empty state, the scopes in another order). */
-function requestProblem(query: Query, client: ClientView, hasConnector: HasConnector, doubts: FieldError[]): FlowError | AuthorizationRequest {
+function requestProblem(
+  query: Query,
+  client: ClientView,
+  hasConnector: HasConnector,
+  doubts: FieldError[],
+  pkceRule: PkceRule,
+): FlowError | AuthorizationRequest {
   for (const name of PARAMETERS) if (Array.isArray(query[name])) return a002(`${name} must be sent once`);
   const get = (name: string) => single(query, name);
   // A library sends an unset state or nonce as empty text: there is nothing to send back or to bind.
@@ -131,6 +137,8 @@ function requestProblem(query: Query, client: ClientView, hasConnector: HasConne
   const challenge = get('code_challenge');
   const method = get('code_challenge_method');
   let pkce: PkceChallenge | null = null;
+  if (pkceRule === 's256' && challenge === undefined) return a002('code_challenge is required: this installation requires PKCE with S256');
+  if (pkceRule === 's256' && method !== 'S256') return a002('code_challenge_method must be S256 on this installation');
   if (challenge !== undefined) {
     if (!isPkceText(challenge)) return a002('code_challenge must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
     // RFC 7636: without a method the challenge is plain.
@@ -164,6 +172,7 @@ export function checkAuthorizationRequest(
   client: ClientView | undefined,
   hasConnector: HasConnector,
   doubts: FieldError[] = [],
+  pkceRule: PkceRule = 'optional',
 ): AuthorizationCheck {
   if (!client) return { outcome: 'refused', parameter: 'client_id', message: 'client_id does not name a registered client' };
   const redirectUri = single(query, 'redirect_uri');
@@ -172,7 +181,7 @@ export function checkAuthorizationRequest(
   // Exact string comparison: no normalisation, prefix or pattern can widen what was registered.
   if (!client.redirectUris.includes(redirectUri))
     return { outcome: 'refused', parameter: 'redirect_uri', message: 'redirect_uri is not registered for this client' };
-  const checked = requestProblem(query, client, hasConnector, doubts);
+  const checked = requestProblem(query, client, hasConnector, doubts, pkceRule);
   if ('code' in checked) {
     const echoed = (name: string, valid: (value: string) => boolean) => {
       const value = single(query, name);

@@ -6,7 +6,7 @@ import { type FieldError, FieldErrors } from './errors.js';
 import { type FieldTable, type RawValue, dateValue, decodeFields, flagValue, text } from './field-rules.js';
 import { type Merchant, NOTIFY_API_VERSIONS } from './merchant.js';
 import { parseAmount } from './money.js';
-import { notifyUrlProblem } from './network-address.js';
+import { type NotifyPolicy, notifyUrlProblem } from './network-address.js';
 import { findPaymentMethod } from './payment-methods.js';
 
 export type ApiSurface = 'v2' | 'v3';
@@ -85,8 +85,8 @@ export interface PaymentRequest {
 
 export interface PaymentRequestContext {
   merchant: Merchant;
-  /** The account may aim notifications at private addresses (mayNotifyPrivateAddresses). */
-  privateNotifyAllowed: boolean;
+  /** Where the account may send notifications (notifyPolicy). */
+  notifyPolicy: NotifyPolicy;
   now: Date;
   defaultTtlHours: number;
 }
@@ -166,7 +166,7 @@ export function parsePaymentRequest(
   // its network (the worker checks the resolved address too; a literal address is refused here,
   // where the merchant sees why).
   const notifyUrl = text(f, 'notify_url');
-  const notifyHostProblem = notifyUrl !== undefined ? notifyUrlProblem(notifyUrl, ctx.privateNotifyAllowed) : undefined;
+  const notifyHostProblem = notifyUrl !== undefined ? notifyUrlProblem(notifyUrl, ctx.notifyPolicy) : undefined;
   if (notifyHostProblem) errors.add('notify_url', notifyHostProblem);
 
   const collectAccount = text(f, 'collect_account_uuid');

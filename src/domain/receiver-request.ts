@@ -3,7 +3,7 @@ import { type FieldError, FieldErrors } from './errors.js';
 import { type FieldTable, type RawValue, decodeFields, text } from './field-rules.js';
 import { findBank } from './banks.js';
 import { isCountryCode } from './formats.js';
-import { notifyUrlProblem } from './network-address.js';
+import { type NotifyPolicy, notifyUrlProblem } from './network-address.js';
 
 const str = (maxLength: number, minLength?: number, required = true) => ({ kind: 'string' as const, maxLength, minLength, required });
 const email = { kind: 'email' as const, maxLength: 255, required: true };
@@ -44,13 +44,13 @@ export interface ReceiverRequest {
 }
 
 /**
- * `developer`: the integrator's mode (its banks); `privateNotifyAllowed`: mayNotifyPrivateAddresses
+ * `developer`: the integrator's mode (its banks); `notifyPolicy`: notifyPolicy
  * for the new account. Values accepted that are likely mistakes are added to `doubts`.
  */
 export function parseReceiverRequest(
   raw: Readonly<Record<string, RawValue>>,
   developer: boolean,
-  privateNotifyAllowed: boolean,
+  notifyPolicy: NotifyPolicy,
   found: readonly FieldError[] = [],
   doubts: FieldError[] = [],
 ): ReceiverRequest {
@@ -61,7 +61,7 @@ export function parseReceiverRequest(
   // The account's default notify_url and its rendition_url follow the rule of a payment's notify_url.
   for (const field of ['notify_url', 'rendition_url']) {
     const url = text(f, field);
-    const hostProblem = url !== undefined ? notifyUrlProblem(url, privateNotifyAllowed) : undefined;
+    const hostProblem = url !== undefined ? notifyUrlProblem(url, notifyPolicy) : undefined;
     if (hostProblem) errors.add(field, hostProblem);
   }
   // The bank account is only kept in the profile, which nothing reads back: Quipu never pays into it.

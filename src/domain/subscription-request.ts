@@ -6,7 +6,7 @@ import { type FieldError, FieldErrors, validationError } from './errors.js';
 import { type FieldTable, type RawValue, decodeFields, text } from './field-rules.js';
 import { NOTIFY_API_VERSIONS } from './merchant.js';
 import { parseAmount, SCALE } from './money.js';
-import { notifyUrlProblem } from './network-address.js';
+import { type NotifyPolicy, notifyUrlProblem } from './network-address.js';
 import { chargeRefusal } from './mandate-status.js';
 import type { Subscription } from './subscription.js';
 
@@ -72,21 +72,21 @@ export function amountOf(errors: FieldErrors, field: string, value: string | und
   return 0;
 }
 
-function checkNotifyUrls(errors: FieldErrors, fields: Map<string, unknown>, names: readonly string[], privateNotifyAllowed: boolean): void {
+function checkNotifyUrls(errors: FieldErrors, fields: Map<string, unknown>, names: readonly string[], policy: NotifyPolicy): void {
   for (const name of names) {
     const url = fields.get(name);
-    const problem = typeof url === 'string' ? notifyUrlProblem(url, privateNotifyAllowed) : undefined;
+    const problem = typeof url === 'string' ? notifyUrlProblem(url, policy) : undefined;
     if (problem) errors.add(name, problem);
   }
 }
 
 /**
- * `privateNotifyAllowed`: the account may aim callbacks at private addresses (mayNotifyPrivateAddresses).
+ * `notifyPolicy`: where the account may aim callbacks (notifyPolicy).
  * Values accepted that are likely mistakes are added to `doubts`.
  */
 export function parseSubscriptionRequest(
   raw: Readonly<Record<string, RawValue>>,
-  privateNotifyAllowed: boolean,
+  notifyPolicy: NotifyPolicy,
   found: readonly FieldError[] = [],
   doubts: FieldError[] = [],
 ): SubscriptionRequest {
@@ -94,7 +94,7 @@ export function parseSubscriptionRequest(
   const f = decodeFields(SUBSCRIPTION_REQUEST_FIELDS, raw, errors);
   const currency = text(f, 'currency');
   const maxAmount = amountOf(errors, 'max_amount', text(f, 'max_amount'), currency, 1);
-  checkNotifyUrls(errors, f, ['notify_url'], privateNotifyAllowed);
+  checkNotifyUrls(errors, f, ['notify_url'], notifyPolicy);
   errors.throwIfAny();
   return {
     name: text(f, 'name')!,
@@ -129,16 +129,17 @@ export interface ChargeRequest {
 export function parseChargeRequest(
   raw: Readonly<Record<string, RawValue>>,
   subscription: Subscription | undefined,
-  privateNotifyAllowed: boolean,
+  notifyPolicy: NotifyPolicy,
   found: readonly FieldError[] = [],
+  doubts: FieldError[] = [],
 ): ChargeRequest {
-  const errors = new FieldErrors(found);
+  const errors = new FieldErrors(found, doubts);
   const f = decodeFields(CHARGE_INTENT_FIELDS, raw, errors);
   const refusal = f.has('subscription_id') ? (subscription ? chargeRefusal(subscription.state) : 'is not a subscription of this account') : undefined;
   if (refusal) errors.add('subscription_id', refusal);
   const amount = amountOf(errors, 'amount', text(f, 'amount'), subscription?.currency, ONE);
   if (subscription && amount > subscription.maxAmount) errors.add('amount', "must not exceed the subscription's max_amount");
-  checkNotifyUrls(errors, f, ['notify_url', 'error_response_url'], privateNotifyAllowed);
+  checkNotifyUrls(errors, f, ['notify_url', 'error_response_url'], notifyPolicy);
   // The message says why the subscription cannot be charged, which is what a merchant must act on.
   if (errors.list.length > 0) throw validationError(errors.list, refusal ? `subscription_id: ${refusal}` : undefined);
   return {

@@ -4,6 +4,8 @@
 // would be placeholder text ("string") for URLs, emails and amounts, and refused.
 // Addresses use the reserved .example domain: nothing is ever delivered there.
 
+import { DEMO_SUBSCRIPTION_ID } from '../app/demo-account.js';
+
 export type ExampleBody = { readonly [name: string]: string | number | boolean | ExampleBody };
 
 export const PAYMENT_EXAMPLE: ExampleBody = {
@@ -48,9 +50,12 @@ export const SUBSCRIPTION_EXAMPLE: ExampleBody = {
   service_reference: 'CUSTOMER-42',
 };
 
-/** subscription_id names a subscription: the one POST /v1/automatic-payment/subscription answered, once signed. */
+/**
+ * subscription_id names a subscription: the one POST /v1/automatic-payment/subscription answered, once
+ * signed. The example's is the demo account's, ENABLED from its first start (app/demo-account.ts).
+ */
 export const CHARGE_INTENT_EXAMPLE: ExampleBody = {
-  subscription_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6',
+  subscription_id: DEMO_SUBSCRIPTION_ID,
   amount: 9990,
   subject: 'Plan mensual, enero',
   body: 'Cargo mensual del plan',

@@ -3,12 +3,14 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
+import { bearerAuthentication } from '../app/bearer-verifier.js';
 import type { AppContext } from '../app/context.js';
 import { durable } from '../store/database.js';
 import { apiReference } from './api-reference.js';
 import { apiFaultsOn } from './api-faults.js';
 import { assetRoutes } from './assets.js';
 import { dashboard } from './dashboard/index.js';
+import { separateDashboardOrigin } from './dashboard-origin.js';
 import { demoBankPortal } from './demobank-portal/index.js';
 import { errorHandler, notFoundHandler, V3_STATUS } from './errors.js';
 import { capConnectionsPerAddress } from './connection-cap.js';
@@ -27,6 +29,7 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { apiRateLimit } from './plugins/rate-limit.js';
 import { quipuApi } from './quipu/index.js';
 import './request-context.js';
+import { recordRequests } from './request-log-hook.js';
 import { requestLogger } from './request-logger.js';
 import { sandboxApi } from './sandbox/index.js';
 import { lazySerializers } from './serialization.js';
@@ -40,8 +43,22 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** TRUST_PROXY as Fastify takes it: a hop count trusts the nearest `hops` addresses of the chain. */
 const trustedProxies = (setting: string | number | false) => (typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting);
 
+/** The header of /docs: what this reference holds, and how to try it. */
+const API_DESCRIPTION = [
+  'Self-hostable instant bank-transfer payments. Every API of this installation: the instant payment API v3 (payments, banks, predict,',
+  'receivers, merchants) and v2 for older clients; automatic payments (subscriptions and charge intents); operations from descriptors;',
+  "OAuth 2.0; Quipu's own APIs (the payments list, events, notifications, emails, operations); the sandbox of developer-mode accounts",
+  "(DemoBank's scenarios, the account's clock, faults, snapshots); and the operator API.",
+  "\n\n**Try it out** with an API key (Authorize, Api-Key): a first `npm start` prints the demo account's. Its example bodies are",
+  "accepted as they stand with that key (the charge intent's names the demo account's ENABLED subscription; the operator API takes",
+  "the operator's token instead), given the ids of your own objects in the paths.",
+  'Conventions (errors, idempotency, warnings, ignored fields): docs/api-conventions.md in the repository.',
+].join(' ');
+
 /** `readiness`: what /readyz says besides the database's state; the caller drains the server through it. */
 export async function buildServer(ctx: AppContext, readiness = new Readiness()): Promise<FastifyInstance> {
+  // Only a server takes OAuth access tokens: a worker or a one-shot command never loads the verifier.
+  ctx.bearer ??= bearerAuthentication(ctx);
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // One line per request is written by the onResponse hook below, at debug level unless it failed.
@@ -96,6 +113,7 @@ export async function buildServer(ctx: AppContext, readiness = new Readiness()):
     done();
   });
   transportSecurity(app, ctx.config);
+  separateDashboardOrigin(app, ctx.config);
   // Nothing is acknowledged before it is durable: an answer waits for the flush of every commit
   // made before it is sent (SQLite; see src/store/wal-sync.ts). Usually there is none to wait for.
   app.addHook('onSend', (_request, reply, payload, done) => {
@@ -128,6 +146,7 @@ export async function buildServer(ctx: AppContext, readiness = new Readiness()):
     done();
   });
   app.addHook('onResponse', auditApiCall);
+  recordRequests(app, ctx);
 
   await app.register(swagger, {
     openapi: {
@@ -135,7 +154,7 @@ export async function buildServer(ctx: AppContext, readiness = new Readiness()):
       info: {
         title: 'Quipu',
         version: '3.0',
-        description: 'Instant bank-transfer payments: the instant payment API v3. See docs/ in the repository for conventions.',
+        description: API_DESCRIPTION,
       },
       servers: [{ url: ctx.config.publicBaseUrl }],
       components: {

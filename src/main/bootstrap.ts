@@ -2,7 +2,6 @@
 // The server, the workers and the CLI all start here: this folder is the one that knows every
 // other, so that none of them needs to know what sits above it.
 import type { Logger } from 'pino';
-import { bearerAuthentication } from '../app/bearer-verifier.js';
 import type { AppContext } from '../app/context.js';
 import { DescriptorKeyRing } from '../app/descriptor-keys.js';
 import { MerchantDirectory } from '../app/merchant-directory.js';
@@ -62,7 +61,6 @@ export async function startRuntime(config: Config, log: Logger = createLogger(co
       banks: bankDirectory({ config, db: database.db }),
       descriptorKeys: new DescriptorKeyRing(database.db, secrets, clock, feed, random),
     };
-    ctx.bearer = bearerAuthentication(ctx);
     return {
       ctx,
       close: async () => {

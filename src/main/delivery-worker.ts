@@ -28,7 +28,10 @@ export function deliveryWorker(ctx: AppContext, options: WorkerOptions = workerO
       log: ctx.log,
       account: (receiverId) => ctx.merchants.byReceiverId(receiverId),
       sandbox: ctx.config.sandbox,
-      transports: { http: new HttpTransport(timeoutMs, perDestination), email: emailTransport(ctx.config, ctx.log, timeoutMs, perDestination) },
+      transports: {
+        http: new HttpTransport(timeoutMs, perDestination, ctx.config.notifyDestinations),
+        email: emailTransport(ctx.config, ctx.log, timeoutMs, perDestination),
+      },
     },
     options,
   );

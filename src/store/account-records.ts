@@ -17,6 +17,8 @@ export interface AccountRecords {
   versioned?: true;
   /** Columns of a worker's lease on the row (wall clock): a hold of a process, not the account's state, so a restored row is free. */
   leases?: readonly string[];
+  /** Not the account's state but a log of what was asked of it: a snapshot leaves it out and a restore leaves it as it is. */
+  log?: true;
 }
 
 const own = { column: 'receiver_id' } as const;
@@ -94,7 +96,14 @@ export const ACCOUNT_RECORDS: readonly AccountRecords[] = [
     owner: { column: 'order_id', parents: [...TRANSFER_ORDERS, { table: 'subscriptions', key: 'subscription_id' }] },
     dates: ['asked_at'],
   },
+  // The API requests the account made (app/request-log.ts). Outside snapshots: a suite that restores
+  // its account before each test still sees every request it sent, and a restore does not bring
+  // back requests nobody is sending any more.
+  { table: 'request_logs', owner: own, dates: ['at'], log: true },
 ];
+
+/** The tables a snapshot records and a restore replaces: the account's state, without its logs. */
+export const SNAPSHOT_RECORDS: readonly AccountRecords[] = ACCOUNT_RECORDS.filter((records) => !records.log);
 
 // The table walks every table by name, DemoBank's books (not in Quipu's schema type) included.
 const anyTable = (db: Kysely<DB>) => db as unknown as Kysely<Record<string, Record<string, unknown>>>;
@@ -133,13 +142,15 @@ export async function shiftAccountDates(trx: Kysely<DB>, receiverId: number, shi
  * one write transaction at a time).
  */
 const LOCKED_BEFORE_DELETION = [
+  // The account itself: a batch of its request log (store/request-logs.ts) commits before or finds it gone.
+  { table: 'merchants', key: 'receiver_id' },
   { table: 'payments', key: 'payment_id' },
   { table: 'subscriptions', key: 'subscription_id' },
   { table: 'messages', key: 'message_id' },
 ] as const;
 
-/** Deletes every record of the account, children before parents, in the caller's transaction. */
-export async function deleteAccountRecords(trx: Kysely<DB>, receiverId: number): Promise<void> {
+/** Deletes every record of the account (or those of `tables`), children before parents, in the caller's transaction. */
+export async function deleteAccountRecords(trx: Kysely<DB>, receiverId: number, tables: readonly AccountRecords[] = ACCOUNT_RECORDS): Promise<void> {
   if (dialectOf(trx) === 'postgres')
     for (const { table, key } of LOCKED_BEFORE_DELETION)
       await anyTable(trx)
@@ -149,5 +160,5 @@ export async function deleteAccountRecords(trx: Kysely<DB>, receiverId: number):
         .orderBy(key)
         .forUpdate()
         .execute();
-  for (const records of [...ACCOUNT_RECORDS].reverse()) await anyTable(trx).deleteFrom(records.table).where(ownedBy(records, receiverId)).execute();
+  for (const records of [...tables].reverse()) await anyTable(trx).deleteFrom(records.table).where(ownedBy(records, receiverId)).execute();
 }

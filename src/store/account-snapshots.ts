@@ -1,4 +1,4 @@
-// Snapshots of a sandbox account: every row of every table of ACCOUNT_RECORDS owned by the account,
+// Snapshots of a sandbox account: every row of every table of SNAPSHOT_RECORDS owned by the account,
 // recorded table by table as one JSON array of row objects, and put back with their own ids. Each
 // table is recorded with one INSERT ... SELECT and restored with one INSERT ... SELECT from its JSON,
 // so the database does the work and the rows never cross to the process (an account of 10,000
@@ -9,15 +9,15 @@
 // they were: PostgreSQL's sequences and SQLite's AUTOINCREMENT only count up, so every restored id is
 // below the next one they hand out, and no later insert meets it.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { ACCOUNT_RECORDS, type AccountRecords, ownedBy } from './account-records.js';
+import { type AccountRecords, ownedBy, SNAPSHOT_RECORDS } from './account-records.js';
 import { dialectOf } from './database.js';
 import type { DB, SandboxSnapshotsTable } from './schema.js';
 
 export type SnapshotRow = SandboxSnapshotsTable;
 
-const TABLES = ACCOUNT_RECORDS.map((records) => records.table);
+const TABLES = SNAPSHOT_RECORDS.map((records) => records.table);
 
-/** The columns of every table of ACCOUNT_RECORDS, in their order, from the database's catalog. */
+/** The columns of every table of SNAPSHOT_RECORDS, in their order, from the database's catalog. */
 async function tableColumns(db: Kysely<DB>): Promise<Map<string, string[]>> {
   const { rows } =
     dialectOf(db) === 'postgres'
@@ -59,7 +59,7 @@ export async function recordSnapshot(trx: Kysely<DB>, snapshot: Omit<SnapshotRow
     .values({ ...snapshot, row_count: 0 })
     .execute();
   const catalog = await tableColumns(trx);
-  for (const records of ACCOUNT_RECORDS) {
+  for (const records of SNAPSHOT_RECORDS) {
     const columns = catalog.get(records.table)!;
     await sql`
       insert into sandbox_snapshot_tables (snapshot_id, table_name, columns, content, row_count)
@@ -109,7 +109,7 @@ function recordedRows(db: Kysely<DB>, snapshotId: string, records: AccountRecord
 }
 
 /**
- * Inserts the snapshot's rows, parents before children (the order of ACCOUNT_RECORDS), into an
+ * Inserts the snapshot's rows, parents before children (the order of SNAPSHOT_RECORDS), into an
  * account whose records were deleted in the same transaction. `version`: see rewritten().
  */
 export async function restoreSnapshotRows(trx: Kysely<DB>, snapshotId: string, version: number): Promise<void> {
@@ -118,9 +118,9 @@ export async function restoreSnapshotRows(trx: Kysely<DB>, snapshotId: string, v
       (part) => [part.table_name, part],
     ),
   );
-  for (const records of ACCOUNT_RECORDS) {
+  for (const records of SNAPSHOT_RECORDS) {
     const part = recorded.get(records.table);
-    // A table without rows of the account then, or added to ACCOUNT_RECORDS since: it stays empty.
+    // A table without rows of the account then, or added to SNAPSHOT_RECORDS since: it stays empty.
     if (!part || Number(part.row_count) === 0) continue;
     const columns = JSON.parse(part.columns) as string[];
     await sql`insert into ${sql.table(records.table)} (${sql.join(columns.map((column) => sql.ref(column)))}) ${recordedRows(trx, snapshotId, records, columns, version)}`.execute(
@@ -132,7 +132,7 @@ export async function restoreSnapshotRows(trx: Kysely<DB>, snapshotId: string, v
 /** The highest version any of the account's versioned rows holds now. */
 export async function highestRowVersion(trx: Kysely<DB>, receiverId: number): Promise<number> {
   let highest = 0;
-  for (const records of ACCOUNT_RECORDS.filter((r) => r.versioned)) {
+  for (const records of SNAPSHOT_RECORDS.filter((r) => r.versioned)) {
     const { rows } = await sql<{
       top: number | null;
     }>`select max(version) as top from ${sql.table(records.table)} where ${ownedBy(records, receiverId)}`.execute(trx);

@@ -3,7 +3,7 @@ import { onAccountClock, type ScanTime } from './account-time.js';
 import type { Kysely } from 'kysely';
 import type { AttemptMove } from '../domain/attempt-status.js';
 import type { AttemptState, PaymentAttempt } from '../domain/payment-attempt.js';
-import { bankSessionColumns } from './bank-session-columns.js';
+import { moveBankSession } from './bank-sessions.js';
 import type { DB, PaymentAttemptRow, PaymentAttemptsTable } from './schema.js';
 
 export function toAttempt(row: PaymentAttemptRow): PaymentAttempt {
@@ -89,12 +89,6 @@ export async function attemptsInState(db: Kysely<DB>, state: AttemptState, after
  * Writes an attempt's move from `from`: a compare-and-set, so of two requests racing on one
  * attempt exactly one wins. False means the attempt was not in `from`.
  */
-export async function moveAttempt(db: Kysely<DB>, attemptId: string, from: AttemptState, move: AttemptMove): Promise<boolean> {
-  const result = await db
-    .updateTable('payment_attempts')
-    .set(bankSessionColumns(move))
-    .where('attempt_id', '=', attemptId)
-    .where('state', '=', from)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+export function moveAttempt(db: Kysely<DB>, attemptId: string, from: AttemptState, move: AttemptMove): Promise<boolean> {
+  return moveBankSession(db, 'payment_attempts', attemptId, from, move);
 }

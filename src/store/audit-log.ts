@@ -3,39 +3,96 @@
 import type { Kysely } from 'kysely';
 import { AUDIT_GENESIS, type AuditEntry, type AuditHead, auditHash, type AuditRecord } from '../domain/audit.js';
 import type { AuditLogTable, DB } from './schema.js';
+import { inChunks } from './group-commit.js';
+import { perDatabase } from './per-database.js';
 import { lockSetting } from './setting-lock.js';
 import { inTransaction } from './transaction.js';
 
 const HEAD = 'audit.head';
 const EMPTY_HEAD = JSON.stringify({ seq: 0, hash: AUDIT_GENESIS } satisfies AuditHead);
 
+interface Append {
+  entry: AuditEntry;
+  resolve(record: AuditRecord): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Appends made outside a transaction line up in the process: one transaction at a time holds the
+ * head, and the appends that arrive meanwhile (the records of a burst of API calls) wait to go
+ * together in the next one. Measured on PostgreSQL, a record appended alone held the head for
+ * four round trips, and a burst of charge intents lined up behind it, each append holding a
+ * pooled connection while it waited.
+ */
+const appenderOf = perDatabase((db: Kysely<DB>) => {
+  let waiting: Append[] = [];
+  let appending = false;
+  const appendWaiting = async () => {
+    while (waiting.length > 0) {
+      const batch = waiting;
+      waiting = [];
+      try {
+        const records = await appendRecords(
+          db,
+          batch.map((a) => a.entry),
+        );
+        batch.forEach((a, i) => a.resolve(records[i]!));
+      } catch (error) {
+        for (const a of batch) a.reject(error);
+      }
+    }
+    appending = false;
+  };
+  return (entry: AuditEntry) =>
+    new Promise<AuditRecord>((resolve, reject) => {
+      waiting.push({ entry, resolve, reject });
+      if (appending) return;
+      appending = true;
+      // The first batch takes what arrives in this turn of the event loop.
+      setImmediate(() => void appendWaiting());
+    });
+});
+
 export async function appendAudit(db: Kysely<DB>, entry: AuditEntry): Promise<AuditRecord> {
+  if (db.isTransaction) return (await appendRecords(db, [entry]))[0]!;
+  return appenderOf(db)(entry);
+}
+
+/** The entries appended in their order, in one transaction (the caller's, if `db` is one). */
+async function appendRecords(db: Kysely<DB>, entries: readonly AuditEntry[]): Promise<AuditRecord[]> {
   return inTransaction(db, async (trx) => {
-    const head = JSON.parse(await lockSetting(trx, HEAD, EMPTY_HEAD)) as AuditHead;
-    const seq = head.seq + 1;
-    const record: AuditRecord = { ...entry, seq, prevHash: head.hash, hash: auditHash(head.hash, seq, entry) };
-    await trx
-      .insertInto('audit_log')
-      .values({
-        seq,
-        at: entry.at,
-        actor_kind: entry.actorKind,
-        actor: entry.actor,
-        receiver_id: entry.receiverId,
-        action: entry.action,
-        target: entry.target,
-        outcome: entry.outcome,
-        address: entry.address,
-        prev_hash: record.prevHash,
-        hash: record.hash,
-      })
-      .execute();
+    let head = JSON.parse(await lockSetting(trx, HEAD, EMPTY_HEAD)) as AuditHead;
+    const records = entries.map((entry): AuditRecord => {
+      const seq = head.seq + 1;
+      const record = { ...entry, seq, prevHash: head.hash, hash: auditHash(head.hash, seq, entry) };
+      head = { seq, hash: record.hash };
+      return record;
+    });
+    for (const chunk of inChunks(records))
+      await trx
+        .insertInto('audit_log')
+        .values(
+          chunk.map((record) => ({
+            seq: record.seq,
+            at: record.at,
+            actor_kind: record.actorKind,
+            actor: record.actor,
+            receiver_id: record.receiverId,
+            action: record.action,
+            target: record.target,
+            outcome: record.outcome,
+            address: record.address,
+            prev_hash: record.prevHash,
+            hash: record.hash,
+          })),
+        )
+        .execute();
     await trx
       .updateTable('settings')
-      .set({ value: JSON.stringify({ seq, hash: record.hash } satisfies AuditHead) })
+      .set({ value: JSON.stringify(head satisfies AuditHead) })
       .where('name', '=', HEAD)
       .execute();
-    return record;
+    return records;
   });
 }
 

@@ -1,58 +1,16 @@
 // Bank credit rows: every credit reported to a collection account, matched or not.
 import type { Kysely } from 'kysely';
-import type { BankCredit, CreditStatus, RecordedCredit } from '../domain/bank-credit.js';
+import { creditFields, type RecordedCredit } from '../domain/bank-credit.js';
 import type { CreditQuery } from '../domain/credit-listing.js';
+import { recordOf } from './columns-of.js';
 import { inChunks } from './group-commit.js';
 import type { BankCreditRow, BankCreditsTable, DB } from './schema.js';
 
-function toCredit(row: BankCreditRow): RecordedCredit {
-  return {
-    creditId: row.credit_id,
-    bankReference: row.bank_reference,
-    account: row.account,
-    amount: row.amount,
-    currency: row.currency,
-    reference: row.reference,
-    creditedAt: new Date(row.credited_at),
-    payerBankId: row.payer_bank_id,
-    payerName: row.payer_name,
-    payerEmail: row.payer_email,
-    payerPersonalIdentifier: row.payer_personal_identifier,
-    payerAccountNumber: row.payer_account_number,
-    paymentMethod: row.payment_method as BankCredit['paymentMethod'],
-    fundsSource: row.funds_source as BankCredit['fundsSource'],
-    status: row.status as CreditStatus,
-    reason: row.reason,
-    paymentId: row.payment_id,
-    receiverId: row.receiver_id,
-    source: row.source,
-    recordedAt: new Date(row.recorded_at),
-  };
-}
+const toCredit = (row: BankCreditRow) => recordOf<RecordedCredit>(row, { creditedAt: 'instant', recordedAt: 'instant' });
 
 export function creditRow(credit: RecordedCredit): BankCreditsTable {
-  return {
-    credit_id: credit.creditId,
-    account: credit.account,
-    bank_reference: credit.bankReference,
-    amount: credit.amount,
-    currency: credit.currency,
-    reference: credit.reference,
-    credited_at: credit.creditedAt.getTime(),
-    payer_bank_id: credit.payerBankId,
-    payer_name: credit.payerName,
-    payer_email: credit.payerEmail,
-    payer_personal_identifier: credit.payerPersonalIdentifier,
-    payer_account_number: credit.payerAccountNumber,
-    payment_method: credit.paymentMethod,
-    funds_source: credit.fundsSource,
-    status: credit.status,
-    reason: credit.reason,
-    payment_id: credit.paymentId,
-    receiver_id: credit.receiverId,
-    source: credit.source,
-    recorded_at: credit.recordedAt.getTime(),
-  };
+  const fields = creditFields(credit);
+  return { ...fields, credited_at: fields.credited_at.getTime(), receiver_id: credit.receiverId, recorded_at: fields.recorded_at.getTime() };
 }
 
 /**

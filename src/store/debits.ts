@@ -1,6 +1,6 @@
 // Debit rows: the debits that collect charge intents, and the job's scans of them.
 import { onAccountClock, type ScanTime } from './account-time.js';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Debit, DebitState } from '../domain/debit.js';
 import type { DebitMove } from '../domain/debit-status.js';
 import { dialectOf } from './database.js';
@@ -29,25 +29,7 @@ export function toDebit(row: DebitRow): Debit {
   };
 }
 
-const DEBIT_COLUMNS = Object.keys({
-  debit_id: 0,
-  payment_id: 0,
-  receiver_id: 0,
-  subscription_id: 0,
-  bank_id: 0,
-  amount: 0,
-  currency: 0,
-  error_response_url: 0,
-  state: 0,
-  failure: 0,
-  next_check_at: 0,
-  submitted_at: 0,
-  settled_at: 0,
-  created_at: 0,
-  updated_at: 0,
-} satisfies Record<keyof DebitsTable, 0>) as (keyof DebitsTable)[];
-
-const insertRow = preparedInsert<DebitsTable>('debits', DEBIT_COLUMNS);
+const insertRow = preparedInsert<DebitsTable>('debits');
 
 export async function insertDebit(db: Kysely<DB>, row: DebitsTable): Promise<void> {
   await insertRow.run(db, row);
@@ -70,7 +52,7 @@ export async function findDebitOfPayment(db: Kysely<DB>, paymentId: string): Pro
 }
 
 /** Writes a debit's move from `from` (compare-and-set): false when another process moved it first. */
-export async function moveDebit(db: Kysely<DB>, debitId: string, from: DebitState, move: DebitMove): Promise<boolean> {
+async function moveDebit(db: Kysely<DB>, debitId: string, from: DebitState, move: DebitMove): Promise<boolean> {
   const update: DebitUpdate = {
     state: move.state,
     updated_at: move.at.getTime(),
@@ -83,8 +65,52 @@ export async function moveDebit(db: Kysely<DB>, debitId: string, from: DebitStat
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Debits in `state` whose next look is due on their account's clock, the earliest first. */
-export async function debitsDue(db: Kysely<DB>, state: DebitState, time: ScanTime, limit: number): Promise<Debit[]> {
+export interface DebitWrite {
+  debitId: string;
+  from: DebitState;
+  move: DebitMove;
+}
+
+/**
+ * Writes many debits' moves, each from its own `from` (compare-and-set), and answers the ids of
+ * those written: the others another process moved first. PostgreSQL takes them in one statement,
+ * the moves as one JSON parameter; SQLite, in process, one prepared update each.
+ */
+export async function moveDebits(db: Kysely<DB>, writes: readonly DebitWrite[]): Promise<Set<string>> {
+  if (dialectOf(db) !== 'postgres') {
+    const written = new Set<string>();
+    for (const { debitId, from, move } of writes) if (await moveDebit(db, debitId, from, move)) written.add(debitId);
+    return written;
+  }
+  const ms = (date: Date | null | undefined) => (date ? date.getTime() : null);
+  const rows = writes.map(({ debitId, from, move }) => ({
+    debit_id: debitId,
+    from_state: from,
+    state: move.state,
+    updated_at: move.at.getTime(),
+    failure: move.failure ?? null,
+    next_check_at: ms(move.nextCheckAt),
+    submitted_at: ms(move.submittedAt),
+    settled_at: ms(move.settledAt),
+  }));
+  // A move leaves the columns it does not name as they were, as moveDebit does.
+  const { rows: moved } = await sql<{ debit_id: string }>`update debits as d set state = u.state, updated_at = u.updated_at,
+      failure = coalesce(u.failure, d.failure), next_check_at = coalesce(u.next_check_at, d.next_check_at),
+      submitted_at = coalesce(u.submitted_at, d.submitted_at), settled_at = coalesce(u.settled_at, d.settled_at)
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as u(debit_id text, from_state text, state text, updated_at bigint,
+      failure text, next_check_at bigint, submitted_at bigint, settled_at bigint)
+    where d.debit_id = u.debit_id and d.state = u.from_state
+    returning d.debit_id`.execute(db);
+  return new Set(moved.map((row) => row.debit_id));
+}
+
+/**
+ * Debits in `state` whose next look is due on their account's clock, the earliest first. `claim`:
+ * inside a transaction that moves them, each locked until it ends, skipping those another
+ * transaction holds, so that processes claiming at once take different debits (PostgreSQL; a
+ * SQLite transaction holds the whole database).
+ */
+export async function debitsDue(db: Kysely<DB>, state: DebitState, time: ScanTime, limit: number, options: { claim?: boolean } = {}): Promise<Debit[]> {
   const rows = await db
     .selectFrom('debits')
     .selectAll()
@@ -92,6 +118,7 @@ export async function debitsDue(db: Kysely<DB>, state: DebitState, time: ScanTim
     .where(onAccountClock('debits', 'next_check_at', '<=', time))
     .orderBy('next_check_at')
     .limit(limit)
+    .$if(options.claim === true && dialectOf(db) === 'postgres', (q) => q.forUpdate().skipLocked())
     .execute();
   return rows.map(toDebit);
 }

@@ -2,24 +2,11 @@
 import type { Kysely } from 'kysely';
 import type { MandateSigning, SigningState } from '../domain/mandate-signing.js';
 import type { SigningMove } from '../domain/signing-status.js';
-import { bankSessionColumns } from './bank-session-columns.js';
+import { moveBankSession } from './bank-sessions.js';
+import { recordOf } from './columns-of.js';
 import type { DB, MandateSigningRow, MandateSigningsTable } from './schema.js';
 
-function toSigning(row: MandateSigningRow): MandateSigning {
-  return {
-    signingId: row.signing_id,
-    subscriptionId: row.subscription_id,
-    bankId: row.bank_id,
-    state: row.state as SigningState,
-    personalIdentifier: row.personal_identifier,
-    accountNumber: row.account_number,
-    payerName: row.payer_name,
-    failure: row.failure,
-    expiresAt: new Date(Number(row.expires_at)),
-    createdAt: new Date(Number(row.created_at)),
-    updatedAt: new Date(Number(row.updated_at)),
-  };
-}
+const toSigning = (row: MandateSigningRow) => recordOf<MandateSigning>(row, { expiresAt: 'instant', createdAt: 'instant', updatedAt: 'instant' });
 
 export async function insertSigning(db: Kysely<DB>, row: MandateSigningsTable): Promise<void> {
   await db.insertInto('mandate_signings').values(row).execute();
@@ -31,12 +18,6 @@ export async function findSigning(db: Kysely<DB>, signingId: string): Promise<Ma
 }
 
 /** Writes a session's move from `from` (compare-and-set): false when another request moved it first. */
-export async function moveSigning(db: Kysely<DB>, signingId: string, from: SigningState, move: SigningMove): Promise<boolean> {
-  const result = await db
-    .updateTable('mandate_signings')
-    .set(bankSessionColumns(move))
-    .where('signing_id', '=', signingId)
-    .where('state', '=', from)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+export function moveSigning(db: Kysely<DB>, signingId: string, from: SigningState, move: SigningMove): Promise<boolean> {
+  return moveBankSession(db, 'mandate_signings', signingId, from, move);
 }

@@ -24,32 +24,8 @@ export type NewAttemptRow = Insertable<MessageAttemptsTable>;
 // condition the planner can match to the index's own.
 const PENDING = sql<SqlBool>`status = 'pending'`;
 
-const MESSAGE_COLUMNS = Object.keys({
-  message_id: 0,
-  receiver_id: 0,
-  kind: 0,
-  subject_type: 0,
-  subject_id: 0,
-  url: 0,
-  destination: 0,
-  content_type: 0,
-  body: 0,
-  signing: 0,
-  status: 0,
-  attempts: 0,
-  round_step: 0,
-  round_started_at: 0,
-  next_attempt_at: 0,
-  lease_id: 0,
-  locked_until: 0,
-  delivered_at: 0,
-  created_at: 0,
-  updated_at: 0,
-  valid_until: 0,
-} satisfies Record<keyof MessageRow, 0>) as (keyof MessageRow)[];
-
 // Written in every reconciliation's transaction: compiled once (prepared.ts).
-const insertRow = preparedInsert<MessageRow>('messages', MESSAGE_COLUMNS);
+const insertRow = preparedInsert<MessageRow>('messages');
 
 /** An account's messages of `kind` written since `since` (developer clock), all and to `url` only. */
 export async function countRecentMessages(
@@ -190,6 +166,31 @@ export async function recordAttempts(db: Kysely<DB>, finished: FinishedAttempt[]
     for (const part of chunks(rows)) await trx.insertInto('message_attempts').values(part).execute();
     return recorded;
   });
+}
+
+/**
+ * Logs an attempt that leaves its message where it stands (one sent to another URL): numbered from
+ * the message's counter like every other, which is all of the message it changes.
+ */
+export async function logAttemptAside(db: Kysely<DB>, attempt: Omit<NewAttemptRow, 'number'>, now: number): Promise<MessageAttemptRow> {
+  return inTransaction(db, async (trx) => {
+    const { attempts } = await trx
+      .updateTable('messages')
+      .set({ attempts: sql<number>`attempts + 1`, updated_at: now })
+      .where('message_id', '=', attempt.message_id)
+      .returning('attempts')
+      .executeTakeFirstOrThrow();
+    return trx
+      .insertInto('message_attempts')
+      .values({ ...attempt, number: attempts })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+/** Leases a message just written to the process that sends it at once, so no worker takes it meanwhile. */
+export async function leaseMessage(db: Kysely<DB>, messageId: string, leaseId: string, leaseUntil: number): Promise<void> {
+  await db.updateTable('messages').set({ lease_id: leaseId, locked_until: leaseUntil }).where('message_id', '=', messageId).execute();
 }
 
 const withdrawn = (now: number) => ({ status: CANCELLED, next_attempt_at: null, lease_id: null, locked_until: null, updated_at: now });

@@ -29,6 +29,8 @@ import * as operatorGauges from './migrations/025-operator-gauges.js';
 import * as accountClocks from './migrations/026-account-clocks.js';
 import * as sandboxSnapshots from './migrations/027-sandbox-snapshots.js';
 import * as sandboxFaults from './migrations/028-sandbox-faults.js';
+import * as attemptUrls from './migrations/029-attempt-urls.js';
+import * as requestLogs from './migrations/030-request-logs.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -60,6 +62,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '026-account-clocks': accountClocks,
   '027-sandbox-snapshots': sandboxSnapshots,
   '028-sandbox-faults': sandboxFaults,
+  '029-attempt-urls': attemptUrls,
+  '030-request-logs': requestLogs,
 };
 
 export interface MigrationReport {

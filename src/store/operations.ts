@@ -27,25 +27,7 @@ function toOperation(row: OperationRow): Operation {
   };
 }
 
-const OPERATION_COLUMNS = Object.keys({
-  operation_id: 0,
-  receiver_id: 0,
-  key_id: 0,
-  bank: 0,
-  description: 0,
-  state: 0,
-  bank_id: 0,
-  payer_identifier: 0,
-  payer_account: 0,
-  payer_name: 0,
-  failure: 0,
-  events: 0,
-  expires_at: 0,
-  created_at: 0,
-  updated_at: 0,
-} satisfies Record<keyof OperationsTable, 0>) as (keyof OperationsTable)[];
-
-const insertRow = preparedInsert<OperationsTable>('operations', OPERATION_COLUMNS);
+const insertRow = preparedInsert<OperationsTable>('operations');
 const insertOne = (db: Kysely<DB>, row: OperationsTable) => insertRow.run(db, row);
 const batchOf = perDatabase((db: Kysely<DB>) => groupedInserts(db, 'operations', insertOne));
 

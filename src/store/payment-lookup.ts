@@ -25,6 +25,16 @@ export async function findPaymentById(db: Kysely<DB>, paymentId: string, options
  * HeldPayments (change-payment.ts) changes and writes back.
  */
 export async function lockPaymentRows(db: Kysely<DB>, paymentIds: readonly string[]): Promise<Map<string, PaymentRow>> {
+  return paymentRows(db, paymentIds, dialectOf(db) === 'postgres');
+}
+
+/** The live payments of these ids, unlocked: a few statements for a batch of ids. */
+export async function findPaymentsByIds(db: Kysely<DB>, paymentIds: readonly string[]): Promise<Map<string, Payment>> {
+  const rows = await paymentRows(db, paymentIds, false);
+  return new Map([...rows].map(([id, row]) => [id, toPayment(row)]));
+}
+
+async function paymentRows(db: Kysely<DB>, paymentIds: readonly string[], lock: boolean): Promise<Map<string, PaymentRow>> {
   const found = new Map<string, PaymentRow>();
   for (const chunk of inChunks([...new Set(paymentIds)].sort())) {
     const rows = await db
@@ -33,7 +43,7 @@ export async function lockPaymentRows(db: Kysely<DB>, paymentIds: readonly strin
       .where('payment_id', 'in', chunk)
       .where('deleted_at', 'is', null)
       .orderBy('payment_id')
-      .$if(dialectOf(db) === 'postgres', (q) => q.forUpdate())
+      .$if(lock, (q) => q.forUpdate())
       .execute();
     for (const row of rows) found.set(row.payment_id, row);
   }

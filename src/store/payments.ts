@@ -63,58 +63,7 @@ export function toPayment(row: PaymentRow): Payment {
   };
 }
 
-const PAYMENT_COLUMNS = Object.keys({
-  payment_id: 0,
-  receiver_id: 0,
-  notification_token: 0,
-  status: 0,
-  status_detail: 0,
-  version: 0,
-  subject: 0,
-  body: 0,
-  amount: 0,
-  currency: 0,
-  discount: 0,
-  refunded: 0,
-  transaction_id: 0,
-  custom: 0,
-  bank_id: 0,
-  bank_name: 0,
-  return_url: 0,
-  cancel_url: 0,
-  picture_url: 0,
-  notify_url: 0,
-  notify_api_version: 0,
-  contract_url: 0,
-  expires_at: 0,
-  send_email: 0,
-  send_reminders: 0,
-  payer_name: 0,
-  payer_email: 0,
-  responsible_user_email: 0,
-  fixed_payer_personal_identifier: 0,
-  integrator_fee: 0,
-  collect_account_uuid: 0,
-  confirm_timeout_at: 0,
-  mandatory_payment_method: 0,
-  psp_client_merchant_name: 0,
-  personal_identifier: 0,
-  bank_account_number: 0,
-  payment_method: 0,
-  funds_source: 0,
-  receipt_url: 0,
-  out_of_date_conciliation: 0,
-  conciliation_at: 0,
-  confirmed_at: 0,
-  funds_delivery_at: 0,
-  next_reminder_at: 0,
-  fund_delivery_id: 0,
-  created_at: 0,
-  updated_at: 0,
-  deleted_at: 0,
-} satisfies Record<keyof PaymentRow, 0>) as (keyof PaymentRow)[];
-
-const insertRow = preparedInsert<PaymentRow>('payments', PAYMENT_COLUMNS);
+const insertRow = preparedInsert<PaymentRow>('payments');
 
 const batchOf = perDatabase((db: Kysely<DB>) => groupedInserts(db, 'payments', (trx, row: PaymentRow) => insertRow.run(trx, row)));
 

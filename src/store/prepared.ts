@@ -38,12 +38,24 @@ export function prepare<A extends unknown[], R>(
 }
 
 /**
- * The insert of a whole row into `table`, its values bound in the fixed order of `columns` (every
- * column of the table), whatever the order of the row's keys.
+ * The insert of a whole row into `table`, compiled once per list of columns: the row's keys, in
+ * their order. Rows of one table are built alike, so that is once per table.
  */
-export function preparedInsert<R extends object>(table: keyof DB & string, columns: readonly (keyof R & string)[]): Prepared<[R], unknown> {
-  return prepare(
-    (db, row: R) => db.insertInto(table).values(Object.fromEntries(columns.map((c) => [c, row[c]])) as never),
-    (row) => columns.map((c) => row[c]),
-  );
+export function preparedInsert<R extends object>(table: keyof DB & string): Prepared<[R], unknown> {
+  const byColumns = new Map<string, Prepared<[R], unknown>>();
+  return {
+    run(db, row) {
+      const columns = Object.keys(row) as (keyof R & string)[];
+      const key = columns.join();
+      let insert = byColumns.get(key);
+      if (!insert) {
+        insert = prepare(
+          (db, sample: R) => db.insertInto(table).values(sample as never),
+          (values) => columns.map((c) => values[c]),
+        );
+        byColumns.set(key, insert);
+      }
+      return insert.run(db, row);
+    },
+  };
 }

@@ -3,6 +3,10 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { AuditAction, AuditActorKind, AuditOutcome } from '../domain/audit.js';
 import type { DashboardRole } from '../domain/dashboard-roles.js';
+import type { RecordedCredit } from '../domain/bank-credit.js';
+import type { MandateSigning } from '../domain/mandate-signing.js';
+import type { Payment } from '../domain/payment.js';
+import type { ColumnsOf } from './columns-of.js';
 
 export interface MerchantsTable {
   receiver_id: number;
@@ -49,57 +53,15 @@ export interface MerchantsTable {
   updated_at: number;
 }
 
-export interface PaymentsTable {
-  payment_id: string;
-  receiver_id: number;
-  notification_token: string;
-  status: string;
-  status_detail: string;
-  /** Incremented by every state change: updates are conditional on it. */
-  version: number;
-  subject: string;
-  body: string | null;
-  amount: number;
-  currency: string;
-  discount: number;
-  refunded: number;
-  transaction_id: string | null;
-  custom: string | null;
-  bank_id: string | null;
-  bank_name: string | null;
-  return_url: string | null;
-  cancel_url: string | null;
-  picture_url: string | null;
-  notify_url: string | null;
-  notify_api_version: string | null;
-  contract_url: string | null;
-  expires_at: number;
-  send_email: number;
-  send_reminders: number;
-  payer_name: string | null;
-  payer_email: string | null;
-  responsible_user_email: string | null;
-  fixed_payer_personal_identifier: string | null;
-  integrator_fee: number | null;
-  collect_account_uuid: string;
-  confirm_timeout_at: number | null;
-  mandatory_payment_method: string | null;
-  psp_client_merchant_name: string | null;
-  personal_identifier: string | null;
-  bank_account_number: string | null;
-  payment_method: string | null;
-  funds_source: string | null;
-  receipt_url: string | null;
-  out_of_date_conciliation: number;
-  conciliation_at: number | null;
-  confirmed_at: number | null;
-  funds_delivery_at: number | null;
+/**
+ * A Payment's fields (domain/payment.ts), and what only the store keeps. `version` is incremented by
+ * every state change: updates are conditional on it.
+ */
+export interface PaymentsTable extends ColumnsOf<Payment> {
   /** When the payer is reminded next (send_reminders, developer clock); null when no reminder is to come. */
   next_reminder_at: number | null;
   /** The fund delivery that paid this payment's funds out to the merchant. */
   fund_delivery_id: string | null;
-  created_at: number;
-  updated_at: number;
   deleted_at: number | null;
 }
 
@@ -231,6 +193,8 @@ export interface MessageAttemptsTable {
   status_code: number | null;
   error: string | null;
   response_excerpt: string | null;
+  /** Where an attempt sent elsewhere went (a resend to another URL); null: the message's own URL. */
+  url: Generated<string | null>;
 }
 
 /** A view: the payment notifications among the messages, with the columns of the table they were before the outbox held every kind. */
@@ -277,32 +241,8 @@ export interface PaymentAttemptsTable {
   updated_at: number;
 }
 
-/** A credit to a collection account reported by a bank or an operator; kept whether or not it matched. */
-export interface BankCreditsTable {
-  credit_id: string;
-  account: string;
-  bank_reference: string;
-  amount: number;
-  currency: string;
-  reference: string | null;
-  credited_at: number;
-  payer_bank_id: string | null;
-  payer_name: string | null;
-  payer_email: string | null;
-  payer_personal_identifier: string | null;
-  payer_account_number: string | null;
-  payment_method: string | null;
-  funds_source: string | null;
-  /** 'matched' or 'unmatched' */
-  status: string;
-  /** Why an unmatched credit did not match. */
-  reason: string | null;
-  payment_id: string | null;
-  receiver_id: number | null;
-  /** 'operator', 'statement' or the bank_id of a connector */
-  source: string;
-  recorded_at: number;
-}
+/** A credit to a collection account reported by a bank or an operator; kept whether or not it matched (domain/bank-credit.ts). */
+export type BankCreditsTable = ColumnsOf<RecordedCredit>;
 
 /** Token signing keys: the newest unretired one signs; retired ones verify until their tokens expire. */
 export interface OAuthKeysTable {
@@ -414,20 +354,8 @@ export interface SubscriptionChangesTable {
   changed_at: number;
 }
 
-/** A payer's session signing a mandate at a bank: started (bank chosen), authenticated, signing, signed, rejected. */
-export interface MandateSigningsTable {
-  signing_id: string;
-  subscription_id: string;
-  bank_id: string;
-  state: string;
-  personal_identifier: string | null;
-  account_number: string | null;
-  payer_name: string | null;
-  failure: string | null;
-  expires_at: number;
-  created_at: number;
-  updated_at: number;
-}
+/** A payer's session signing a mandate at a bank (domain/mandate-signing.ts): started (bank chosen), authenticated, signing, signed, rejected. */
+export type MandateSigningsTable = ColumnsOf<MandateSigning>;
 
 /** The debit that collects a charge intent's payment (domain/debit.ts). */
 export interface DebitsTable {
@@ -551,6 +479,24 @@ export interface SandboxSnapshotTablesTable {
   row_count: number;
 }
 
+/** One authenticated API request of an account (migration 030): what the dashboard's request log and `quipu listen` show. */
+export interface RequestLogsTable {
+  request_log_id: Generated<number>;
+  receiver_id: number;
+  /** When it was answered, on the account's clock. */
+  at: number;
+  method: string;
+  /** Without the query string. */
+  path: string;
+  status: number;
+  duration_ms: number;
+  request_id: string;
+  /** The answer's Quipu-Ignored-Fields header; null when nothing was ignored. */
+  ignored_fields: string | null;
+  /** The beginning of a 4xx or 5xx answer's body; null for any other. */
+  error_body: string | null;
+}
+
 export interface DB {
   merchants: MerchantsTable;
   payments: PaymentsTable;
@@ -584,6 +530,7 @@ export interface DB {
   sign_in_throttles: SignInThrottlesTable;
   sandbox_snapshots: SandboxSnapshotsTable;
   sandbox_snapshot_tables: SandboxSnapshotTablesTable;
+  request_logs: RequestLogsTable;
 }
 
 export type MerchantRow = Selectable<MerchantsTable>;
@@ -608,3 +555,5 @@ export type DashboardUserRow = Selectable<DashboardUsersTable>;
 export type DescriptorKeyRow = Selectable<DescriptorKeysTable>;
 export type OperationRow = Selectable<OperationsTable>;
 export type OperationUpdate = Updateable<OperationsTable>;
+export type RequestLogRow = Selectable<RequestLogsTable>;
+export type NewRequestLogRow = Insertable<RequestLogsTable>;

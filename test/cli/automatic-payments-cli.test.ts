@@ -70,7 +70,8 @@ describe('quipu subscriptions', PROCESSES, () => {
 
     const human = await quipu(['subscriptions', 'show', id], env);
     expect(human.stdout).toContain('created → signed');
-    expect(human.stdout).toContain(`${paymentId}  10000 CLP  due`);
+    expect(human.stdout).toMatch(/\nhistory\nCHANGED +CHANGE +EVENT +BY +REASON\n/);
+    expect(human.stdout).toMatch(new RegExp(`\\ncharges\\nPAYMENT +AMOUNT +DEBIT +FAILURE\\n${paymentId} +10000 CLP +due +-\\n`));
 
     const missing = await quipu(['subscriptions', 'show', '6b0e1c1e-0000-4000-8000-000000000000'], env);
     expect(missing.code).toBe(2);

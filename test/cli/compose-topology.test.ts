@@ -96,7 +96,7 @@ describe('compose.yaml', () => {
     const settings = composeServices(OPERATOR_VARIABLES)['api-1']!.environment!;
     const { POSTGRES_PASSWORD, ...passed } = OPERATOR_VARIABLES;
     expect(settings).toMatchObject({ SANDBOX: 'false', ...passed });
-    expect(settings.DATABASE_URL).toBe(`postgres://quipu:${POSTGRES_PASSWORD}@postgres:5432/quipu`);
+    expect(settings.DATABASE_URL).toBe(`postgres://quipu:${POSTGRES_PASSWORD}@postgres:5432/quipu?sslmode=disable`);
   });
 });
 

@@ -76,7 +76,8 @@ describe('quipu reconcile', PROCESSES, () => {
     });
     expect(unmatched.credits[0].reason).toContain('amount differs');
     const human = await quipu(['credits', 'list', '--matched'], env);
-    expect(human.stdout).toContain(`csv-1  matched    2500 CLP  ${collect}  ${paid}  ${paid}`);
+    expect(human.stdout).toMatch(/^BANK REFERENCE +STATUS +AMOUNT +ACCOUNT +REFERENCE +PAYMENT OR REASON\n/);
+    expect(human.stdout).toMatch(new RegExp(`\\ncsv-1 +matched +2500 CLP +${collect} +${paid} +${paid}\\n`));
   });
 
   it('lists credits a page at a time, filtered, or every page with --all', async () => {
@@ -122,7 +123,7 @@ describe('quipu reconcile', PROCESSES, () => {
     };
     const result = await quipu(['reconcile', statementFile('movements.jsonl', `${JSON.stringify(line)}\n`)], env);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`jsonl-1  matched    payment ${id}`);
+    expect(result.stdout).toMatch(new RegExp(`\\nBANK REFERENCE +STATUS +DETAIL\\njsonl-1 +matched +payment ${id}\\n`));
     expect((await api().get(`/v3/payments/${id}`)).body).toMatchObject({ status: 'done', payment_method: 'simplified_transfer' });
   });
 

@@ -48,7 +48,8 @@ describe('quipu payments list', { timeout: 120_000 }, () => {
     const [uno, dos] = created;
     const all = await list('--status', 'pending', '--q', 'PEDIDO', '--from', '2000-01-01');
     expect(all.code).toBe(0);
-    const lines = all.stdout.trim().split('\n');
+    const [header, ...lines] = all.stdout.trim().split('\n');
+    expect(header).toMatch(/^ID +CREATED +STATUS +AMOUNT +SUBJECT$/);
     expect(lines.map((line) => line.split(/\s+/)[0])).toEqual([dos, uno]);
     expect(lines[0]).toMatch(/pending\/pending\s+1990 CLP {2}Pedido dos$/);
     const paged = await list('--limit', '1');

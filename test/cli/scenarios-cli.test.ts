@@ -1,7 +1,7 @@
 // `quipu scenarios run`, as a real process on the database of a running test server: it runs a
 // scenario on the account named (or the only developer-mode one) and prints what it made as the
-// sandbox API answers it; a production account, a refused charge and an unknown scenario end in
-// exit codes and one clear line.
+// sandbox API answers it; charge-refused's refusal is its expected answer (exit status 0); a
+// production account and an unknown scenario end in exit codes and one clear line.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../helpers/http.js';
 import { quipu } from '../helpers/process.js';
@@ -41,13 +41,22 @@ describe('quipu scenarios run', { timeout: 120_000 }, () => {
     expect((await api().get(`/v3/payments/${view.payment.payment_id}`)).body).toMatchObject({ status: 'done', subject: 'Scenario transfer-pays' });
   });
 
-  it('refuses a production account, says why a refused charge was refused, and names the scenarios there are', async () => {
+  it('refuses a production account, says a refused charge was the expected refusal, and names the scenarios there are', async () => {
     const refused = await quipu(['scenarios', 'run', 'transfer-pays', '--receiver', String(production.receiver_id)], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("DemoBank's scenarios run for developer-mode accounts only");
+    // The refusal is what charge-refused expects: said so, with exit status 0.
     const charge = await quipu(['scenarios', 'run', 'charge-refused', '--receiver', String(setup.account.receiver_id)], env);
-    expect(charge.code).toBe(2);
-    expect(charge.stderr).toContain("amount: must not exceed the subscription's max_amount");
+    expect(charge.code, charge.stderr).toBe(0);
+    expect(charge.stdout).toMatch(/^charge-refused {2}refused, as the scenario expects\n {2}amount: must not exceed the subscription's max_amount.*\n$/);
+    const chargeJson = await quipu(['scenarios', 'run', 'charge-refused', '--receiver', String(setup.account.receiver_id), '--json'], env);
+    expect(chargeJson.code).toBe(0);
+    expect(JSON.parse(chargeJson.stdout)).toEqual({
+      scenario: 'charge-refused',
+      outcome: 'refused',
+      expected: true,
+      errors: [{ field: 'amount', message: expect.stringContaining("must not exceed the subscription's max_amount") }],
+    });
     const unknown = await quipu(['scenarios', 'run', 'charge-explodes', '--receiver', String(setup.account.receiver_id)], env);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('charge-settles');

@@ -10,7 +10,7 @@ import { MESSAGE_KIND_NAMES, PAYMENT_NOTIFICATION_KIND } from '../../src/domain/
 import type { Payment } from '../../src/domain/payment.js';
 import { reconciledPayment, testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
-import { eventually, startReceiver, type Receiver } from '../helpers/notification-receiver.js';
+import { eventually, type Receiver, signedBy, startReceiver } from '../helpers/notification-receiver.js';
 import { BIN, quipu } from '../helpers/process.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
@@ -145,6 +145,8 @@ async function listen(args: string[]): Promise<Listener> {
 }
 
 const lines = (listener: Listener) => listener.stdout().split('\n').filter(Boolean);
+/** The lines of messages and attempts: the API requests that made them are printed too, when their rows are written. */
+const sent = (listener: Listener) => lines(listener).filter((line) => !line.includes('  request  '));
 
 describe('quipu listen', () => {
   it('prints each message written after it started and each attempt, until Ctrl-C', async () => {
@@ -152,7 +154,7 @@ describe('quipu listen', () => {
     try {
       const payment = await reconciledPayment(server, a, { notify_url: ok.url });
       const printed = await eventually(
-        async () => lines(listener),
+        async () => sent(listener),
         (l) => l.some((line) => line.includes(' attempt ')),
         30_000,
       );
@@ -167,6 +169,12 @@ describe('quipu listen', () => {
       );
       // Nothing of the past.
       for (const earlier of Object.values(paid)) expect(listener.stdout()).not.toContain(earlier.paymentId);
+      const requests = await eventually(
+        async () => lines(listener).filter((line) => line.includes('  request  ')),
+        (l) => l.length > 0,
+        30_000,
+      );
+      expect(requests).toEqual([expect.stringMatching(/^\S+  request  POST \/v3\/payments 200 \d+ ms  \S+$/)]);
     } finally {
       listener.child.kill('SIGINT');
     }
@@ -210,5 +218,83 @@ describe('quipu listen', () => {
     }
     expect(await listener.exited).toBe(0);
     expect(lines(listener)).toHaveLength(2);
+  }, 90_000);
+  it('prints the API requests of the account asked for, with the fields the API ignored', async () => {
+    const listener = await listen(['--receiver', String(a.receiver_id)]);
+    const json = await listen(['--json', '--receiver', String(a.receiver_id)]);
+    try {
+      await client(server.baseUrl, b.api_key).get('/v3/banks');
+      const typo = await client(server.baseUrl, a.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'Typo', notifyurl: ok.url });
+      expect(typo.status).toBe(200);
+      const requestId = typo.headers.get('x-request-id')!;
+      const printed = await eventually(
+        async () => lines(listener).filter((line) => line.includes('  request  ')),
+        (l) => l.some((line) => line.includes(requestId)),
+        30_000,
+      );
+      expect(printed).toEqual([expect.stringMatching(new RegExp(`^\\S+  request  POST /v3/payments 200 \\d+ ms  ignored: notifyurl  ${requestId}$`))]);
+      const objects = await eventually(
+        async () =>
+          lines(json)
+            .map((line) => JSON.parse(line))
+            .filter((x) => x.type === 'request'),
+        (l) => l.some((x) => x.request_id === requestId),
+        30_000,
+      );
+      expect(objects).toEqual([
+        expect.objectContaining({
+          type: 'request',
+          receiver_id: a.receiver_id,
+          method: 'POST',
+          path: '/v3/payments',
+          status: 200,
+          duration_ms: expect.any(Number),
+          request_id: requestId,
+          ignored_fields: 'notifyurl',
+          error_body: null,
+        }),
+      ]);
+    } finally {
+      listener.child.kill('SIGINT');
+      json.child.kill('SIGINT');
+    }
+    expect(await listener.exited).toBe(0);
+    expect(await json.exited).toBe(0);
+  }, 90_000);
+
+  it('forwards each message with --forward-to, signed as its delivery, and prints the answer', async () => {
+    const local = await startReceiver();
+    const listener = await listen(['--receiver', String(a.receiver_id), '--forward-to', local.url]);
+    try {
+      const payment = await reconciledPayment(server, a, { notify_url: ok.url });
+      await local.waitFor((requests) => requests.length === 1, 30_000);
+      const [forwarded] = local.requests;
+      expect(forwarded!.method).toBe('POST');
+      expect(signedBy(a.merchant.secret, forwarded!)).toBe(true);
+      expect(forwarded!.headers).toMatchObject({ 'content-type': 'application/json', 'user-agent': 'Quipu-Notifications/1.0' });
+      expect(JSON.parse(forwarded!.body)).toMatchObject({ payment_id: payment.paymentId });
+      // The same bytes the delivery sent.
+      await ok.waitFor((requests) => requests.some((r) => r.body === forwarded!.body), 30_000);
+      const printed = await eventually(
+        async () => lines(listener),
+        (l) => l.some((line) => line.includes('  forward  ')),
+        30_000,
+      );
+      expect(printed).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`^\\S+  forward  ${PAYMENT_NOTIFICATION_KIND['3.0'].replaceAll('.', '\\.')}  -> ${local.url}  200 \\d+ ms delivered  \\S+$`),
+        ),
+      );
+    } finally {
+      listener.child.kill('SIGINT');
+      await local.close();
+    }
+    expect(await listener.exited).toBe(0);
+  }, 90_000);
+
+  it('refuses a --forward-to that is not an http URL', async () => {
+    const refused = await quipu(['listen', '--forward-to', 'ftp://example.com/x'], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('must be an http:// or https:// URL');
   }, 90_000);
 });

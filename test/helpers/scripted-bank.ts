@@ -108,13 +108,13 @@ export class ScriptedMandates implements MandateBank {
     return { news: this.news.slice(cursor === null ? 0 : Number(cursor)), cursor: String(this.news.length) };
   }
 
-  submitDebit(order: DebitOrder): Promise<DebitResult> {
-    this.debitsSubmitted.push(order);
-    return this.onDebit(order);
+  submitDebits(orders: readonly DebitOrder[]): Promise<DebitResult[]> {
+    this.debitsSubmitted.push(...orders);
+    return Promise.all(orders.map((order) => this.onDebit(order)));
   }
 
-  debitStatus(order: DebitOrder): Promise<DebitResult> {
-    this.debitsAsked.push(order);
-    return this.onDebitStatus(order);
+  debitStatuses(orders: readonly DebitOrder[]): Promise<DebitResult[]> {
+    this.debitsAsked.push(...orders);
+    return Promise.all(orders.map((order) => this.onDebitStatus(order)));
   }
 }

@@ -2,12 +2,12 @@
 // receivers: an account seeded with payments in several states, notifications delivered and one
 // failing, a subscription with its mandate, a charge and a refund is recorded, changed in every way
 // (paid, refunded, created, deleted, its clock moved, its failing notification delivered), restored,
-// and every table of ACCOUNT_RECORDS holds again exactly the rows it held; the notification due again
+// and every table of SNAPSHOT_RECORDS holds again exactly the rows it held; the notification due again
 // is delivered again as the same message, and an account created meanwhile is untouched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payWithDemoBank } from '../../src/app/pay-with-demobank.js';
 import { updateMerchant } from '../../src/app/update-merchant.js';
-import { ACCOUNT_RECORDS, ownedBy } from '../../src/store/account-records.js';
+import { SNAPSHOT_RECORDS, ownedBy } from '../../src/store/account-records.js';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
 import { sql } from 'kysely';
 import { testWorker } from '../helpers/delivery.js';
@@ -55,10 +55,10 @@ async function newPayment(account: Account, fields: Record<string, unknown> = {}
 
 type Rows = Record<string, Record<string, unknown>[]>;
 
-/** Every row of every table of ACCOUNT_RECORDS owned by the account, in a fixed order. */
+/** Every row of every table of SNAPSHOT_RECORDS owned by the account, in a fixed order. */
 async function accountRows(receiverId: number): Promise<Rows> {
   const rows: Rows = {};
-  for (const records of ACCOUNT_RECORDS) {
+  for (const records of SNAPSHOT_RECORDS) {
     const { rows: found } = await sql<Record<string, unknown>>`select * from ${sql.table(records.table)} where ${ownedBy(records, receiverId)}`.execute(
       setup.server.ctx.db,
     );

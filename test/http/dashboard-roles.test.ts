@@ -10,6 +10,7 @@ import { createPayment } from '../../src/app/create-payment.js';
 import { getPayment } from '../../src/app/payment-queries.js';
 import type { DashboardRole } from '../../src/domain/dashboard-roles.js';
 import { payByTransfer } from '../helpers/payments.js';
+import { dashboardSession, postForm } from '../helpers/dashboard-session.js';
 import { csrfOf, type PageResponse, PayerSession } from '../helpers/payer-session.js';
 import { startReceiver, type Receiver } from '../helpers/notification-receiver.js';
 import { CHOSEN_PASSWORD, startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
@@ -33,17 +34,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function signedIn(credentials: DashboardCredentials): Promise<PayerSession> {
-  const session = new PayerSession(server.baseUrl);
-  const answer = await session.post(SIGN_IN, { _csrf: csrfOf(await session.get(SIGN_IN)), email: credentials.email, password: credentials.password });
-  expect(answer.status).toBe(303);
-  return session;
-}
-
-/** Posts a form as the page the user has open would, with its CSRF token. */
-async function post(session: PayerSession, page: string, action: string, fields: Record<string, string> = {}): Promise<PageResponse> {
-  return session.post(action, { _csrf: csrfOf(await session.get(page)), ...fields });
-}
+const signedIn = (credentials: DashboardCredentials) => dashboardSession(server.baseUrl, credentials);
+const post = postForm;
 
 // Made and read through the use cases: a rotation allowed to an owner changes the API key.
 async function payment(paid: boolean): Promise<string> {
@@ -96,6 +88,29 @@ const ACTIONS: Action[] = [
       const [message] = await messagesOf(id);
       return { page: `/dashboard/payments/${id}`, action: `/dashboard/events/${message!.message_id}/resend`, state: () => messagesOf(id) };
     },
+  },
+  {
+    what: 'send an event to another URL',
+    allowed: ['owner', 'developer'],
+    prepare: async () => {
+      const id = await payment(true);
+      const [message] = await messagesOf(id);
+      return {
+        page: `/dashboard/events/${message!.message_id}`,
+        action: `/dashboard/events/${message!.message_id}/send-to`,
+        fields: { url: `${hooks.url}?elsewhere` },
+        state: () => messagesOf(id),
+      };
+    },
+  },
+  {
+    what: 'send a test event',
+    allowed: ['owner', 'developer'],
+    prepare: async () => ({
+      page: '/dashboard/settings',
+      action: '/dashboard/settings/test-event',
+      state: async () => (await server.ctx.db.selectFrom('messages').select('message_id').where('kind', '=', 'receiver.test').execute()).length,
+    }),
   },
   {
     what: 'reveal the credentials',
@@ -169,6 +184,7 @@ describe('the pages offer only the forms the role may use', () => {
       '/dashboard/settings/rotate-key',
       '/dashboard/settings/rotate-secret',
       '/dashboard/settings',
+      '/dashboard/settings/test-event',
       '/dashboard/settings/password',
     ]);
     expect((await viewer.get('/dashboard')).html).toContain('<span class="role" id="role">lector</span>');

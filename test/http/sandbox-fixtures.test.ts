@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
 import { SandboxFixturesSchema } from '../../src/http/sandbox/fixtures-schema.js';
-import { ACCOUNT_RECORDS } from '../../src/store/account-records.js';
+import { SNAPSHOT_RECORDS } from '../../src/store/account-records.js';
 import { testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { eventually, type Receiver, signedBy, startReceiver } from '../helpers/notification-receiver.js';
@@ -41,7 +41,7 @@ async function withFixtures(fixtures: unknown, extra: Record<string, unknown> = 
 /** How many rows each table of an account's records holds (DemoBank's books included): a refused request must leave these as they were. */
 async function rowCounts(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const { table } of ACCOUNT_RECORDS) {
+  for (const { table } of SNAPSHOT_RECORDS) {
     const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(setup.server.ctx.db);
     counts[table] = Number(rows[0]!.n);
   }

@@ -3,11 +3,12 @@
 // nothing, and a move that sends a message commits it with the row.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { changeAttempt } from '../../src/app/change-attempt.js';
-import { changeDebit } from '../../src/app/change-debit.js';
+import { changeDebit, changeDebits } from '../../src/app/change-debit.js';
 import { changeOperation } from '../../src/app/change-operation.js';
 import { changeSigning } from '../../src/app/change-signing.js';
 import { startMandateSigning } from '../../src/app/mandate-signing.js';
 import { DEMO_BANK_ID } from '../../src/domain/banks.js';
+import type { Debit } from '../../src/domain/debit.js';
 import { IllegalTransition } from '../../src/domain/state-machine.js';
 import { findAttempt, latestAttemptIn } from '../../src/store/attempts.js';
 import { findDebitOfPayment } from '../../src/store/debits.js';
@@ -61,6 +62,29 @@ describe("a debit's door", () => {
     const errors = (await messagesOf(debit.paymentId)).filter((m) => m.kind === 'payment.charge.error');
     expect(errors).toHaveLength(1);
     expect(JSON.parse(errors[0]!.body)).toMatchObject({ transaction_id: 'INV-door', error_message: expect.stringContaining('Fondos insuficientes') });
+  });
+
+  it('moves a batch in one go: a refused move in it writes none of the batch, and a debit that left its state is left out', async () => {
+    const [a, b, c] = [await dueDebit(), await dueDebit(), await dueDebit()];
+    const claim = (debit: Debit) => ({ debit, from: 'due' as const, change: { event: 'claimed' as const } });
+    await expect(changeDebits(setup.server.ctx, [claim(a), { debit: b, from: 'due', change: { event: 'settled' } }, claim(c)])).rejects.toThrow(
+      IllegalTransition,
+    );
+    for (const debit of [a, b, c]) expect(await findDebitOfPayment(setup.server.ctx.db, debit.paymentId)).toEqual(debit);
+
+    // Another process claimed b first: the batch claims a and c, and fails them with one message each.
+    await changeDebit(setup.server.ctx, b, 'due', { event: 'claimed' });
+    const claimed = await changeDebits(setup.server.ctx, [claim(a), claim(b), claim(c)]);
+    expect(claimed.map((d) => [d.debitId, d.state])).toEqual([
+      [a.debitId, 'submitting'],
+      [c.debitId, 'submitting'],
+    ]);
+    const fail = (debit: Debit) => ({ debit, from: 'submitting' as const, change: { event: 'failed' as const, message: 'Fondos insuficientes' } });
+    const failed = await changeDebits(setup.server.ctx, [fail(claimed[0]!), fail(claimed[1]!)]);
+    expect(failed).toEqual([await findDebitOfPayment(setup.server.ctx.db, a.paymentId), await findDebitOfPayment(setup.server.ctx.db, c.paymentId)]);
+    expect(await changeDebits(setup.server.ctx, [fail(claimed[0]!), fail(claimed[1]!)])).toEqual([]);
+    for (const debit of [a, c]) expect((await messagesOf(debit.paymentId)).filter((m) => m.kind === 'payment.charge.error')).toHaveLength(1);
+    expect((await messagesOf(b.paymentId)).filter((m) => m.kind === 'payment.charge.error')).toHaveLength(0);
   });
 });
 

@@ -1,7 +1,8 @@
-// Developer mode (developer-mode accounts, where SANDBOX is on): the developer clock (its offset
-// from real time, advance, reset), DemoBank's scenario catalogue with a button that runs each
-// scenario on the account (app/run-scenario.ts) and opens what it made, and the inbox of the emails
-// written to the account's payers, each shown as the payer sees it. An email's HTML is Quipu's
+// Developer mode (developer-mode accounts, where SANDBOX is on): a link to the request log
+// (requests.ts, which every account has), the developer clock (its offset from real time, advance,
+// reset), DemoBank's scenario catalogue with a button that runs each scenario on the account
+// (app/run-scenario.ts) and opens what it made, and the inbox of the emails written to the
+// account's payers, each shown as the payer sees it. An email's HTML is Quipu's
 // own rendering (payment-emails.ts escapes every merchant value); it is still shown in a sandboxed
 // frame of its own, under a policy that runs no script and sends no form.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -22,6 +23,7 @@ import { eventPath, paymentPath } from './payment-page.js';
 import { isRefusal, REFUSAL_STATUS, refusalText } from './refusals.js';
 import { statusPill } from './statuses.js';
 import { dataTable } from './table.js';
+import { REQUESTS_PATH } from './requests.js';
 import { DASHBOARD_PATH } from './session-cookie.js';
 import { subscriptionPath } from './subscriptions.js';
 
@@ -115,7 +117,8 @@ async function showDeveloper(request: FastifyRequest, reply: FastifyReply, statu
     frame,
     status,
     frame.w.nav.developer,
-    html`${clockSection(frame, request, beside('clock'))}${scenarioSection(frame, beside('scenarios'))}${await inboxSection(frame, request)}`,
+    html`<p id="requests-link"><a href="${REQUESTS_PATH}">${frame.w.nav.requests}</a>: ${frame.w.requests.developerLink}</p>
+${clockSection(frame, request, beside('clock'))}${scenarioSection(frame, beside('scenarios'))}${await inboxSection(frame, request)}`,
   );
 }
 

@@ -16,6 +16,7 @@ import { notFound } from '../../domain/errors.js';
 import { html } from '../../render/html.js';
 import { pageFaultOf, pageSecurity } from '../page-security.js';
 import { DomainError } from '../../domain/errors.js';
+import { HttpTransport } from '../../delivery/http-transport.js';
 import { auditRoutes } from './audit.js';
 import { developerRoutes } from './developer.js';
 import { eventRoutes } from './events.js';
@@ -29,6 +30,7 @@ import { CSRF_COOKIE, DASHBOARD_PATH, sessionToken } from './session-cookie.js';
 import { PASSWORD_PATH, SETTINGS_PATH, settingsRoutes } from './settings.js';
 import { sessionRoutes } from './sessions.js';
 import { SECOND_FACTOR_PATH, SIGN_IN_PATH, signInRoutes } from './sign-in.js';
+import { requestLogRoutes } from './requests.js';
 import { subscriptionRoutes } from './subscriptions.js';
 
 const STYLESHEET = fs.readFileSync(new URL('./dashboard.css', import.meta.url), 'utf8');
@@ -134,12 +136,16 @@ export async function dashboard(app: FastifyInstance, { config }: { config: Conf
   signInRoutes(app);
   homeRoutes(app);
   paymentRoutes(app, config.sandbox);
-  eventRoutes(app);
+  // What the pages send themselves, once, while the user waits (send to another URL, the test event).
+  const transport = new HttpTransport(config.deliveryTimeoutMs, config.deliveryConcurrencyPerDestination, config.notifyDestinations);
+  app.addHook('onClose', () => transport.close());
+  eventRoutes(app, transport);
   subscriptionRoutes(app);
   operationRoutes(app);
-  settingsRoutes(app);
+  settingsRoutes(app, transport);
   sessionRoutes(app);
   auditRoutes(app);
+  requestLogRoutes(app);
   if (config.sandbox) developerRoutes(app);
   app.get(`${DASHBOARD_PATH}/*`, async () => {
     throw notFound('Page');

@@ -64,6 +64,7 @@ const SECTIONS: Record<Section, string> = {
   operations: `${DASHBOARD_PATH}/operations`,
   settings: `${DASHBOARD_PATH}/settings`,
   audit: `${DASHBOARD_PATH}/audit`,
+  requests: `${DASHBOARD_PATH}/requests`,
   developer: `${DASHBOARD_PATH}/developer`,
 };
 

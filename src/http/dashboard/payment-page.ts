@@ -110,15 +110,26 @@ function attemptTable(frame: DashboardFrame, attempts: readonly MessageAttemptRo
   if (attempts.length === 0) return html``;
   return dataTable(
     'attempts',
-    [{ label: e.number, className: 'number' }, { label: e.started }, { label: e.outcome }, { label: e.code, className: 'number' }, { label: e.detail }],
+    [
+      { label: e.number, className: 'number' },
+      { label: e.started },
+      { label: e.outcome },
+      { label: e.code, className: 'number' },
+      { label: e.latency, className: 'number' },
+      { label: e.detail },
+    ],
     attempts.map((a) => ({
-      attributes: html`class="attempt"`,
+      // One sent to another URL (the event page's "send to another URL") says where it went.
+      attributes: a.url === null ? html`class="attempt"` : html`class="attempt elsewhere" data-sent-to="${a.url}"`,
       cells: [
         a.number,
         when(new Date(a.started_at), frame.m),
         html`<span class="outcome">${statusPill(frame.w, 'attempt', a.outcome)}</span>`,
         a.status_code ?? '',
-        a.error ?? a.response_excerpt ?? '',
+        `${a.latency_ms} ms`,
+        a.url === null
+          ? (a.error ?? a.response_excerpt ?? '')
+          : html`<span class="sent-to">${e.sentTo} <span class="destination">${a.url}</span></span> ${a.error ?? a.response_excerpt ?? ''}`,
       ],
     })),
   );

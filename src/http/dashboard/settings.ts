@@ -6,17 +6,23 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountRedirectUris, revealCredentials } from '../../app/account-settings.js';
 import { changeDashboardPassword } from '../../app/change-dashboard-password.js';
+import { getEvent } from '../../app/event-queries.js';
+import { sendTestEvent } from '../../app/send-at-once.js';
+import type { Transport } from '../../delivery/transport.js';
 import { updateMerchant } from '../../app/update-merchant.js';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors.js';
 import { type Merchant, NOTIFY_API_VERSIONS } from '../../domain/merchant.js';
 import { type Html, html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
+import { outcomeNotice } from './events.js';
 import { type DashboardFrame, frameOf, may, sendPage, sessionOf, SESSIONS_PATH } from './layout.js';
+import { eventPath } from './payment-page.js';
 import { DASHBOARD_PATH, setSessionCookie } from './session-cookie.js';
 import { originOf } from './sign-in.js';
 
 export const SETTINGS_PATH = `${DASHBOARD_PATH}/settings`;
 export const PASSWORD_PATH = `${SETTINGS_PATH}/password`;
+const TEST_EVENT_PATH = `${SETTINGS_PATH}/test-event`;
 
 type Form = Record<string, string | undefined>;
 
@@ -74,21 +80,27 @@ function accountForm(frame: DashboardFrame, merchant: Merchant, redirectUris: st
   const bad = new Set(view.errors?.map((e) => e.field));
   const errorOf = (field: string) => (bad.has(field) ? html`<p class="error" id="${field}-error">${s.fieldErrors[field]}</p>` : '');
   const invalid = (field: string) => (bad.has(field) ? html` aria-invalid="true" aria-describedby="${field}-error"` : '');
-  const fields = html`<label for="notify_url">${s.notifyUrl}</label><input type="text" id="notify_url" name="notify_url" value="${values.notify_url ?? ''}"${invalid('notify_url')}>${errorOf('notify_url')}
+  // The test event goes to the saved URL: its button (in a form of its own, below) sits beside the field.
+  const testable = merchant.notifyUrl !== null && may(frame, 'notify.test');
+  const testButton = testable
+    ? html`<div class="test-event"><button class="secondary" id="test-event" form="test-event-form">${s.testEvent}</button> <span class="hint">${s.testEventHint}</span></div>`
+    : '';
+  const fields = html`<label for="notify_url">${s.notifyUrl}</label><input type="text" id="notify_url" name="notify_url" value="${values.notify_url ?? ''}"${invalid('notify_url')}>${errorOf('notify_url')}${testButton}
 <label for="notify_api_version">${s.notifyApiVersion}</label><select id="notify_api_version" name="notify_api_version"${invalid('notify_api_version')}>${NOTIFY_API_VERSIONS.map(
     (v) => html`<option value="${v}"${values.notify_api_version === v ? html` selected` : ''}>${v}</option>`,
   )}</select>${errorOf('notify_api_version')}
 <label for="rendition_url">${s.renditionUrl}</label><input type="text" id="rendition_url" name="rendition_url" value="${values.rendition_url ?? ''}"${invalid('rendition_url')}>${errorOf('rendition_url')}
 <label for="redirect_uris">${s.redirectUris}</label><textarea id="redirect_uris" name="redirect_uris" rows="4"${invalid('redirect_uri')}>${values.redirect_uris ?? ''}</textarea>${errorOf('redirect_uri')}`;
   // A role that may not change them reads them in a form that cannot be sent.
+  const testForm = testable ? html`<form method="post" action="${TEST_EVENT_PATH}" id="test-event-form">${csrfField(frame.csrf)}</form>` : '';
   if (!may(frame, 'settings.update'))
     return html`<h2>${s.account}</h2>
-<fieldset class="settings" disabled>${fields}</fieldset>`;
+<fieldset class="settings" disabled>${fields}</fieldset>${testForm}`;
   return html`<h2>${s.account}</h2>
 <form method="post" action="${SETTINGS_PATH}" class="settings">${csrfField(frame.csrf)}
 ${view.errors ? errorLine(s.invalid) : ''}
 ${fields}
-<button id="save">${s.save}</button></form>`;
+<button id="save">${s.save}</button></form>${testForm}`;
 }
 
 async function showSettings(request: FastifyRequest, reply: FastifyReply, status: number, view: SettingsView) {
@@ -113,11 +125,40 @@ async function showSettings(request: FastifyRequest, reply: FastifyReply, status
 
 const optionalUrl = (text: string | undefined) => (text?.trim() ? text.trim() : null);
 
-export function settingsRoutes(app: FastifyInstance): void {
-  app.get<{ Querystring: { done?: string } }>(SETTINGS_PATH, async (request, reply) => {
+/** What the test event came to (`tested`: its id, from the redirect after it), with a link to its page. */
+async function testedNotice(request: FastifyRequest, words: DashboardFrame['w']['settings'], tested: string): Promise<Html | undefined> {
+  const { message, attempts } = await getEvent(request.ctx, tested, sessionOf(request).merchant.receiverId);
+  const attempt = attempts.at(-1);
+  if (message.kind !== 'receiver.test' || !attempt) return undefined;
+  return outcomeNotice(
+    words.testEventOutcome,
+    message.url,
+    attempt,
+    html`<a href="${eventPath(message.message_id)}" id="test-event-link">${words.testEventLink}</a>`,
+  );
+}
+
+/** `transport` sends what this process sends itself (the test event). */
+export function settingsRoutes(app: FastifyInstance, transport: Transport): void {
+  app.get<{ Querystring: { done?: string; tested?: string } }>(SETTINGS_PATH, async (request, reply) => {
     const words = frameOf(request, reply, '').w.settings;
     const saved = request.query.done === 'saved' ? words.saved : request.query.done === 'password' ? words.passwordChanged : undefined;
-    return showSettings(request, reply, 200, { notice: saved ? html`<p class="notice" role="status" id="notice">${saved}</p>` : undefined });
+    const tested = request.query.tested ? await testedNotice(request, words, request.query.tested) : undefined;
+    return showSettings(request, reply, 200, { notice: saved ? html`<p class="notice" role="status" id="notice">${saved}</p>` : tested });
+  });
+
+  app.post(TEST_EVENT_PATH, { preHandler: app.csrfProtection, config: { dashboardAction: 'notify.test' } }, async (request, reply) => {
+    // The account as saved now, not the session's copy: its notify_url may have changed since sign-in.
+    const merchant = (await request.ctx.merchants.byReceiverId(sessionOf(request).merchant.receiverId)) ?? sessionOf(request).merchant;
+    try {
+      const { message } = await sendTestEvent(request.ctx, transport, merchant);
+      return reply.redirect(`${SETTINGS_PATH}?tested=${message.message_id}`, 303);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.kind !== 'validation') throw error;
+      const { w } = frameOf(request, reply, '');
+      const text = merchant.notifyUrl === null ? w.settings.testEventNoUrl : w.events.sendToErrors.refused;
+      return showSettings(request, reply, 400, { notice: html`<p class="error" role="alert" id="notice">${text}</p>` });
+    }
   });
 
   app.post(`${SETTINGS_PATH}/reveal`, { preHandler: app.csrfProtection, config: { dashboardAction: 'credentials.reveal' } }, async (request, reply) =>

@@ -1,6 +1,7 @@
 // Statuses as the merchant reads them: a word of the page's language in a coloured pill, the API's
 // value in its tooltip (and in data-value, for scripts and tests). The colour says how things stand:
 // done, waiting, refused or failed, over, or money gone back.
+import { STATUS_CODES } from 'node:http';
 import type { MandateState } from '../../domain/mandate-status.js';
 import { wireStatus } from '../../domain/mandate-status.js';
 import type { Payment } from '../../domain/payment.js';
@@ -64,3 +65,10 @@ export function subscriptionPill(w: DashboardWords, state: MandateState): Html {
 /** A mandate's state in its history. */
 export const mandatePill = (w: DashboardWords, state: string): Html =>
   pill(MANDATE_TONES[state as MandateState] ?? 'off', w.statuses.mandate[state] ?? state, state);
+
+/** The HTTP status of an API answer: the code, its reason phrase in the tooltip; errors red. */
+export const httpStatusPill = (status: number): Html =>
+  pill(status >= 400 ? 'bad' : status >= 300 ? 'off' : 'ok', String(status), `${status} ${STATUS_CODES[status] ?? ''}`.trim());
+
+/** What the API did not do as asked (fields it ignored), seen at a glance; `detail`, the whole of it, in the tooltip. */
+export const warningPill = (text: string, detail: string): Html => pill('wait', text, detail);

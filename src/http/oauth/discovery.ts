@@ -3,12 +3,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { KeyRing } from '../../app/token-keys.js';
 import { RESPONSE_MODES } from '../../domain/oauth-request.js';
-import { PKCE_METHODS } from '../../domain/oauth-pkce.js';
+import { type PkceRule, pkceMethodsOf } from '../../domain/oauth-pkce.js';
 import { TOKEN_ALGORITHM } from '../../domain/oauth-tokens.js';
 
 export const JWKS_PATH = '/oauth2/jwks';
 
-export function discoveryDocument(issuer: string) {
+export function discoveryDocument(issuer: string, pkceRule: PkceRule) {
   const clientAuth = ['client_secret_basic', 'client_secret_post'];
   return {
     issuer,
@@ -24,7 +24,7 @@ export function discoveryDocument(issuer: string) {
     id_token_signing_alg_values_supported: [TOKEN_ALGORITHM],
     token_endpoint_auth_methods_supported: clientAuth,
     revocation_endpoint_auth_methods_supported: clientAuth,
-    code_challenge_methods_supported: [...PKCE_METHODS],
+    code_challenge_methods_supported: [...pkceMethodsOf(pkceRule)],
     claims_supported: ['iss', 'sub', 'aud', 'iat', 'exp', 'auth_time', 'nonce', 'custom'],
     claims_parameter_supported: false,
     request_parameter_supported: false,
@@ -35,7 +35,7 @@ export function discoveryDocument(issuer: string) {
 export async function discoveryRoutes(app: FastifyInstance, { keys }: { keys: KeyRing }): Promise<void> {
   const tags = ['OAuth 2.0'];
   app.get('/.well-known/openid-configuration', { schema: { tags, summary: 'OpenID Connect discovery document' } }, async (request, reply) =>
-    reply.header('cache-control', 'public, max-age=300').send(discoveryDocument(request.ctx.config.publicBaseUrl)),
+    reply.header('cache-control', 'public, max-age=300').send(discoveryDocument(request.ctx.config.publicBaseUrl, request.ctx.config.oauthPkce)),
   );
   app.get(JWKS_PATH, { schema: { tags, summary: 'Public keys that verify issued tokens (current and previous)' } }, async (_request, reply) =>
     // Short-lived: after a rotation, verifiers must see the new key soon.

@@ -33,6 +33,9 @@ const Attempt = Type.Object({
   error: nullable(Type.String(), 'Why the attempt failed'),
   response_excerpt: nullable(Type.String(), 'The beginning of the answer'),
   headers: Headers('The HTTP headers this attempt was sent with, signature included; null for kinds not sent over HTTP'),
+  sent_to: Type.String({
+    description: "Where this attempt went: the event's destination, or another URL it was sent to once (the dashboard's Resend to another URL)",
+  }),
 });
 
 const EventDetail = Type.Object({

@@ -69,8 +69,11 @@ export const automaticPaymentRoutes: FastifyPluginAsyncTypebox = async (app) => 
       attachValidation: true,
       config: { auditAction: 'charge.create', idempotent: true, ignoreUnknownFields: true, moneyMembers: ['subscription_id', 'amount'] },
     },
-    async (request) => {
-      const payment = await createCharge(request.ctx, request.merchant!, request.body as Record<string, RawValue>, schemaFindings(request));
+    async (request, reply) => {
+      // Values accepted that are likely mistakes (custom sent empty) are named, as for subscriptions.
+      const doubts: FieldError[] = [];
+      const payment = await createCharge(request.ctx, request.merchant!, request.body as Record<string, RawValue>, schemaFindings(request), doubts);
+      warnAbout(request, reply, doubts);
       return { payment_id: payment.paymentId };
     },
   );
