@@ -10,13 +10,12 @@ import type { PayerCredentials } from '../bank/connector.js';
 import { notFound } from '../domain/errors.js';
 import { newUuid } from '../domain/ids.js';
 import { type FlowError, flowError, flowErrorParams } from '../domain/oauth-errors.js';
-import { signInFailureError, simulatedInstitutionFault } from '../domain/oauth-institution.js';
 import { CODE_LIFETIME_MS, FLOW_STEP_TIMEOUT_MS, flowSecretHash } from '../domain/oauth-tokens.js';
 import { advanceAuthorization, findAuthorization, upsertConsent } from '../store/oauth-authorizations.js';
 import type { OAuthAuthorizationRow } from '../store/schema.js';
 import { inTransaction } from '../store/transaction.js';
 import type { AppContext } from './context.js';
-import { signInAtInstitution } from './institution-sign-in.js';
+import { signInForFlow } from './institution-sign-in.js';
 
 /** What the user sees of a flow that waits for them. */
 export interface FlowPage {
@@ -44,7 +43,8 @@ export type FlowAnswer =
 /** The flow's secret as the browser presents it (undefined when it sent none). */
 export type BrowserSecret = string | undefined;
 
-function startedIn(row: OAuthAuthorizationRow, browser: BrowserSecret): boolean {
+/** Whether `browser` holds the secret whose hash a flow (or a consent review) keeps. */
+export function startedIn(row: { browser_hash: string | null }, browser: BrowserSecret): boolean {
   return browser !== undefined && row.browser_hash !== null && flowSecretHash(browser) === row.browser_hash;
 }
 
@@ -111,16 +111,12 @@ export async function signIn(ctx: AppContext, authorizationId: string, browser: 
   if (row.status === 'consent') return showFlow(ctx, authorizationId, browser);
   if (row.status !== 'login') return finished(row);
   if (timedOut(ctx, row)) return failFlow(ctx, row, TIMEOUTS.login);
-  const fault = simulatedInstitutionFault(row.institution_id, credentials.password);
-  if (fault) return failFlow(ctx, row, fault);
-  const connector = ctx.banks.connectorFor(row.institution_id);
-  if (!connector) return failFlow(ctx, row, signInFailureError('no-connector'));
-  const login = await signInAtInstitution(ctx, connector, credentials);
-  if (!login.ok) return failFlow(ctx, row, signInFailureError(login.failure));
+  const login = await signInForFlow(ctx, row.institution_id, credentials);
+  if (!login.ok) return failFlow(ctx, row, login.error);
   const now = ctx.clock.now().getTime();
   const moved = await advanceAuthorization(ctx.db, authorizationId, 'login', {
     status: 'consent',
-    user_id: login.account.personalIdentifier,
+    user_id: login.userId,
     authenticated_at: now,
     step_deadline: now + FLOW_STEP_TIMEOUT_MS,
   });

@@ -5,7 +5,8 @@
 // flow names with the contract's codes (domain/oauth-institution.ts) and the payer pages as a bank
 // that did not answer.
 import { type BankConnector, BankRefusal, type PayerAccount, type PayerCredentials } from '../bank/connector.js';
-import type { SignInFailure } from '../domain/oauth-institution.js';
+import type { FlowError } from '../domain/oauth-errors.js';
+import { type SignInFailure, signInFailureError, simulatedInstitutionFault } from '../domain/oauth-institution.js';
 import { askBank, NO_ANSWER_IN_TIME } from './ask-bank.js';
 import type { AppContext } from './context.js';
 
@@ -23,4 +24,19 @@ export async function signInAtInstitution(ctx: AppContext, connector: BankConnec
     ctx.log.warn({ err: error, institution: connector.bankId }, 'institution sign-in failed');
     return { ok: false, failure: error instanceof BankRefusal ? error.reason : 'failed' };
   }
+}
+
+export type FlowSignIn = { ok: true; userId: string } | { ok: false; error: FlowError };
+
+/**
+ * The sign-in step of the authorization flow and of the consent review: DemoBank's rehearsal
+ * faults first, then the institution's connector, every failure named with the contract's codes.
+ */
+export async function signInForFlow(ctx: AppContext, institutionId: string, credentials: PayerCredentials): Promise<FlowSignIn> {
+  const fault = simulatedInstitutionFault(institutionId, credentials.password);
+  if (fault) return { ok: false, error: fault };
+  const connector = ctx.banks.connectorFor(institutionId);
+  if (!connector) return { ok: false, error: signInFailureError('no-connector') };
+  const login = await signInAtInstitution(ctx, connector, credentials);
+  return login.ok ? { ok: true, userId: login.account.personalIdentifier } : { ok: false, error: signInFailureError(login.failure) };
 }

@@ -1,10 +1,11 @@
 // What is kept only for a while: idempotency keys and their answers past their expiry, OAuth
-// tokens past theirs, authorization flows older than a day that no live token refers to, the
-// sign-in throttle's subjects once their failures are forgotten, audit records past their
-// retention, finished messages with their attempt logs past theirs (MESSAGE_RETENTION_DAYS), and
-// the request log past its own (REQUEST_LOG_RETENTION_DAYS).
+// tokens past theirs, authorization flows older than a day that no live token refers to, consent
+// reviews older than a day, the sign-in throttle's subjects once their failures are forgotten,
+// audit records past their retention, finished messages with their attempt logs past theirs
+// (MESSAGE_RETENTION_DAYS), and the request log past its own (REQUEST_LOG_RETENTION_DAYS).
 import { pruneIdempotencyKeys } from '../store/idempotency.js';
 import { deleteStaleAuthorizations } from '../store/oauth-authorizations.js';
+import { deleteStaleReviews } from '../store/oauth-consent-reviews.js';
 import { deleteExpiredTokens } from '../store/oauth-tokens.js';
 import { SIGN_IN_MEMORY_MS } from '../domain/sign-in-throttle.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
@@ -21,6 +22,7 @@ export async function pruneExpired(ctx: AppContext): Promise<void> {
   await pruneIdempotencyKeys(ctx.db, now);
   await deleteExpiredTokens(ctx.db, now);
   await deleteStaleAuthorizations(ctx.db, now - FLOW_RETENTION_MS);
+  await deleteStaleReviews(ctx.db, now - FLOW_RETENTION_MS);
   // The throttle runs on the wall clock (domain/sign-in-throttle.ts).
   const wallNow = wallClockMs(ctx.clock);
   await pruneThrottles(ctx.db, wallNow - SIGN_IN_MEMORY_MS, wallNow);

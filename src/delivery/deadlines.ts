@@ -7,6 +7,9 @@ export class DeadlineExceeded extends Error {
   override readonly name = 'TimeoutError';
 }
 
+/** What a request past its deadline is told, whichever timer noticed first. */
+export const deadlineMessage = (timeoutMs: number): string => `no complete answer within ${timeoutMs} ms`;
+
 export interface Expirable {
   expire(reason: DeadlineExceeded): void;
 }
@@ -39,7 +42,7 @@ export class Deadlines {
     for (const [request, deadline] of this.#pending) {
       if (deadline > now) continue;
       this.release(request);
-      request.expire(new DeadlineExceeded(`no complete answer within ${this.timeoutMs} ms`));
+      request.expire(new DeadlineExceeded(deadlineMessage(this.timeoutMs)));
     }
   }
 }

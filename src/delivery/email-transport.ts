@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { decodeEmail, emailMessageId } from '../domain/email-message.js';
 import type { MessageRow } from '../store/schema.js';
-import { DeadlineExceeded, Deadlines, type Expirable } from './deadlines.js';
+import { DeadlineExceeded, deadlineMessage, Deadlines, type Expirable } from './deadlines.js';
 import type { SendResult } from './sender.js';
 import type { Transport } from './transport.js';
 
@@ -24,12 +24,13 @@ const inbox: Transport = {
 };
 
 /** `SMTP 550 ...` when the server refused, `timeout: ...` when it did not answer in time, a refused STARTTLS as such, else the connection's error. */
-function describeError(error: NodemailerError): string {
+function describeError(error: NodemailerError, timeoutMs: number): string {
   if (error.cause instanceof DeadlineExceeded) return `timeout: ${error.cause.message}`;
   // Sent only when TLS is required (SMTP_REQUIRE_TLS): a refusal means the email is never sent in the clear.
   if (error.command === 'STARTTLS') return `the server refused STARTTLS and TLS is required (SMTP_REQUIRE_TLS): ${error.response ?? error.message}`;
   if (error.responseCode) return `SMTP ${error.response ?? error.responseCode}`;
-  if (error.code === 'ETIMEDOUT') return `timeout: ${error.message}`;
+  // nodemailer's own timers run to the same bound as the deadline and, on a busy event loop, may fire first.
+  if (error.code === 'ETIMEDOUT') return `timeout: ${deadlineMessage(timeoutMs)}`;
   return error.message;
 }
 
@@ -106,7 +107,7 @@ class SmtpTransport implements Transport {
       return {
         delivered: false,
         statusCode: e.responseCode ?? null,
-        error: describeError(e),
+        error: describeError(e, this.timeoutMs),
         responseExcerpt: e.response?.slice(0, EXCERPT_CHARS) ?? null,
         latencyMs: latency(),
         retryAfter: undefined,

@@ -27,19 +27,20 @@ export const AUDIT_ACTIONS = {
   'developer.scenario': 'a DemoBank scenario run',
   'developer.faults': "an account's faults on demand set or removed",
   'operator.call': 'a call of the operator API (bank credits)',
+  'oauth.consent.withdraw': "a payer's consent to a client withdrawn on the consent review page (its tokens revoked)",
   'cli.command': 'a command that changes state, run by whoever runs the quipu command line',
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
-export type AuditActorKind = 'user' | 'api' | 'operator' | 'cli';
+export type AuditActorKind = 'user' | 'api' | 'operator' | 'cli' | 'payer';
 export type AuditOutcome = 'ok' | 'refused' | 'failed';
 
 export interface AuditEntry {
   /** Milliseconds since the epoch, on the wall clock: the developer clock does not date security records. */
   at: number;
   actorKind: AuditActorKind;
-  /** The user's email, the account's receiver id (API), or the caller's address or command. */
+  /** The user's email, the account's receiver id (API), the caller's address or command, or a payer's subject for the client (the id_token's sub). */
   actor: string;
   /** The account acted on, when the action is one account's. */
   receiverId: number | null;

@@ -31,6 +31,7 @@ import * as sandboxSnapshots from './migrations/027-sandbox-snapshots.js';
 import * as sandboxFaults from './migrations/028-sandbox-faults.js';
 import * as attemptUrls from './migrations/029-attempt-urls.js';
 import * as requestLogs from './migrations/030-request-logs.js';
+import * as oauthConsentReviews from './migrations/031-oauth-consent-reviews.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -64,6 +65,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '028-sandbox-faults': sandboxFaults,
   '029-attempt-urls': attemptUrls,
   '030-request-logs': requestLogs,
+  '031-oauth-consent-reviews': oauthConsentReviews,
 };
 
 export interface MigrationReport {

@@ -274,6 +274,21 @@ export interface OAuthConsentsTable {
   updated_at: number;
 }
 
+/** A payer's review of the consents they gave at one institution (app/consent-review.ts). */
+export interface OAuthConsentReviewsTable {
+  review_id: string;
+  institution_id: string;
+  /** SHA-256 of the secret of the browser that opened the review. */
+  browser_hash: string;
+  /** 'login', 'review' (signed in) or 'failed' */
+  status: string;
+  /** The user who signed in at the institution, as the flow records it. */
+  user_id: string | null;
+  /** The current step must be finished by then (developer clock). */
+  step_deadline: number;
+  created_at: number;
+}
+
 /** One authorization code flow, from the request through sign-in and consent to its code. */
 export interface OAuthAuthorizationsTable {
   authorization_id: string;
@@ -516,6 +531,7 @@ export interface DB {
   oauth_redirect_uris: OAuthRedirectUrisTable;
   oauth_consents: OAuthConsentsTable;
   oauth_authorizations: OAuthAuthorizationsTable;
+  oauth_consent_reviews: OAuthConsentReviewsTable;
   oauth_tokens: OAuthTokensTable;
   subscriptions: SubscriptionsTable;
   subscription_changes: SubscriptionChangesTable;
@@ -546,6 +562,7 @@ export type PaymentAttemptRow = Selectable<PaymentAttemptsTable>;
 export type BankCreditRow = Selectable<BankCreditsTable>;
 export type OAuthKeyRow = Selectable<OAuthKeysTable>;
 export type OAuthAuthorizationRow = Selectable<OAuthAuthorizationsTable>;
+export type OAuthConsentReviewRow = Selectable<OAuthConsentReviewsTable>;
 export type SubscriptionRow = Selectable<SubscriptionsTable>;
 export type SubscriptionUpdate = Updateable<SubscriptionsTable>;
 export type MandateSigningRow = Selectable<MandateSigningsTable>;

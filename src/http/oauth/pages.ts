@@ -6,16 +6,18 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { abortFlow, type BrowserSecret, decideConsent, type Delivery, type FlowAnswer, showFlow, signIn } from '../../app/authorization-steps.js';
 import { startAuthorization } from '../../app/start-authorization.js';
-import { DomainError, type FieldError, notFound } from '../../domain/errors.js';
+import { DomainError, type FieldError } from '../../domain/errors.js';
 import type { Query } from '../../domain/oauth-request.js';
 import { customHeaderValue, redirectWith } from '../../domain/oauth-redirect.js';
 import { FLOW_STEP_TIMEOUT_MS } from '../../domain/oauth-tokens.js';
 import { cookieName, cookieOptions, secureCookies } from '../cookies.js';
-import { contentSecurityPolicy, cspSourceOf, pageSecurity } from '../page-security.js';
+import { pageSecurity } from '../page-security.js';
 import { logDoubts } from '../warnings.js';
+import { consentReviewPages } from './consent-pages.js';
+import { sendHtml } from './html-reply.js';
+import { field, PAGE_ID, type PageRequest, pageId } from './page-input.js';
 import { consentPage, formPostPage, loginPage, messagePage } from './views.js';
 
-const FLOW_ID = /^[A-Za-z0-9_-]{24}$/;
 const FORM = 'application/x-www-form-urlencoded';
 /**
  * The flow's secret, given to the browser that started it. Named after the flow (every cookie has
@@ -25,28 +27,6 @@ const FORM = 'application/x-www-form-urlencoded';
  */
 const flowCookie = (id: string, secure: boolean) => cookieName(`quipu_oauth_flow_${id}`, secure);
 const FLOW_COOKIE_SECONDS = (2 * FLOW_STEP_TIMEOUT_MS) / 1000;
-
-type FlowRequest = FastifyRequest<{ Params: { id: string }; Body: Record<string, unknown> | undefined }>;
-
-interface PageOptions {
-  status?: number;
-  /** The client's redirect_uri, where this page's forms (or their redirects) may lead. */
-  redirectUri?: string;
-  /** A nonce for the one inline script of the form_post page. */
-  nonce?: string;
-}
-
-function sendHtml(reply: FastifyReply, body: string, options: PageOptions = {}): FastifyReply {
-  const target = options.redirectUri ? cspSourceOf(options.redirectUri) : undefined;
-  let policy = contentSecurityPolicy(target ? [target] : []);
-  if (options.nonce) policy += `; script-src 'nonce-${options.nonce}'`;
-  return reply
-    .code(options.status ?? 200)
-    .header('content-security-policy', policy)
-    .header('cache-control', 'no-store')
-    .type('text/html; charset=utf-8')
-    .send(body);
-}
 
 function deliver(request: FastifyRequest, reply: FastifyReply, delivery: Delivery): FastifyReply {
   if (delivery.custom !== null) reply.header('x-custom', customHeaderValue(delivery.custom));
@@ -82,15 +62,7 @@ function respond(request: FastifyRequest, reply: FastifyReply, answer: FlowAnswe
   }
 }
 
-function flowId(request: FlowRequest): string {
-  if (!FLOW_ID.test(request.params.id)) throw notFound('Authorization');
-  return request.params.id;
-}
-
-function field(request: FlowRequest, name: string): string {
-  const value = request.body?.[name];
-  return typeof value === 'string' ? value : '';
-}
+const flowId = (request: PageRequest) => pageId(request, 'Authorization');
 
 function browserSecret(request: FastifyRequest): BrowserSecret {
   const id = (request.params as { id?: string } | undefined)?.id;
@@ -124,7 +96,7 @@ export async function authorizationPages(app: FastifyInstance, { secure }: { sec
     request.log.error({ err: error }, 'authorization page failed');
     // The client still hears how its flow ended (E999) when the failure happened inside a known flow.
     const id = (request.params as { id?: string } | undefined)?.id;
-    const aborted = id && FLOW_ID.test(id) ? await abortFlow(request.ctx, id, browserSecret(request)).catch(() => undefined) : undefined;
+    const aborted = id && PAGE_ID.test(id) ? await abortFlow(request.ctx, id, browserSecret(request)).catch(() => undefined) : undefined;
     if (aborted) return respond(request, reply, aborted);
     return sendHtml(reply, messagePage('Error', `No pudimos completar la autorización (solicitud ${request.id}).`), { status: 500 });
   });
@@ -159,11 +131,13 @@ export async function authorizationPages(app: FastifyInstance, { secure }: { sec
     },
   });
 
-  app.get('/oauth2/flows/:id', { schema: { hide: true } }, async (request: FlowRequest, reply) =>
+  await app.register(consentReviewPages, { secure });
+
+  app.get('/oauth2/flows/:id', { schema: { hide: true } }, async (request: PageRequest, reply) =>
     respond(request, reply, await showFlow(request.ctx, flowId(request), browserSecret(request))),
   );
 
-  app.post('/oauth2/flows/:id/login', { schema: { hide: true }, preHandler: app.csrfProtection }, async (request: FlowRequest, reply) => {
+  app.post('/oauth2/flows/:id/login', { schema: { hide: true }, preHandler: app.csrfProtection }, async (request: PageRequest, reply) => {
     const id = flowId(request);
     const rut = field(request, 'rut').trim();
     const password = field(request, 'password');
@@ -178,7 +152,7 @@ export async function authorizationPages(app: FastifyInstance, { secure }: { sec
     return respond(request, reply, answer);
   });
 
-  app.post('/oauth2/flows/:id/consent', { schema: { hide: true }, preHandler: app.csrfProtection }, async (request: FlowRequest, reply) => {
+  app.post('/oauth2/flows/:id/consent', { schema: { hide: true }, preHandler: app.csrfProtection }, async (request: PageRequest, reply) => {
     const decision = field(request, 'decision');
     if (decision !== 'allow' && decision !== 'deny') throw new DomainError('validation', 'decision must be allow or deny');
     return respond(request, reply, await decideConsent(request.ctx, flowId(request), browserSecret(request), decision === 'allow'));

@@ -3,7 +3,7 @@
 // account's consents for that user stop working; other accounts are not touched.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { recordCredentialChange } from '../../app/credential-change.js';
+import { withdrawConsents } from '../../app/withdraw-consents.js';
 import { findBank } from '../../domain/banks.js';
 import { DomainError, fieldError } from '../../domain/errors.js';
 import { formatRut, parseRut } from '../../domain/rut.js';
@@ -28,7 +28,7 @@ export const oauthSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!findBank(bankId, true)) throw fieldError('bank_id', 'is not a bank of the catalogue');
       const rut = parseRut(request.params.rut);
       if (!rut) throw fieldError('rut', 'is not a valid RUT');
-      const revoked = await recordCredentialChange(request.ctx, bankId, formatRut(rut), request.merchant!.receiverId);
+      const revoked = await withdrawConsents(request.ctx, bankId, formatRut(rut), request.merchant!.receiverId);
       return { message: `Credential change of ${formatRut(rut)} at ${bankId} recorded`, revoked_tokens: revoked };
     },
   );

@@ -7,11 +7,11 @@ import { FLOW_SCOPES } from '../../domain/oauth-request.js';
 import { type Html, html } from '../../render/html.js';
 import { pageDocument } from '../html.js';
 
-function layout(title: string, content: Html, nonce?: string): string {
+export function layout(title: string, content: Html, nonce?: string): string {
   return pageDocument({ lang: 'es', title, content, script: nonce ? { nonce, source: 'document.forms[0].submit();' } : undefined });
 }
 
-const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
 
 function institutionHeader(institutionId: string): Html {
   const bank = findBank(institutionId, true);
@@ -19,12 +19,11 @@ function institutionHeader(institutionId: string): Html {
 ${institutionId === DEMO_BANK_ID ? html`<p class="notice">${bank?.message ?? ''} Ingresa cualquier RUT válido y la clave 1234.</p>` : ''}`;
 }
 
-export function loginPage(page: FlowPage, csrf: string, error?: string): string {
-  return layout(
-    'Ingresa a tu banco',
-    html`${institutionHeader(page.institutionId)}
-<p><strong>${page.clientName}</strong> solicita acceso a tu información en este banco. Ingresa con tus credenciales del banco para continuar.</p>
-<form method="post" action="/oauth2/flows/${page.authorizationId}/login">
+/** The sign-in at the institution, as the flow and the consent review ask for it. */
+export function signInForm(institutionId: string, intro: Html, action: string, csrf: string, error?: string): Html {
+  return html`${institutionHeader(institutionId)}
+<p>${intro}</p>
+<form method="post" action="${action}">
 ${csrfField(csrf)}
 ${error ? html`<p class="error" id="form-error">${error}</p>` : ''}
 <label for="rut">RUT</label>
@@ -32,8 +31,12 @@ ${error ? html`<p class="error" id="form-error">${error}</p>` : ''}
 <label for="password">Clave</label>
 <input type="password" id="password" name="password" required autocomplete="current-password">
 <button id="login">Ingresar</button>
-</form>`,
-  );
+</form>`;
+}
+
+export function loginPage(page: FlowPage, csrf: string, error?: string): string {
+  const intro = html`<strong>${page.clientName}</strong> solicita acceso a tu información en este banco. Ingresa con tus credenciales del banco para continuar.`;
+  return layout('Ingresa a tu banco', signInForm(page.institutionId, intro, `/oauth2/flows/${page.authorizationId}/login`, csrf, error));
 }
 
 export function consentPage(page: FlowPage, csrf: string): string {

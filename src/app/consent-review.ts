@@ -1,0 +1,116 @@
+// A payer reviews and withdraws the consents they gave (ASVS 10.7.3). The review works like an
+// authorization flow without a client: one browser opens it for one institution and keeps its
+// secret (only the hash is stored, and every step asks the browser for it back), the payer signs
+// in there through the flow's own sign-in step (signInForFlow: one attempt per review, as one per
+// flow, so a failed sign-in ends the review), and then sees the consents of that institution user,
+// and no one else's, with a live token. Withdrawing one revokes every token issued from it and
+// fails the client's unfinished flows for that user (withdraw-consents.ts), and is audited.
+import type { PayerCredentials } from '../bank/connector.js';
+import { banksFor } from '../domain/banks.js';
+import { fieldError, notFound } from '../domain/errors.js';
+import type { FlowErrorCode } from '../domain/oauth-errors.js';
+import { FLOW_STEP_TIMEOUT_MS, flowSecretHash } from '../domain/oauth-tokens.js';
+import { advanceReview, findConsentOfUser, findReview, insertReview, type LiveConsent, liveConsentsOfUser } from '../store/oauth-consent-reviews.js';
+import type { OAuthConsentReviewRow } from '../store/schema.js';
+import { audit } from './audit.js';
+import { type BrowserSecret, startedIn } from './authorization-steps.js';
+import type { AppContext } from './context.js';
+import { signInForFlow } from './institution-sign-in.js';
+import { withdrawConsents } from './withdraw-consents.js';
+
+export type { LiveConsent };
+
+export type ReviewAnswer =
+  | { kind: 'login'; reviewId: string; institutionId: string }
+  | { kind: 'consents'; reviewId: string; institutionId: string; userId: string; consents: LiveConsent[] }
+  /** The sign-in failed (with the flow's error code) or the review ran out of time: the payer starts again. */
+  | { kind: 'ended'; code: FlowErrorCode | 'timeout' }
+  | { kind: 'other-browser' };
+
+/** The institutions a payer can sign in at: those with a connector in this process. */
+export function reviewInstitutions(ctx: AppContext): { bankId: string; name: string }[] {
+  return banksFor(true)
+    .filter((bank) => ctx.banks.connectorFor(bank.bankId) !== undefined)
+    .map(({ bankId, name }) => ({ bankId, name }));
+}
+
+export async function openReview(ctx: AppContext, institutionId: string): Promise<{ reviewId: string; browserSecret: string }> {
+  if (!reviewInstitutions(ctx).some((bank) => bank.bankId === institutionId)) throw fieldError('institution_id', 'is not an institution you can sign in at');
+  const now = ctx.clock.now().getTime();
+  const reviewId = Buffer.from(ctx.random(18)).toString('base64url');
+  const browserSecret = Buffer.from(ctx.random(32)).toString('base64url');
+  await insertReview(ctx.db, {
+    review_id: reviewId,
+    institution_id: institutionId,
+    browser_hash: flowSecretHash(browserSecret),
+    status: 'login',
+    user_id: null,
+    step_deadline: now + FLOW_STEP_TIMEOUT_MS,
+    created_at: now,
+  });
+  return { reviewId, browserSecret };
+}
+
+async function load(ctx: AppContext, reviewId: string, browser: BrowserSecret): Promise<OAuthConsentReviewRow | 'other-browser'> {
+  const row = await findReview(ctx.db, reviewId);
+  if (!row) throw notFound('Consent review');
+  return startedIn(row, browser) ? row : 'other-browser';
+}
+
+const OTHER_BROWSER: ReviewAnswer = { kind: 'other-browser' };
+
+/** The review's current step; a review past its step's deadline ends. */
+async function current(ctx: AppContext, row: OAuthConsentReviewRow): Promise<ReviewAnswer> {
+  if (row.status === 'failed') return { kind: 'ended', code: 'timeout' };
+  const now = ctx.clock.now().getTime();
+  if (now > row.step_deadline) {
+    await advanceReview(ctx.db, row.review_id, row.status, { status: 'failed' });
+    return { kind: 'ended', code: 'timeout' };
+  }
+  if (row.status === 'login') return { kind: 'login', reviewId: row.review_id, institutionId: row.institution_id };
+  const consents = await liveConsentsOfUser(ctx.db, row.institution_id, row.user_id!, now);
+  return { kind: 'consents', reviewId: row.review_id, institutionId: row.institution_id, userId: row.user_id!, consents };
+}
+
+export async function showReview(ctx: AppContext, reviewId: string, browser: BrowserSecret): Promise<ReviewAnswer> {
+  const row = await load(ctx, reviewId, browser);
+  return row === 'other-browser' ? OTHER_BROWSER : current(ctx, row);
+}
+
+export async function reviewSignIn(ctx: AppContext, reviewId: string, browser: BrowserSecret, credentials: PayerCredentials): Promise<ReviewAnswer> {
+  const row = await load(ctx, reviewId, browser);
+  if (row === 'other-browser') return OTHER_BROWSER;
+  const step = await current(ctx, row);
+  if (step.kind !== 'login') return step;
+  const login = await signInForFlow(ctx, row.institution_id, credentials);
+  if (!login.ok) {
+    await advanceReview(ctx.db, reviewId, 'login', { status: 'failed' });
+    return { kind: 'ended', code: login.error.code };
+  }
+  const now = ctx.clock.now().getTime();
+  // Of two concurrent sign-ins one moves the review; both then show what it holds.
+  await advanceReview(ctx.db, reviewId, 'login', { status: 'review', user_id: login.userId, step_deadline: now + FLOW_STEP_TIMEOUT_MS });
+  return showReview(ctx, reviewId, browser);
+}
+
+/** Withdraws one of the signed-in user's consents; another's, or an unknown one, is not found. */
+export async function withdrawConsent(ctx: AppContext, reviewId: string, browser: BrowserSecret, consentId: string, address: string): Promise<ReviewAnswer> {
+  const row = await load(ctx, reviewId, browser);
+  if (row === 'other-browser') return OTHER_BROWSER;
+  const step = await current(ctx, row);
+  if (step.kind !== 'consents') return step;
+  const consent = await findConsentOfUser(ctx.db, consentId, step.institutionId, step.userId);
+  if (!consent) throw notFound('Consent');
+  const revoked = await withdrawConsents(ctx, step.institutionId, step.userId, Number(consent.receiver_id));
+  ctx.log.info({ consentId, receiverId: consent.receiver_id, revokedTokens: revoked }, 'consent withdrawn by the payer');
+  await audit(ctx, {
+    actorKind: 'payer',
+    actor: consent.subject,
+    receiverId: Number(consent.receiver_id),
+    action: 'oauth.consent.withdraw',
+    target: consentId,
+    outcome: 'ok',
+    address,
+  });
+  return current(ctx, row);
+}

@@ -1,0 +1,77 @@
+// Payers' reviews of their consents, and what a review shows: the consents of one user at one
+// institution that still have a live token.
+import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { DB, OAuthConsentReviewRow, OAuthConsentReviewsTable } from './schema.js';
+
+export async function insertReview(db: Kysely<DB>, row: Insertable<OAuthConsentReviewsTable>): Promise<void> {
+  await db.insertInto('oauth_consent_reviews').values(row).execute();
+}
+
+export async function findReview(db: Kysely<DB>, reviewId: string): Promise<OAuthConsentReviewRow | undefined> {
+  return db.selectFrom('oauth_consent_reviews').selectAll().where('review_id', '=', reviewId).executeTakeFirst();
+}
+
+/** Moves a review on only from the status it was read in: of two concurrent sign-ins one wins. */
+export async function advanceReview(db: Kysely<DB>, reviewId: string, fromStatus: string, changes: Updateable<OAuthConsentReviewsTable>): Promise<boolean> {
+  const result = await db
+    .updateTable('oauth_consent_reviews')
+    .set(changes)
+    .where('review_id', '=', reviewId)
+    .where('status', '=', fromStatus)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function deleteStaleReviews(db: Kysely<DB>, before: number): Promise<void> {
+  await db.deleteFrom('oauth_consent_reviews').where('created_at', '<', before).execute();
+}
+
+export interface LiveConsent {
+  consentId: string;
+  receiverId: number;
+  clientName: string;
+  /** When the user last consented. */
+  givenAt: number;
+  /** When its last live token expires. */
+  expiresAt: number;
+}
+
+/** The user's consents at the institution from which a token issued is neither revoked nor expired at `now`. */
+export async function liveConsentsOfUser(db: Kysely<DB>, institutionId: string, userId: string, now: number): Promise<LiveConsent[]> {
+  const rows = await db
+    .selectFrom('oauth_consents as c')
+    .innerJoin('oauth_tokens as t', 't.consent_id', 'c.consent_id')
+    .innerJoin('merchants as m', 'm.receiver_id', 'c.receiver_id')
+    .select((eb) => ['c.consent_id', 'c.receiver_id', 'm.name', 'c.updated_at', eb.fn.max('t.expires_at').as('expires_at')])
+    .where('c.institution_id', '=', institutionId)
+    .where('c.user_id', '=', userId)
+    .where('t.revoked_at', 'is', null)
+    .where('t.expires_at', '>', now)
+    .groupBy(['c.consent_id', 'c.receiver_id', 'm.name', 'c.updated_at'])
+    .orderBy('c.updated_at', 'desc')
+    .orderBy('c.consent_id')
+    .execute();
+  return rows.map((r) => ({
+    consentId: r.consent_id,
+    receiverId: Number(r.receiver_id),
+    clientName: r.name,
+    givenAt: Number(r.updated_at),
+    expiresAt: Number(r.expires_at),
+  }));
+}
+
+/** A consent, when it is the user's at the institution. */
+export async function findConsentOfUser(
+  db: Kysely<DB>,
+  consentId: string,
+  institutionId: string,
+  userId: string,
+): Promise<{ receiver_id: number; subject: string } | undefined> {
+  return db
+    .selectFrom('oauth_consents')
+    .select(['receiver_id', 'subject'])
+    .where('consent_id', '=', consentId)
+    .where('institution_id', '=', institutionId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
