@@ -11,7 +11,8 @@ import { notFound } from '../domain/errors.js';
 import { newUuid } from '../domain/ids.js';
 import { type FlowError, flowError, flowErrorParams } from '../domain/oauth-errors.js';
 import { CODE_LIFETIME_MS, FLOW_STEP_TIMEOUT_MS, flowSecretHash } from '../domain/oauth-tokens.js';
-import { advanceAuthorization, findAuthorization, upsertConsent } from '../store/oauth-authorizations.js';
+import { advanceFlow } from '../store/browser-flow-step.js';
+import { findAuthorization, upsertConsent } from '../store/oauth-authorizations.js';
 import type { OAuthAuthorizationRow } from '../store/schema.js';
 import { inTransaction } from '../store/transaction.js';
 import type { AppContext } from './context.js';
@@ -81,7 +82,7 @@ export function errorDelivery(redirectUri: string, error: FlowError, echoed: { s
 
 /** Ends the flow with an error for the client. */
 async function failFlow(ctx: AppContext, row: OAuthAuthorizationRow, error: FlowError): Promise<FlowAnswer> {
-  const moved = await advanceAuthorization(ctx.db, row.authorization_id, row.status, { status: 'failed' });
+  const moved = await advanceFlow(ctx.db, 'oauth_authorizations', row.authorization_id, row.status, { status: 'failed' });
   if (!moved) return finished(row);
   return { kind: 'deliver', delivery: errorDelivery(row.redirect_uri, error, row) };
 }
@@ -114,7 +115,7 @@ export async function signIn(ctx: AppContext, authorizationId: string, browser: 
   const login = await signInForFlow(ctx, row.institution_id, credentials);
   if (!login.ok) return failFlow(ctx, row, login.error);
   const now = ctx.clock.now().getTime();
-  const moved = await advanceAuthorization(ctx.db, authorizationId, 'login', {
+  const moved = await advanceFlow(ctx.db, 'oauth_authorizations', authorizationId, 'login', {
     status: 'consent',
     user_id: login.userId,
     authenticated_at: now,
@@ -142,7 +143,7 @@ export async function decideConsent(ctx: AppContext, authorizationId: string, br
       created_at: now,
       updated_at: now,
     });
-    return advanceAuthorization(trx, authorizationId, 'consent', {
+    return advanceFlow(trx, 'oauth_authorizations', authorizationId, 'consent', {
       status: 'code',
       consent_id: consent.consent_id,
       code_hash: flowSecretHash(code),

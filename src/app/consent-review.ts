@@ -10,7 +10,8 @@ import { banksFor } from '../domain/banks.js';
 import { fieldError, notFound } from '../domain/errors.js';
 import type { FlowErrorCode } from '../domain/oauth-errors.js';
 import { FLOW_STEP_TIMEOUT_MS, flowSecretHash } from '../domain/oauth-tokens.js';
-import { advanceReview, findConsentOfUser, findReview, insertReview, type LiveConsent, liveConsentsOfUser } from '../store/oauth-consent-reviews.js';
+import { advanceFlow } from '../store/browser-flow-step.js';
+import { findConsentOfUser, findReview, insertReview, type LiveConsent, liveConsentsOfUser } from '../store/oauth-consent-reviews.js';
 import type { OAuthConsentReviewRow } from '../store/schema.js';
 import { audit } from './audit.js';
 import { type BrowserSecret, startedIn } from './authorization-steps.js';
@@ -64,7 +65,7 @@ async function current(ctx: AppContext, row: OAuthConsentReviewRow): Promise<Rev
   if (row.status === 'failed') return { kind: 'ended', code: 'timeout' };
   const now = ctx.clock.now().getTime();
   if (now > row.step_deadline) {
-    await advanceReview(ctx.db, row.review_id, row.status, { status: 'failed' });
+    await advanceFlow(ctx.db, 'oauth_consent_reviews', row.review_id, row.status, { status: 'failed' });
     return { kind: 'ended', code: 'timeout' };
   }
   if (row.status === 'login') return { kind: 'login', reviewId: row.review_id, institutionId: row.institution_id };
@@ -84,12 +85,12 @@ export async function reviewSignIn(ctx: AppContext, reviewId: string, browser: B
   if (step.kind !== 'login') return step;
   const login = await signInForFlow(ctx, row.institution_id, credentials);
   if (!login.ok) {
-    await advanceReview(ctx.db, reviewId, 'login', { status: 'failed' });
+    await advanceFlow(ctx.db, 'oauth_consent_reviews', reviewId, 'login', { status: 'failed' });
     return { kind: 'ended', code: login.error.code };
   }
   const now = ctx.clock.now().getTime();
   // Of two concurrent sign-ins one moves the review; both then show what it holds.
-  await advanceReview(ctx.db, reviewId, 'login', { status: 'review', user_id: login.userId, step_deadline: now + FLOW_STEP_TIMEOUT_MS });
+  await advanceFlow(ctx.db, 'oauth_consent_reviews', reviewId, 'login', { status: 'review', user_id: login.userId, step_deadline: now + FLOW_STEP_TIMEOUT_MS });
   return showReview(ctx, reviewId, browser);
 }
 

@@ -1,5 +1,5 @@
 // Authorization code flows and the consents they record.
-import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { DB, OAuthAuthorizationRow, OAuthAuthorizationsTable, OAuthConsentsTable } from './schema.js';
 
 export async function insertAuthorization(db: Kysely<DB>, row: Insertable<OAuthAuthorizationsTable>): Promise<void> {
@@ -12,22 +12,6 @@ export async function findAuthorization(db: Kysely<DB>, authorizationId: string)
 
 export async function findAuthorizationByCode(db: Kysely<DB>, codeHash: string): Promise<OAuthAuthorizationRow | undefined> {
   return db.selectFrom('oauth_authorizations').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
-}
-
-/** Moves a flow on only from the status it was read in: of two concurrent submissions one wins. */
-export async function advanceAuthorization(
-  db: Kysely<DB>,
-  authorizationId: string,
-  fromStatus: string,
-  changes: Updateable<OAuthAuthorizationsTable>,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('oauth_authorizations')
-    .set(changes)
-    .where('authorization_id', '=', authorizationId)
-    .where('status', '=', fromStatus)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
 }
 
 /** The user's consent to this client at this institution, created on first use; its subject never changes. */

@@ -1,6 +1,6 @@
 // Payers' reviews of their consents, and what a review shows: the consents of one user at one
 // institution that still have a live token.
-import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { DB, OAuthConsentReviewRow, OAuthConsentReviewsTable } from './schema.js';
 
 export async function insertReview(db: Kysely<DB>, row: Insertable<OAuthConsentReviewsTable>): Promise<void> {
@@ -9,17 +9,6 @@ export async function insertReview(db: Kysely<DB>, row: Insertable<OAuthConsentR
 
 export async function findReview(db: Kysely<DB>, reviewId: string): Promise<OAuthConsentReviewRow | undefined> {
   return db.selectFrom('oauth_consent_reviews').selectAll().where('review_id', '=', reviewId).executeTakeFirst();
-}
-
-/** Moves a review on only from the status it was read in: of two concurrent sign-ins one wins. */
-export async function advanceReview(db: Kysely<DB>, reviewId: string, fromStatus: string, changes: Updateable<OAuthConsentReviewsTable>): Promise<boolean> {
-  const result = await db
-    .updateTable('oauth_consent_reviews')
-    .set(changes)
-    .where('review_id', '=', reviewId)
-    .where('status', '=', fromStatus)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
 }
 
 export async function deleteStaleReviews(db: Kysely<DB>, before: number): Promise<void> {
