@@ -13,6 +13,7 @@ import { abandonedAfterMs } from '../domain/abandoned-question.js';
 import type { Debit, DebitState } from '../domain/debit.js';
 import type { ScanTime } from '../store/account-time.js';
 import { debitsDue, staleSubmissions } from '../store/debits.js';
+import { inChunks } from '../store/group-commit.js';
 import { findPaymentsByIds } from '../store/payment-lookup.js';
 import { inTransaction } from '../store/transaction.js';
 import { applyDebitResults } from './apply-debit.js';
@@ -53,7 +54,9 @@ function byAccountAndBank(debits: readonly Debit[]): Debit[][] {
   const groups = new Map<string, Debit[]>();
   for (const debit of debits) {
     const key = `${debit.receiverId} ${debit.bankId}`;
-    groups.set(key, [...(groups.get(key) ?? []), debit]);
+    const group = groups.get(key);
+    if (group) group.push(debit);
+    else groups.set(key, [debit]);
   }
   return [...groups.values()];
 }
@@ -147,8 +150,7 @@ export async function collectDebits(ctx: AppContext): Promise<{ submitted: numbe
     }
   };
   const askAll = async (found: readonly Debit[], from: DebitState): Promise<boolean> => {
-    const batches = Array.from({ length: Math.ceil(found.length / BATCH) }, (_, i) => found.slice(i * BATCH, (i + 1) * BATCH));
-    const done = await Promise.all(batches.map((batch) => safely(() => askAboutDebits(ctx, batch, from))));
+    const done = await Promise.all(inChunks(found, BATCH).map((batch) => safely(() => askAboutDebits(ctx, batch, from))));
     asked += found.length;
     return done.every(Boolean);
   };

@@ -62,10 +62,10 @@ export class GroupCommit<T> {
 // (payments, 47 columns) stay well below.
 const PER_STATEMENT = 100;
 
-/** A batch's rows (or keys) in chunks small enough for one statement each on PostgreSQL. */
-export function inChunks<T>(items: readonly T[]): T[][] {
+/** A batch's rows (or keys) in chunks small enough for one statement each on PostgreSQL, or of `size`. */
+export function inChunks<T>(items: readonly T[], size = PER_STATEMENT): T[][] {
   const chunks: T[][] = [];
-  for (let i = 0; i < items.length; i += PER_STATEMENT) chunks.push(items.slice(i, i + PER_STATEMENT));
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
   return chunks;
 }
 
