@@ -13,9 +13,9 @@ export const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 export type Rounds = LoadResult[];
 
 /** Runs ROUNDS rounds of the scenarios, alternately in order and in reverse; each scenario's results, one per round. */
-export async function inRounds<K extends string>(scenarios: Record<K, () => Promise<LoadResult>>): Promise<Record<K, Rounds>> {
-  const entries = Object.entries(scenarios) as [K, () => Promise<LoadResult>][];
-  const results = Object.fromEntries(entries.map(([name]) => [name, []])) as unknown as Record<K, Rounds>;
+export async function inRounds<K extends string, R = LoadResult>(scenarios: Record<K, () => Promise<R>>): Promise<Record<K, R[]>> {
+  const entries = Object.entries(scenarios) as [K, () => Promise<R>][];
+  const results = Object.fromEntries(entries.map(([name]) => [name, []])) as unknown as Record<K, R[]>;
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, scenario] of round % 2 ? [...entries].reverse() : entries) results[name].push(await scenario());
   }

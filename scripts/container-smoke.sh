@@ -7,8 +7,9 @@
 # 2. with SMOKE_POSTGRES_URL (a PostgreSQL server's administrator URL, reached from the host's
 #    network), compose.yaml's topology as containers on the host's network, with SANDBOX=false:
 #    `quipu migrate` to completion, two `quipu serve` with RUN_WORKER=false and a `quipu worker`
-#    on a new database; a production payment created on one API container, read on the other, and
-#    paid through the operator API. The database is dropped at the end.
+#    on a new database, every secret a file mounted at /run/secrets as compose mounts its secrets;
+#    a production payment created on one API container, read on the other, and paid through the
+#    operator API. The database is dropped at the end.
 #
 # Settings (environment):
 #   ENGINE          the container command: docker (default when present) or podman, with options
@@ -28,10 +29,12 @@ read -r -a run_opts <<<"${RUN_OPTS:-}"
 suffix=$(node -p 'require("node:crypto").randomBytes(4).toString("hex")')
 containers=()
 database=""
+secrets=""
 
 cleanup() {
   for name in "${containers[@]}"; do $ENGINE rm -f "$name" >/dev/null 2>&1 || true; done
   if [ -n "$database" ]; then psql -q "$SMOKE_POSTGRES_URL" -c "drop database if exists $database with (force)" >/dev/null || true; fi
+  if [ -n "$secrets" ]; then rm -rf "$secrets"; fi
 }
 trap cleanup EXIT
 
@@ -84,8 +87,19 @@ database=quipu_smoke_$suffix
 psql -q "$SMOKE_POSTGRES_URL" -c "create database $database" >/dev/null
 database_url=$(node -p 'const u = new URL(process.argv[1]); u.pathname = "/" + process.argv[2]; u.toString()' "$SMOKE_POSTGRES_URL" "$database")
 token=$(node -p 'require("node:crypto").randomBytes(32).toString("hex")')
-settings=(-e "DATABASE_URL=$database_url" -e SANDBOX=false -e PUBLIC_BASE_URL=https://pay.example
-  -e "QUIPU_ENCRYPTION_KEY=$(node -p 'require("node:crypto").randomBytes(32).toString("hex")')" -e "OPERATOR_TOKEN=$token"
+# The secrets as compose hands them over: files mounted read-only at /run/secrets, named by
+# <NAME>_FILE (a production installation refuses them as environment variables). Readable by the
+# container's user (uid 10001, or its rootless mapping), in a folder only this user may enter.
+secrets=$(mktemp -d)
+echo "$database_url" >"$secrets/database_url"
+node -p 'require("node:crypto").randomBytes(32).toString("hex")' >"$secrets/quipu_encryption_key"
+echo "$token" >"$secrets/operator_token"
+chmod 0444 "$secrets"/*
+settings=(-e SANDBOX=false -e PUBLIC_BASE_URL=https://pay.example
+  -e DASHBOARD_BASE_URL=https://dashboard.pay.example -e LOG_DESTINATION=stdout
+  -v "$secrets/database_url:/run/secrets/database_url:ro" -e DATABASE_URL_FILE=/run/secrets/database_url
+  -v "$secrets/quipu_encryption_key:/run/secrets/quipu_encryption_key:ro" -e QUIPU_ENCRYPTION_KEY_FILE=/run/secrets/quipu_encryption_key
+  -v "$secrets/operator_token:/run/secrets/operator_token:ro" -e OPERATOR_TOKEN_FILE=/run/secrets/operator_token
   -e COLLECTION_BANK_ID=dfFbF -e COLLECTION_ACCOUNT_TYPE=cuenta_vista -e COLLECTION_ACCOUNT_NUMBER=00-123-45678-09
   -e 'COLLECTION_HOLDER_NAME=Pagos Andes SpA' -e COLLECTION_HOLDER_RUT=123456785 -e SHUTDOWN_DRAIN_MS=0)
 quipu_run() { $ENGINE run --rm "${run_opts[@]}" --network host "${settings[@]}" "$IMAGE" "$@"; }
@@ -114,4 +128,4 @@ credit=$(curl -sf -H "authorization: Bearer $token" -H 'content-type: applicatio
   -d "{\"credits\":[{\"bank_reference\":\"SMOKE-$suffix\",\"account\":\"00-123-45678-09\",\"amount\":1000,\"currency\":\"CLP\",\"reference\":\"$id\",\"credited_at\":\"$(date -u +%Y-%m-%dT%H:%M:%SZ)\"}]}")
 [ "$(echo "$credit" | json matched)" = 1 ] || fail "the credit did not match: $credit"
 [ "$(curl -sf -H "x-api-key: $key" "${apis[0]}/v3/payments/$id" | json status)" = done ] || fail "payment $id not done after its credit"
-echo "ok: migrated, two API containers ready, a worker; payment $id created on one, read on the other, paid by a bank credit"
+echo "ok: migrated, two API containers ready, a worker, secrets from files; payment $id created on one, read on the other, paid by a bank credit"

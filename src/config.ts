@@ -33,12 +33,14 @@ export interface Config {
   dashboardBaseUrl: string | undefined;
   /** DATABASE_URL: `sqlite:<path>` (embedded, the default) or `postgres://...`. */
   databaseUrl: string;
+  /** DATABASE_URL_FILE: the file DATABASE_URL is read from, read again for the user and password of each new PostgreSQL connection (credentials a secrets manager replaces while Quipu runs). */
+  databaseUrlFile: string | undefined;
   /** DATA_DIR: where the embedded database and the generated encryption key live. */
   dataDir: string;
   /** LOG_LEVEL: pino level. */
   logLevel: LogLevel;
-  /** LOG_DESTINATION: `tcp://host:port`, `tls://host:port` or `udp://host:port` of a log collector that `quipu serve` and `quipu worker` send every line to, besides stdout. */
-  logDestination: LogDestination | undefined;
+  /** LOG_DESTINATION: `tcp://host:port`, `tls://host:port` or `udp://host:port` of a log collector that `quipu serve` and `quipu worker` send every line to, besides stdout; `stdout` where the platform ships standard output off the host. */
+  logDestination: LogDestination | 'stdout' | undefined;
   /** QUIPU_ENCRYPTION_KEY: 32 bytes (64 hex chars or base64) encrypting receiver secrets at rest. */
   encryptionKey: string | undefined;
   /** QUIPU_ENCRYPTION_KEY_PREVIOUS: keys replaced by QUIPU_ENCRYPTION_KEY (comma-separated), still opening what they sealed until `quipu keys reseal`. */
@@ -61,6 +63,8 @@ export interface Config {
   sqliteSynchronous: 'normal' | 'full';
   /** DB_POOL_SIZE: PostgreSQL connections per process. */
   dbPoolSize: number;
+  /** DB_CONNECTION_MAX_LIFETIME_SECONDS: a PostgreSQL connection this old is closed once its transaction ends and replaced by one that signs in anew (0: kept as long as it works). */
+  dbConnectionMaxLifetimeSeconds: number;
   /** CREDENTIAL_CACHE_SIZE: API keys, accounts, verified bearer tokens and their revocation state kept in memory per process (each). */
   credentialCacheSize: number;
   /** INVALIDATION_POLL_MS: how often a process reads the shared invalidation feed and clock (50–800). */
@@ -85,7 +89,7 @@ export interface Config {
   deliveryConcurrency: number;
   /** DELIVERY_CONCURRENCY_PER_DESTINATION: of those, at most this many to one receiver origin (default: a quarter of DELIVERY_CONCURRENCY). */
   deliveryConcurrencyPerDestination: number;
-  /** NOTIFY_URL_ALLOW_HTTP (default: the SANDBOX value), NOTIFY_URL_ALLOWED_HOSTS (comma-separated names, `*.name` wildcards and addresses; unset, any host): the rules of every URL notified. */
+  /** NOTIFY_URL_ALLOW_HTTP (default: the SANDBOX value), NOTIFY_URL_ALLOWED_HOSTS (comma-separated names, `*.name` wildcards and addresses; unset, any host), NOTIFY_URL_ACCOUNT_HOSTS (default: the opposite of SANDBOX; each account only at the hosts it registered): the rules of every URL notified. */
   notifyDestinations: DestinationRules;
   /** DELIVERY_TIMEOUT_MS: a notification request that has not answered by then is a failed attempt. */
   deliveryTimeoutMs: number;
@@ -101,6 +105,8 @@ export interface Config {
   jobLeaseMs: number;
   /** SANDBOX: developer-mode extras (the movable clock at /sandbox/clock); turn off on a production installation. */
   sandbox: boolean;
+  /** SECRETS_FROM_ENVIRONMENT: the operator's word that secrets given as plain environment variables come from a secrets manager (the platform injects them): with SANDBOX=false they are otherwise refused for their `<NAME>_FILE`. */
+  secretsFromEnvironment: boolean;
   /** DASHBOARD_TWO_FACTOR: `required` (the default with SANDBOX=false) lets no dashboard user in without a second factor (quipu users two-factor-enrol); `optional` (developer mode's default) asks it of those enrolled. */
   dashboardTwoFactor: TwoFactorMode;
   /** PASSWORD_HASH_COST: log2 of scrypt's N for new dashboard password hashes (17); below 17 only for test suites, refused with SANDBOX=false. */
@@ -119,6 +125,8 @@ export interface Config {
   apiKeysRetired: boolean;
   /** SMTP_URL: `smtp://` or `smtps://` mail server (user and password in the URL) that payer emails are handed to; unset, they stay in the local inbox. */
   smtpUrl: string | undefined;
+  /** SMTP_URL_FILE: the file SMTP_URL is read from, read again before each email: a changed URL (a new password) is used from the next email on, on new connections. */
+  smtpUrlFile: string | undefined;
   /** SMTP_REQUIRE_TLS: an smtp:// server that does not offer STARTTLS is not handed any email (default: on with SANDBOX=false); smtps:// is TLS from the start. */
   smtpRequireTls: boolean;
   /** SMTP_FROM: the sender of payer emails (`Name <address>` or an address; default `Quipu <no-reply@host of PUBLIC_BASE_URL>`). */
@@ -208,6 +216,7 @@ export function loadConfig(given: Env = process.env): Config {
     publicBaseUrl,
     dashboardBaseUrl: dashboardBaseUrl(env.DASHBOARD_BASE_URL, publicBaseUrl),
     databaseUrl: databaseUrl(env.DATABASE_URL || `sqlite:${path.join(dataDir, 'quipu.db')}`),
+    databaseUrlFile: env.DATABASE_URL_FILE || undefined,
     dataDir,
     logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     logDestination: logDestination(env.LOG_DESTINATION),
@@ -229,6 +238,7 @@ export function loadConfig(given: Env = process.env): Config {
     passwordHashCost: passwordHashCost(env, sandbox),
     sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'full', ['normal', 'full'] as const),
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 500),
+    dbConnectionMaxLifetimeSeconds: integer(env, 'DB_CONNECTION_MAX_LIFETIME_SECONDS', 0, 0, 7 * 24 * 3600),
     credentialCacheSize: integer(env, 'CREDENTIAL_CACHE_SIZE', 10_000, 1, 10_000_000),
     // A revocation must stop the token in every process within one second: the interval plus the
     // time of one read of the feed, so at most 800 ms leaves a read 200 ms.
@@ -243,10 +253,15 @@ export function loadConfig(given: Env = process.env): Config {
     demoCredentials: demoCredentials(env, sandbox),
     ...delivery(env),
     // A production installation notifies over TLS unless the operator says otherwise (an internal network).
-    notifyDestinations: { httpAllowed: flag(env, 'NOTIFY_URL_ALLOW_HTTP', sandbox), allowedHosts: allowedHosts(env.NOTIFY_URL_ALLOWED_HOSTS) },
+    notifyDestinations: {
+      httpAllowed: flag(env, 'NOTIFY_URL_ALLOW_HTTP', sandbox),
+      allowedHosts: allowedHosts(env.NOTIFY_URL_ALLOWED_HOSTS),
+      accountHosts: flag(env, 'NOTIFY_URL_ACCOUNT_HOSTS', !sandbox),
+    },
     jobsPollMs: integer(env, 'JOBS_POLL_MS', 1_000, 10, 60_000),
     jobLeaseMs: integer(env, 'JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     sandbox,
+    secretsFromEnvironment: flag(env, 'SECRETS_FROM_ENVIRONMENT', false),
     operatorToken: operatorToken(env.OPERATOR_TOKEN),
     // A developer's restart should be quick; behind a load balancer, a few of its health checks.
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', sandbox ? 0 : 5_000, 0, 300_000),
@@ -276,7 +291,7 @@ export const SECRET_FILE_SETTINGS = [
   'DEMO_PASSWORD',
 ] as const;
 
-/** `env` with each secret read from its file; a file's final line break (what editors and `echo` add) is not part of the value. */
+/** `env` with each secret read from its file. */
 export function withSecretFiles(env: Env): Env {
   const read: Env = {};
   for (const name of SECRET_FILE_SETTINGS) {
@@ -284,13 +299,33 @@ export function withSecretFiles(env: Env): Env {
     if (!file) continue;
     if (env[name]) throw new ConfigError(`${name} and ${name}_FILE are both set: set one of them`);
     try {
-      read[name] = fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+      read[name] = secretValue(fs.readFileSync(file, 'utf8'));
     } catch (error) {
-      throw new ConfigError(`${name}_FILE names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new ConfigError(unreadableSecretFile(name, file, error));
     }
   }
   return { ...env, ...read };
 }
+
+/**
+ * A secret read again while the process runs, from the file its `<NAME>_FILE` names: the database's
+ * and the mail server's credentials at each new connection (store/postgres-credentials.ts,
+ * delivery/email-transport.ts), which a secrets manager replaces without a restart. The error names
+ * the setting, the file and why, never what it holds.
+ */
+export async function readSecretFile(name: (typeof SECRET_FILE_SETTINGS)[number], file: string): Promise<string> {
+  try {
+    return secretValue(await fs.promises.readFile(file, 'utf8'));
+  } catch (error) {
+    throw new Error(unreadableSecretFile(name, file, error));
+  }
+}
+
+/** A file's final line break (what editors and `echo` add) is not part of the value. */
+const secretValue = (text: string) => text.replace(/\r?\n$/, '');
+
+const unreadableSecretFile = (name: string, file: string, error: unknown) =>
+  `${name}_FILE names ${file}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
 
 /**
  * Where the public base URL comes from: PUBLIC_BASE_URL itself, the PORT it is derived from, or
@@ -319,12 +354,13 @@ function messageRetentionDays(env: Env): number {
   return days;
 }
 
-function logDestination(raw: string | undefined): LogDestination | undefined {
+function logDestination(raw: string | undefined): LogDestination | 'stdout' | undefined {
   if (!raw) return undefined;
+  if (raw === 'stdout') return raw;
   const match = /^(tcp|tls|udp):\/\/(\[[0-9a-fA-F:.]+\]|[^\s/:@[\]]+):(\d{1,5})$/.exec(raw);
   const port = Number(match?.[3]);
   if (!match || port < 1 || port > 65535)
-    throw new ConfigError(`LOG_DESTINATION must be tcp://, tls:// or udp:// with a host and a port, such as tls://logs.example:6514, got "${raw}"`);
+    throw new ConfigError(`LOG_DESTINATION must be tcp://, tls:// or udp:// with a host and a port, such as tls://logs.example:6514, or stdout, got "${raw}"`);
   return { protocol: match[1] as LogDestination['protocol'], host: match[2]!.replace(/^\[(.*)\]$/, '$1'), port };
 }
 
@@ -356,13 +392,27 @@ function trustProxy(raw: string | undefined): string | number | false {
 
 function mail(env: Env, publicBaseUrl: string, sandbox: boolean) {
   const smtpUrl = env.SMTP_URL || undefined;
-  if (smtpUrl !== undefined && !/^smtps?:\/\/[^\s]+$/i.test(smtpUrl)) throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
+  const problem = smtpUrl === undefined ? undefined : smtpUrlProblem(smtpUrl);
+  if (problem) throw new ConfigError(`SMTP_URL ${problem}`);
   const smtpFrom = env.SMTP_FROM || `Quipu <no-reply@${new URL(publicBaseUrl).hostname}>`;
   // It becomes the From header of every email: one line, one address.
   if (!/^(?:[^<>@\r\n]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/.test(smtpFrom))
     throw new ConfigError(`SMTP_FROM must be "Name <address>" or an address, got "${smtpFrom}"`);
   // Payers' emails cross the network in the clear unless the server takes STARTTLS: a production installation insists.
-  return { smtpUrl, smtpFrom, smtpRequireTls: flag(env, 'SMTP_REQUIRE_TLS', !sandbox) };
+  return { smtpUrl, smtpUrlFile: env.SMTP_URL_FILE || undefined, smtpFrom, smtpRequireTls: flag(env, 'SMTP_REQUIRE_TLS', !sandbox) };
+}
+
+// nodemailer lets the URL's query override the options Quipu gives it: `?tls.rejectUnauthorized=false`
+// would take any certificate, `?ignoreTLS=true` send payers' emails in the clear.
+const TLS_PARAMETER = /^(?:tls\..*|ignoretls|requiretls|opportunistictls|secure)$/i;
+
+/** Why SMTP_URL cannot be used, at start and when its file is read again (delivery/email-transport.ts); the URL itself is never repeated. */
+export function smtpUrlProblem(url: string): string | undefined {
+  if (!/^smtps?:\/\/[^\s]+$/i.test(url)) return 'must be an smtp:// or smtps:// URL';
+  const query = url.indexOf('?');
+  const weakening = [...new URLSearchParams(query < 0 ? '' : url.slice(query + 1)).keys()].filter((key) => TLS_PARAMETER.test(key));
+  if (weakening.length === 0) return undefined;
+  return `must not set ${weakening.join(', ')}: TLS to the mail server is SMTP_REQUIRE_TLS's to loosen, and a private CA is trusted through NODE_EXTRA_CA_CERTS`;
 }
 
 /** The demo account's user and name (app/demo-account.ts). */
@@ -429,9 +479,12 @@ function delivery(env: Env) {
 /**
  * What a production installation (SANDBOX=false) lacks to run safely, one item per missing setting:
  * without its own collection account payers would be told to transfer to DemoBank's, without a set
- * key receiver secrets depend on a file in DATA_DIR, and over http payers' pages and secrets travel
- * in the clear. Empty when nothing is missing or the installation is a sandbox (the database's own
- * transport is store/postgres-tls.ts's to judge).
+ * key receiver secrets depend on a file in DATA_DIR, over http payers' pages and secrets travel in
+ * the clear, a dashboard on the payer pages' origin shares their same-origin trust (ASVS 3.5.4),
+ * and logs kept only on this machine go with it when it is taken (16.4.3: the operator names the
+ * collector, or says with `stdout` that the platform ships the stream). Empty when nothing is
+ * missing or the installation is a sandbox (the database's own transport is
+ * store/postgres-tls.ts's to judge).
  */
 export function productionProblems(config: Config): string[] {
   if (config.sandbox) return [];
@@ -439,6 +492,45 @@ export function productionProblems(config: Config): string[] {
     ...(isDemoCollectionAccount(config.collectionAccount) ? [`the collection account (${COLLECTION_SETTINGS.join(', ')}, at a bank other than DemoBank)`] : []),
     ...(config.encryptionKey === undefined ? ['QUIPU_ENCRYPTION_KEY'] : []),
     ...(new URL(config.publicBaseUrl).protocol !== 'https:' ? ['an https PUBLIC_BASE_URL'] : []),
+    ...(config.dashboardBaseUrl === undefined ? ['DASHBOARD_BASE_URL (the dashboard on a host of its own)'] : []),
+    ...(config.logDestination === undefined
+      ? ['LOG_DESTINATION (a collector such as tls://logs.example:6514, or stdout where the platform ships standard output off this machine)']
+      : []),
+  ];
+}
+
+/** Settings that are secret whatever they hold. */
+const FILE_ONLY_SECRETS = ['QUIPU_ENCRYPTION_KEY', 'QUIPU_ENCRYPTION_KEY_PREVIOUS', 'OPERATOR_TOKEN'] as const;
+/** Addresses that are a secret when they hold a password (a client certificate, or no password, leaves nothing secret in them). */
+const URL_SECRETS = ['DATABASE_URL', 'SMTP_URL'] as const;
+
+/** A password in the URL's user information (`user:password@`) or, as libpq also takes it, in a `password` parameter. */
+function holdsPassword(url: string): boolean {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1] ?? '';
+  const userInfo = authority.slice(0, Math.max(authority.lastIndexOf('@'), 0));
+  const query = url.indexOf('?');
+  return /:./.test(userInfo) || !!new URLSearchParams(query < 0 ? '' : url.slice(query + 1)).get('password');
+}
+
+/**
+ * ASVS 13.3.1: a production installation (SANDBOX=false) takes its secrets from the files a secrets
+ * manager renders (`<NAME>_FILE`), not from environment variables, which whoever may inspect the
+ * process or its container reads (`docker inspect`, /proc/<pid>/environ, a crash report) and every
+ * child process inherits. PGPASSWORD, which node-postgres reads by itself, is one too. The operator
+ * whose platform injects a secrets manager's values as variables says so with
+ * SECRETS_FROM_ENVIRONMENT=true. One item naming each setting given plainly with the `_FILE` that
+ * replaces it, or none (`env`: the environment as given, before the files are read).
+ */
+export function secretsInEnvironment(config: Pick<Config, 'sandbox' | 'secretsFromEnvironment'>, env: Env): string[] {
+  if (config.sandbox || config.secretsFromEnvironment) return [];
+  const plain = [
+    ...FILE_ONLY_SECRETS.filter((name) => env[name]).map((name) => `${name}_FILE for ${name}`),
+    ...URL_SECRETS.filter((name) => env[name] && holdsPassword(env[name])).map((name) => `${name}_FILE for ${name} (it holds a password)`),
+    ...(env.PGPASSWORD ? ['DATABASE_URL_FILE (the password in its URL) for PGPASSWORD'] : []),
+  ];
+  if (plain.length === 0) return [];
+  return [
+    `secrets from files, not environment variables: ${plain.join(', ')} (or SECRETS_FROM_ENVIRONMENT=true where the platform hands a secrets manager's values over as environment variables)`,
   ];
 }
 

@@ -27,7 +27,7 @@ export async function createCharge(
 ): Promise<Payment> {
   const subscriptionId = typeof raw.subscription_id === 'string' ? raw.subscription_id : undefined;
   const subscription = subscriptionId === undefined ? undefined : await findSubscription(ctx.db, merchant.receiverId, subscriptionId);
-  const charge = parseChargeRequest(raw, subscription, notifyPolicy(merchant.developer, ctx.config), found, doubts);
+  const charge = parseChargeRequest(raw, subscription, notifyPolicy(merchant, ctx.config), found, doubts);
   const mandate = subscription!;
   const now = ctx.clock.now();
   const req: PaymentRequest = {

@@ -4,9 +4,10 @@ import type { Kysely } from 'kysely';
 import { hashApiKey } from '../domain/credentials.js';
 import { FieldErrors, fieldError } from '../domain/errors.js';
 import { isWebUrl } from '../domain/formats.js';
-import { newReceiverId, newReceiverSecret, newUuid } from '../domain/ids.js';
+import { newApiKey, newReceiverId, newReceiverSecret, newUuid } from '../domain/ids.js';
 import { DEFAULT_NOTIFY_API_VERSION, type Merchant, type MerchantFeatures } from '../domain/merchant.js';
-import { notifyPolicy, notifyUrlProblem } from '../domain/network-address.js';
+import { type NotifyingAccount, notifyPolicy, notifyUrlProblem } from '../domain/network-address.js';
+import { notifyHostList, notifyHostsProblem } from '../domain/notify-destinations.js';
 import { PAYMENT_METHOD_IDS } from '../domain/payment-methods.js';
 import { insertMerchant } from '../store/merchants.js';
 import type { DB } from '../store/schema.js';
@@ -20,6 +21,8 @@ export interface NewMerchant {
   developer: boolean;
   features?: Partial<MerchantFeatures>;
   notifyUrl?: string | null;
+  /** The hosts it registers for notifications, as given (notify-destinations.ts notifyHostList). */
+  notifyHosts?: string;
   notifyApiVersion?: string;
   renditionUrl?: string | null;
   parentReceiverId?: number | null;
@@ -43,9 +46,14 @@ export async function createMerchant(
   input: NewMerchant,
   db: Kysely<DB> = ctx.db,
 ): Promise<{ merchant: Merchant; credentials: MerchantCredentials }> {
-  checkAccountUrls(ctx, { notify_url: input.notifyUrl, rendition_url: input.renditionUrl }, input.developer);
+  const notifyHosts = checkedNotifyHosts(input.notifyHosts ?? '');
+  checkAccountUrls(
+    ctx,
+    { notify_url: input.notifyUrl, rendition_url: input.renditionUrl },
+    { developer: input.developer, notifyHosts, notifyUrl: input.notifyUrl ?? null },
+  );
   const secret = input.fixed?.secret ?? newReceiverSecret(ctx.random);
-  const apiKey = input.fixed?.apiKey ?? newUuid(ctx.random);
+  const apiKey = input.fixed?.apiKey ?? newApiKey(ctx.random);
   const now = ctx.clock.now().getTime();
   const features = { confirm: false, integrator: false, refunds: false, contractUrl: false, psp: false, ...input.features };
   const flag = (on: boolean) => (on ? 1 : 0);
@@ -60,6 +68,7 @@ export async function createMerchant(
       api_key_enc: ctx.secrets.seal(apiKey),
       developer: flag(input.developer),
       notify_url: input.notifyUrl ?? null,
+      notify_hosts: JSON.stringify(notifyHosts),
       notify_api_version: input.notifyApiVersion ?? DEFAULT_NOTIFY_API_VERSION,
       rendition_url: input.renditionUrl ?? null,
       feature_confirm: flag(features.confirm),
@@ -125,15 +134,25 @@ export type AccountUrls = Partial<Record<'notify_url' | 'rendition_url', string 
 
 /**
  * An account's default notify_url and its rendition_url follow the rules of a payment's
- * notify_url: a web URL, public unless the account may notify private addresses. Every offending
- * field is named.
+ * notify_url for `account` as it will be: a web URL, public unless the account may notify private
+ * addresses, within the installation's rules (the notify_url's host is registered by the URL
+ * itself, the rendition_url's must be too). Every offending field is named.
  */
-export function checkAccountUrls(ctx: AppContext, urls: AccountUrls, developer: boolean): void {
+export function checkAccountUrls(ctx: AppContext, urls: AccountUrls, account: NotifyingAccount): void {
   const errors = new FieldErrors();
+  const policy = notifyPolicy(account, ctx.config);
   for (const [field, url] of Object.entries(urls)) {
     if (url === null || url === undefined) continue;
-    const problem = isWebUrl(url) ? notifyUrlProblem(url, notifyPolicy(developer, ctx.config)) : 'must be an absolute http or https URL';
+    const problem = isWebUrl(url) ? notifyUrlProblem(url, policy) : 'must be an absolute http or https URL';
     if (problem) errors.add(field, problem);
   }
   errors.throwIfAny();
+}
+
+/** An account's notification hosts as given, as patterns; a 400 naming notify_hosts (and the bad entry) otherwise. */
+export function checkedNotifyHosts(text: string): string[] {
+  const list = notifyHostList(text);
+  const problem = notifyHostsProblem(list);
+  if (problem) throw fieldError('notify_hosts', problem);
+  return list.hosts;
 }

@@ -34,7 +34,7 @@ export async function createPayment(
   const now = ctx.clock.now();
   const context = {
     merchant,
-    notifyPolicy: notifyPolicy(merchant.developer, ctx.config),
+    notifyPolicy: notifyPolicy(merchant, ctx.config),
     now,
     defaultTtlHours: ctx.config.paymentDefaultTtlHours,
   };

@@ -20,12 +20,14 @@ export async function createReceiver(
   doubts: FieldError[] = [],
 ): Promise<MerchantCredentials> {
   if (!integrator.features.integrator) throw forbidden('Creating receivers is only available to accounts that contracted the integrator feature');
-  const req = parseReceiverRequest(raw, integrator.developer, notifyPolicy(integrator.developer, ctx.config), found, doubts);
+  const req = parseReceiverRequest(raw, integrator.developer, notifyPolicy(integrator, ctx.config), found, doubts);
   const { credentials } = await createMerchant(ctx, {
     name: req.businessName,
     developer: integrator.developer,
     notifyUrl: req.notifyUrl ?? null,
     renditionUrl: req.renditionUrl ?? null,
+    // The integrator's own hosts took the URLs: the new account registers the one its notify_url does not.
+    notifyHosts: req.renditionUrl !== undefined ? new URL(req.renditionUrl).hostname : undefined,
     parentReceiverId: integrator.receiverId,
     users: [req.adminEmail],
     countryCode: req.countryCode,

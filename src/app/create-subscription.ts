@@ -23,7 +23,7 @@ export async function createSubscription(
   doubts: FieldError[] = [],
   subscriptionId: string = newUuid(ctx.random),
 ): Promise<Subscription> {
-  const req = parseSubscriptionRequest(raw, notifyPolicy(merchant.developer, ctx.config), found, doubts);
+  const req = parseSubscriptionRequest(raw, notifyPolicy(merchant, ctx.config), found, doubts);
   const at = ctx.clock.now().getTime();
   const row: SubscriptionsTable = {
     subscription_id: subscriptionId,

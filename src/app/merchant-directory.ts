@@ -35,6 +35,7 @@ export function toMerchant(row: MerchantRow, secrets: SecretBox): Merchant {
         ? { value: row.previous_api_key_hash, until: Number(row.previous_api_key_until) }
         : null,
     notifyUrl: row.notify_url,
+    notifyHosts: JSON.parse(row.notify_hosts) as string[],
     notifyApiVersion: row.notify_api_version,
     renditionUrl: row.rendition_url,
     features,

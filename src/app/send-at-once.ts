@@ -20,7 +20,7 @@ import { getMessage } from './message-queries.js';
 
 /** Refuses, with a 400 naming `field`, a URL that `merchant` may not be sent messages at (the rules of notify_url). */
 export function checkNotifiableUrl(ctx: AppContext, merchant: Merchant, field: string, url: string): void {
-  const problem = isWebUrl(url) ? notifyUrlProblem(url, notifyPolicy(merchant.developer, ctx.config)) : 'must be an absolute http or https URL';
+  const problem = isWebUrl(url) ? notifyUrlProblem(url, notifyPolicy(merchant, ctx.config)) : 'must be an absolute http or https URL';
   if (problem) throw fieldError(field, problem);
 }
 

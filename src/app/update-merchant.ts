@@ -4,7 +4,7 @@
 // merchant rolls to the new one without downtime; a second rotation ends the first one's grace.
 import { hashApiKey } from '../domain/credentials.js';
 import { fieldError, notFound, validationError } from '../domain/errors.js';
-import { newReceiverSecret, newUuid } from '../domain/ids.js';
+import { newApiKey, newReceiverSecret } from '../domain/ids.js';
 import { MAX_CREDENTIAL_GRACE_MS, type Merchant, type MerchantFeatures } from '../domain/merchant.js';
 import { redirectUriProblem } from '../domain/oauth-redirect.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
@@ -12,7 +12,7 @@ import { findMerchantRow, updateMerchantRow } from '../store/merchants.js';
 import { replaceRedirectUris } from '../store/oauth-redirect-uris.js';
 import type { MerchantsTable } from '../store/schema.js';
 import type { AppContext } from './context.js';
-import { checkAccountUrls } from './create-merchant.js';
+import { checkAccountUrls, checkedNotifyHosts } from './create-merchant.js';
 import { API_KEY_TOPIC, MERCHANT_TOPIC, toMerchant } from './merchant-directory.js';
 
 export interface MerchantChanges {
@@ -20,6 +20,8 @@ export interface MerchantChanges {
   developer?: boolean;
   features?: Partial<MerchantFeatures>;
   notifyUrl?: string | null;
+  /** Replace the hosts registered for notifications, as given (notify-destinations.ts notifyHostList); '' for none. */
+  notifyHosts?: string;
   notifyApiVersion?: string;
   renditionUrl?: string | null;
   paymentMethods?: string[];
@@ -48,10 +50,12 @@ export async function updateMerchant(ctx: AppContext, receiverId: number, change
     return problem ? [{ field: 'redirect_uri', message: `${uri} ${problem}` }] : [];
   });
   if (badUris.length > 0) throw validationError(badUris);
+  const notifyHosts = changes.notifyHosts !== undefined ? checkedNotifyHosts(changes.notifyHosts) : undefined;
   return ctx.feed.transaction(ctx.db, async (trx, publish) => {
     const before = await findMerchantRow(trx, receiverId);
     if (!before) throw notFound('Merchant');
-    // A URL is checked when it changes, and both when the account changes mode.
+    // A URL is checked when it changes, and both when the account changes mode. Hosts removed are
+    // not: a URL on one is refused before each attempt, as the hosts' list says.
     const recheck = changes.developer !== undefined;
     checkAccountUrls(
       ctx,
@@ -59,12 +63,17 @@ export async function updateMerchant(ctx: AppContext, receiverId: number, change
         notify_url: changes.notifyUrl !== undefined ? changes.notifyUrl : recheck ? before.notify_url : null,
         rendition_url: changes.renditionUrl !== undefined ? changes.renditionUrl : recheck ? before.rendition_url : null,
       },
-      changes.developer ?? before.developer === 1,
+      {
+        developer: changes.developer ?? before.developer === 1,
+        notifyHosts: notifyHosts ?? (JSON.parse(before.notify_hosts) as string[]),
+        notifyUrl: changes.notifyUrl !== undefined ? changes.notifyUrl : before.notify_url,
+      },
     );
     const set: Partial<MerchantsTable> = { updated_at: ctx.clock.now().getTime() };
     if (changes.name !== undefined) set.name = changes.name;
     if (changes.developer !== undefined) set.developer = changes.developer ? 1 : 0;
     if (changes.notifyUrl !== undefined) set.notify_url = changes.notifyUrl;
+    if (notifyHosts !== undefined) set.notify_hosts = JSON.stringify(notifyHosts);
     if (changes.notifyApiVersion !== undefined) set.notify_api_version = changes.notifyApiVersion;
     if (changes.renditionUrl !== undefined) set.rendition_url = changes.renditionUrl;
     if (changes.paymentMethods !== undefined) set.payment_methods = JSON.stringify(changes.paymentMethods);
@@ -77,7 +86,7 @@ export async function updateMerchant(ctx: AppContext, receiverId: number, change
     if (graceMs < 0 || graceMs > MAX_CREDENTIAL_GRACE_MS) throw fieldError('grace', `must be between 0 and ${MAX_CREDENTIAL_GRACE_MS / 86_400_000} days`);
     const until = graceMs > 0 ? wallClockMs(ctx.clock) + graceMs : null;
     if (changes.rotateApiKey) {
-      apiKey = newUuid(ctx.random);
+      apiKey = newApiKey(ctx.random);
       set.api_key_hash = hashApiKey(apiKey);
       set.api_key_enc = ctx.secrets.seal(apiKey);
       set.previous_api_key_hash = until === null ? null : before.api_key_hash;

@@ -45,9 +45,24 @@ const UNREACHABLE = new Set([
   'SQLITE_PERM',
 ]);
 
+// The server's certificate did not verify: not its CA, out of its dates, or for another name.
+const UNVERIFIED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 /** What an operator reads when the database named at start cannot be reached or opened; undefined for any other failure. */
 export function databaseFailure(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !UNREACHABLE.has(code)) return undefined;
-  return `cannot use the database: ${(error as Error).message}. Check DATABASE_URL, and that the database is running and takes this user`;
+  if (typeof code !== 'string') return undefined;
+  const message = (error as Error).message;
+  if (UNVERIFIED.has(code))
+    return `cannot use the database: its certificate does not verify (${message.replace(/[:\s]+$/, '')}). Check sslrootcert in DATABASE_URL (the CA that issued the server's certificate) and that the URL names a host the certificate names`;
+  if (!UNREACHABLE.has(code)) return undefined;
+  return `cannot use the database: ${message}. Check DATABASE_URL, and that the database is running and takes this user`;
 }

@@ -102,8 +102,11 @@ export function listenCommand(): Command {
               )
             : undefined;
         // The URL is the one of whoever runs the command, who reads the database already: the
-        // installation's rules for accounts' notify URLs (https only, allowed hosts) are not its.
-        const transport = forwardTo === undefined ? undefined : new HttpTransport(ctx.config.deliveryTimeoutMs, 1, { httpAllowed: true, allowedHosts: [] });
+        // installation's rules for accounts' notify URLs (https only, allowed hosts, each account's hosts) are not its.
+        const transport =
+          forwardTo === undefined
+            ? undefined
+            : new HttpTransport(ctx.config.deliveryTimeoutMs, 1, { httpAllowed: true, allowedHosts: [], accountHosts: false });
         try {
           await requests?.start(wallClockMs(ctx.clocks));
           await tail.start();

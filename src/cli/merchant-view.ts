@@ -8,6 +8,7 @@ export function merchantView(merchant: Merchant, showSecret: boolean) {
     developer: merchant.developer,
     features: merchant.features,
     notify_url: merchant.notifyUrl,
+    notify_hosts: merchant.notifyHosts,
     notify_api_version: merchant.notifyApiVersion,
     rendition_url: merchant.renditionUrl,
     parent_receiver_id: merchant.parentReceiverId,

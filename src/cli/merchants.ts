@@ -72,6 +72,7 @@ export function merchantsCommand(): Command {
     .option('--email <email>', "the dashboard user's email (default owner-<receiver_id>@quipu.local)", (value: string) => email(value)[0]!)
     .option('--production', 'a regular account: real banks, no test bank')
     .option('--notify-url <url>', 'default notification URL', url)
+    .option('--notify-hosts <hosts>', 'hosts registered for notifications, comma-separated (names, *.name wildcards, addresses)')
     .option('--notify-api-version <version>', 'default notification API version', oneOf(NOTIFY_API_VERSIONS))
     .option('--rendition-url <url>', 'where accountability reports are sent when funds are delivered', url)
     .option('--user <email>', 'a user allowed to be responsible for collections (repeatable)', email)
@@ -87,6 +88,7 @@ export function merchantsCommand(): Command {
           developer: !options.production,
           features: features(options),
           notifyUrl: options.notifyUrl,
+          notifyHosts: options.notifyHosts,
           notifyApiVersion: options.notifyApiVersion,
           renditionUrl: options.renditionUrl,
           users: options.user,
@@ -138,6 +140,7 @@ export function merchantsCommand(): Command {
     .option('--production', 'switch to production mode')
     .option('--notify-url <url>', 'default notification URL', url)
     .option('--no-notify-url', 'remove the default notification URL')
+    .option('--notify-hosts <hosts>', 'replace the hosts registered for notifications, comma-separated (names, *.name wildcards, addresses; "" for none)')
     .option('--notify-api-version <version>', 'default notification API version', oneOf(NOTIFY_API_VERSIONS))
     .option('--rendition-url <url>', 'where accountability reports are sent when funds are delivered', url)
     .option('--no-rendition-url', 'send no accountability reports')
@@ -165,6 +168,7 @@ export function merchantsCommand(): Command {
         developer: options.developer ? true : options.production ? false : undefined,
         features: features(options),
         notifyUrl: options.notifyUrl === false ? null : options.notifyUrl,
+        notifyHosts: options.notifyHosts,
         notifyApiVersion: options.notifyApiVersion,
         renditionUrl: options.renditionUrl === false ? null : options.renditionUrl,
         users: options.user,

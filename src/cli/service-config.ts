@@ -1,10 +1,11 @@
 // The configuration of the long-running commands (`quipu serve`, `quipu worker`): they refuse to
-// start, with one line naming every missing setting, where a production installation would be
-// unsafe. One-shot commands load the configuration without this rule, so an operator can still
-// migrate or inspect a database while putting the settings in place.
+// start, with one line naming every missing setting (and every secret given as an environment
+// variable instead of a file), where a production installation would be unsafe. One-shot commands
+// load the configuration without this rule, so an operator can still migrate or inspect a database
+// while putting the settings in place.
 import type { Logger } from 'pino';
 import type { AppContext } from '../app/context.js';
-import { type Config, ConfigError, loadConfig, productionProblems } from '../config.js';
+import { type Config, ConfigError, loadConfig, productionProblems, secretsInEnvironment } from '../config.js';
 import { type Runtime, startRuntime } from '../main/bootstrap.js';
 import { databaseTransportProblems } from '../store/postgres-tls.js';
 
@@ -12,7 +13,7 @@ import { databaseTransportProblems } from '../store/postgres-tls.js';
 export function loadServiceConfig(): Config | undefined {
   try {
     const config = loadConfig();
-    const problems = [...productionProblems(config), ...databaseTransportProblems(config, process.env)];
+    const problems = [...productionProblems(config), ...secretsInEnvironment(config, process.env), ...databaseTransportProblems(config, process.env)];
     if (problems.length === 0) return config;
     return refuse(`SANDBOX=false needs ${problems.join('; ')}`);
   } catch (error) {

@@ -1,14 +1,17 @@
 // Messages of the email channel. With SMTP_URL set, each attempt hands the stored email to that
 // mail server (nodemailer, a pool of as many connections as one destination may use): the same
 // email on every attempt, with a Message-ID derived from the message's id, and a deadline like any
-// request, so a server that hangs holds only its own share of the worker until then. Without it,
+// request, so a server that hangs holds only its own share of the worker until then. Given as
+// SMTP_URL_FILE, the file is read again before each email: a secrets manager's new password (or
+// server) is used from the next email on, by a new pool, the old one closed once its emails in
+// flight are answered (ASVS 13.2.1). Without it,
 // emails stay in the local inbox (the messages table, read through the emails API and `quipu
 // emails`): accepted at once, so a developer sees every email without a mail server. nodemailer is
 // loaded with the first email sent, not with every worker and server (about 35 ms of their start).
 import { performance } from 'node:perf_hooks';
 import type { NodemailerError, Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import { type Config, readSecretFile, smtpUrlProblem } from '../config.js';
 import { decodeEmail, emailMessageId } from '../domain/email-message.js';
 import type { MessageRow } from '../store/schema.js';
 import { DeadlineExceeded, deadlineMessage, Deadlines, type Expirable } from './deadlines.js';
@@ -44,23 +47,70 @@ class Attempt implements Expirable {
   }
 }
 
+/** The pooled connections to the mail server of one SMTP_URL, and the emails they are sending. */
+interface Mailer {
+  url: string;
+  transporter: Promise<Transporter>;
+  sending: number;
+  replaced: boolean;
+}
+
+const closeMailer = async (mailer: Mailer) => (await mailer.transporter).close();
+
 class SmtpTransport implements Transport {
-  #mailer: Promise<Transporter> | undefined;
+  #mailer: Mailer | undefined;
   readonly #deadlines: Deadlines;
 
   constructor(
+    /** SMTP_URL as read at start, and SMTP_URL_FILE, which it was read from: read again before each email. */
     private readonly url: string,
+    private readonly urlFile: string | undefined,
     private readonly timeoutMs: number,
     private readonly connections: number,
     private readonly requireTls: boolean,
+    private readonly log: Logger,
   ) {
     this.#deadlines = new Deadlines(timeoutMs);
   }
 
-  #loadMailer(): Promise<Transporter> {
-    this.#mailer ??= import('nodemailer').then(({ default: nodemailer }) =>
+  async #currentUrl(): Promise<string> {
+    if (!this.urlFile) return this.url;
+    try {
+      const url = await readSecretFile('SMTP_URL', this.urlFile);
+      const problem = smtpUrlProblem(url);
+      if (problem) throw new Error(`SMTP_URL_FILE names ${this.urlFile}, whose URL ${problem}`);
+      return url;
+    } catch (error) {
+      // The message names the file and why, never what it holds.
+      this.log.error({ err: error }, 'the mail server settings cannot be read; the email is not sent');
+      throw error;
+    }
+  }
+
+  /** The mailer of the URL as it is now, counted as sending until released. */
+  async #take(): Promise<Mailer> {
+    const url = await this.#currentUrl();
+    if (this.#mailer?.url !== url) {
+      const before = this.#mailer;
+      this.#mailer = { url, transporter: this.#transporter(url), sending: 0, replaced: false };
+      if (before) {
+        before.replaced = true;
+        if (before.sending === 0) void closeMailer(before);
+      }
+    }
+    this.#mailer.sending++;
+    return this.#mailer;
+  }
+
+  #release(mailer: Mailer): void {
+    mailer.sending--;
+    if (mailer.replaced && mailer.sending === 0) void closeMailer(mailer);
+  }
+
+  #transporter(url: string): Promise<Transporter> {
+    return import('nodemailer').then(({ default: nodemailer }) =>
       nodemailer.createTransport({
-        url: this.url,
+        url,
         pool: true,
         maxConnections: this.connections,
         connectionTimeout: this.timeoutMs,
@@ -72,18 +122,20 @@ class SmtpTransport implements Transport {
         requireTLS: this.requireTls,
       }),
     );
-    return this.#mailer;
   }
 
   async send(message: MessageRow): Promise<SendResult> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
-    const mailer = await this.#loadMailer();
     const attempt = new Attempt();
     this.#deadlines.track(attempt);
+    let mailer: Mailer | undefined;
     try {
+      mailer = await this.#take();
       const email = decodeEmail(message.body);
-      const info = await mailer.sendMail({
+      const info = await (
+        await mailer.transporter
+      ).sendMail({
         from: email.from,
         to: email.toName === null ? email.to : { name: email.toName, address: email.to },
         subject: email.subject,
@@ -114,11 +166,12 @@ class SmtpTransport implements Transport {
       };
     } finally {
       this.#deadlines.release(attempt);
+      if (mailer) this.#release(mailer);
     }
   }
 
   async close(): Promise<void> {
-    if (this.#mailer) (await this.#mailer).close();
+    if (this.#mailer) await closeMailer(this.#mailer);
   }
 }
 
@@ -127,8 +180,13 @@ class SmtpTransport implements Transport {
  * inbox, which a production installation (SANDBOX=false) is warned about at start: its payers
  * would get no email.
  */
-export function emailTransport(config: Pick<Config, 'smtpUrl' | 'smtpRequireTls' | 'sandbox'>, log: Logger, timeoutMs: number, connections: number): Transport {
-  if (config.smtpUrl) return new SmtpTransport(config.smtpUrl, timeoutMs, connections, config.smtpRequireTls);
+export function emailTransport(
+  config: Pick<Config, 'smtpUrl' | 'smtpUrlFile' | 'smtpRequireTls' | 'sandbox'>,
+  log: Logger,
+  timeoutMs: number,
+  connections: number,
+): Transport {
+  if (config.smtpUrl) return new SmtpTransport(config.smtpUrl, config.smtpUrlFile, timeoutMs, connections, config.smtpRequireTls, log);
   if (!config.sandbox) log.warn('SMTP_URL is not set: payer emails are kept in the local inbox and never sent (set SMTP_URL on a production installation)');
   return inbox;
 }

@@ -1,7 +1,8 @@
 // Messages of the http channel: a POST of the stored bytes, signed per attempt as the message says,
-// to a URL the installation's rules still allow (a URL stored before they changed is not sent to).
+// to a URL the installation's rules and the account's registered hosts still allow (a URL stored
+// before either changed is not sent to).
 import { notifyUrlProblem } from '../domain/network-address.js';
-import type { DestinationRules } from '../domain/notify-destinations.js';
+import { type DestinationRules, registeredHosts } from '../domain/notify-destinations.js';
 import { signingHeaders } from '../domain/notification-signature.js';
 import type { MessageRow } from '../store/schema.js';
 import { HttpSender, type SendResult } from './sender.js';
@@ -21,7 +22,8 @@ export class HttpTransport implements Transport {
   async send(message: MessageRow, { account, startedAt, publicOnly }: AttemptContext): Promise<SendResult> {
     // A URL that does not parse fails in the sender, with the parser's words; a name is judged
     // there too, on the address it resolves to.
-    const problem = URL.canParse(message.url) ? notifyUrlProblem(message.url, { ...this.rules, privateAllowed: !publicOnly }) : undefined;
+    const policy = { ...this.rules, privateAllowed: !publicOnly, registered: registeredHosts(account) };
+    const problem = URL.canParse(message.url) ? notifyUrlProblem(message.url, policy) : undefined;
     if (problem)
       return {
         delivered: false,

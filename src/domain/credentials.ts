@@ -1,4 +1,4 @@
-// API keys are stored as their SHA-256: they are random UUIDs (122 bits), so a fast hash is as
+// API keys are stored as their SHA-256: they are 128 random bits (newApiKey), so a fast hash is as
 // safe as a slow one and keeps the per-request lookup cheap.
 import { hash } from 'node:crypto';
 

@@ -1,5 +1,5 @@
 // Identifier formats of the provider: 12-char payment ids, 64-hex notification tokens, 40-hex
-// receiver secrets, UUID API keys and 6-digit receiver ids. Randomness comes in as an argument.
+// receiver secrets, UUID-shaped API keys and 6-digit receiver ids. Randomness comes in as an argument.
 
 export type RandomBytes = (size: number) => Uint8Array;
 
@@ -45,8 +45,20 @@ export function newUuid(random: RandomBytes): string {
   const b = random(16);
   b[6] = (b[6]! & 0x0f) | 0x40;
   b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = hex(b);
+  return uuidLayout(hex(b));
+}
+
+function uuidLayout(h: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * An API key in the provider's shape, a UUID's 36 characters, but every one of its 128 bits random:
+ * a version 4 UUID fixes six of them, and a credential needs 128 bits of a CSPRNG (ASVS 11.5.1).
+ * Merchants' code and SDKs pass the key along as text and UUID_PATTERN still matches it.
+ */
+export function newApiKey(random: RandomBytes): string {
+  return uuidLayout(hex(random(16)));
 }
 
 export function newReceiverId(random: RandomBytes): number {
@@ -65,9 +77,9 @@ export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 // No 0/O, 1/l/I: a generated password is read off a terminal and typed.
 const PASSWORD_ALPHABET = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
-/** A generated dashboard password: 20 characters, about 117 bits. */
+/** A generated dashboard password: 22 characters of 57, 128 bits (ASVS 11.5.1). */
 export function newPassword(random: RandomBytes): string {
-  return randomString(random, PASSWORD_ALPHABET, 20);
+  return randomString(random, PASSWORD_ALPHABET, 22);
 }
 
 /** A dashboard session's token, kept only in the browser's cookie (the database holds its hash). */

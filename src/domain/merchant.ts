@@ -41,6 +41,8 @@ export interface Merchant {
   /** The hash of the API key it replaced, while its grace period lasts. */
   previousApiKey: GraceCredential | null;
   notifyUrl: string | null;
+  /** The hosts it registered for notifications (notify-destinations.ts hostPattern entries): with NOTIFY_URL_ACCOUNT_HOSTS, the only ones notified besides its notify_url's. */
+  notifyHosts: string[];
   notifyApiVersion: string;
   /** Where accountability reports are sent when the account's funds are delivered. */
   renditionUrl: string | null;

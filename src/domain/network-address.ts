@@ -2,7 +2,8 @@
 // service's own machine or internal network (server-side request forgery). Only developer-mode
 // accounts on a sandbox installation may notify such addresses: a receiver on localhost is their point.
 import { isIPv4, isIPv6 } from 'node:net';
-import { type DestinationRules, destinationRuleProblem } from './notify-destinations.js';
+import type { Merchant } from './merchant.js';
+import { type DestinationRules, destinationRuleProblem, registeredHosts } from './notify-destinations.js';
 
 export type AddressScope = 'public' | 'private' | 'loopback' | 'link-local' | 'unspecified' | 'multicast' | 'reserved';
 
@@ -96,20 +97,29 @@ export function mayNotifyPrivateAddresses(developer: boolean, sandbox: boolean):
   return developer && sandbox;
 }
 
-/** Where an account may send notifications: its own leave for private addresses, and the installation's rules. */
+/** Where an account may send notifications: its own leave for private addresses, the hosts it registered, and the installation's rules. */
 export interface NotifyPolicy extends DestinationRules {
   privateAllowed: boolean;
+  /** The account's registered hosts (registeredHosts), which bind it when `accountHosts` is on. */
+  registered: readonly string[];
 }
 
-export function notifyPolicy(developer: boolean, installation: { sandbox: boolean; notifyDestinations: DestinationRules }): NotifyPolicy {
-  return { ...installation.notifyDestinations, privateAllowed: mayNotifyPrivateAddresses(developer, installation.sandbox) };
+/** What of an account decides where it may be notified. */
+export type NotifyingAccount = Pick<Merchant, 'developer' | 'notifyHosts' | 'notifyUrl'>;
+
+export function notifyPolicy(account: NotifyingAccount, installation: { sandbox: boolean; notifyDestinations: DestinationRules }): NotifyPolicy {
+  return {
+    ...installation.notifyDestinations,
+    privateAllowed: mayNotifyPrivateAddresses(account.developer, installation.sandbox),
+    registered: registeredHosts(account),
+  };
 }
 
 /**
  * Why an account may not be notified at `url`: only accounts that may notify private addresses
  * (mayNotifyPrivateAddresses) may use localhost; the others only notify the public internet; and
- * every account keeps to the installation's rules (https, the allowlist). One rule for a payment's
- * notify_url and for an account's default.
+ * every account keeps to the installation's rules (https, the allowlist, the hosts it registered).
+ * One rule for a payment's notify_url and for an account's default.
  */
 export function notifyUrlProblem(url: string, policy: NotifyPolicy): string | undefined {
   const reason = policy.privateAllowed ? undefined : nonPublicHostReason(new URL(url).hostname);

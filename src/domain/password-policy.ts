@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module';
 import { MAX_SIGN_IN_PASSWORD } from './sign-in-throttle.js';
 
-/** The shortest dashboard password a person may choose (generated ones are 20 characters). */
+/** The shortest dashboard password a person may choose (generated ones are 22 characters). */
 export const MIN_PASSWORD_LENGTH = 8;
 
 /** Words of the service itself, refused in any password (docs/security.md lists them with the user's own). */

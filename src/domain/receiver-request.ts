@@ -44,8 +44,9 @@ export interface ReceiverRequest {
 }
 
 /**
- * `developer`: the integrator's mode (its banks); `notifyPolicy`: notifyPolicy
- * for the new account. Values accepted that are likely mistakes are added to `doubts`.
+ * `developer`: the integrator's mode (its banks), which the new account takes; `notifyPolicy`: the
+ * integrator's notifyPolicy, so the new account's URLs are on hosts the integrator registered.
+ * Values accepted that are likely mistakes are added to `doubts`.
  */
 export function parseReceiverRequest(
   raw: Readonly<Record<string, RawValue>>,

@@ -32,6 +32,8 @@ export async function startRuntime(config: Config, log: Logger = createLogger(co
   const database = openDatabase(config.databaseUrl, {
     sqliteSynchronous: config.sqliteSynchronous,
     poolSize: config.dbPoolSize,
+    maxLifetimeSeconds: config.dbConnectionMaxLifetimeSeconds,
+    credentialsFile: config.databaseUrlFile,
     walCheckpointer: options.longRunning,
     log,
   });

@@ -35,7 +35,10 @@ export interface Database {
 
 export interface DatabaseOptions {
   sqliteSynchronous?: 'normal' | 'full';
+  /** PostgreSQL: the pool's size, its connections' lifetime, and the file their credentials are read from (postgres-pool.ts). */
   poolSize?: number;
+  maxLifetimeSeconds?: number;
+  credentialsFile?: string;
   /** SQLite: checkpoint the WAL from a thread of its own (long-running processes; see wal-checkpointer.ts). */
   walCheckpointer?: boolean;
   /** Connection troubles the database recovers from by itself, for the log. */

@@ -32,6 +32,8 @@ import * as sandboxFaults from './migrations/028-sandbox-faults.js';
 import * as attemptUrls from './migrations/029-attempt-urls.js';
 import * as requestLogs from './migrations/030-request-logs.js';
 import * as oauthConsentReviews from './migrations/031-oauth-consent-reviews.js';
+import * as notifyHosts from './migrations/032-notify-hosts.js';
+import * as paymentSearchPendingList from './migrations/033-payment-search-pending-list.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -66,6 +68,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '029-attempt-urls': attemptUrls,
   '030-request-logs': requestLogs,
   '031-oauth-consent-reviews': oauthConsentReviews,
+  '032-notify-hosts': notifyHosts,
+  '033-payment-search-pending-list': paymentSearchPendingList,
 };
 
 export interface MigrationReport {

@@ -65,3 +65,23 @@ export function withoutPassword(raw: string): string {
   const user = authority.slice(0, at).split(':')[0];
   return `${scheme}${user}@${authority.slice(at + 1)}${rest}`;
 }
+
+/**
+ * The user and password a PostgreSQL URL signs in with, as node-postgres reads them: from the user
+ * information, percent-decoded, or from `user` and `password` parameters, which take precedence;
+ * undefined where it names none.
+ */
+export function urlCredentials(raw: string): { user: string | undefined; password: string | undefined } {
+  const match = URL_PARTS.exec(raw);
+  if (!match) throw new Error('not a postgres:// URL');
+  const [, , authority, rest] = match as unknown as [string, string, string, string];
+  const userInfo = authority.slice(0, Math.max(authority.lastIndexOf('@'), 0));
+  const colon = userInfo.indexOf(':');
+  const user = colon < 0 ? userInfo : userInfo.slice(0, colon);
+  const query = rest.indexOf('?');
+  const parameters = new URLSearchParams(query < 0 ? '' : rest.slice(query + 1).replace(/#.*$/s, ''));
+  return {
+    user: parameters.get('user') ?? (user ? decodeURIComponent(user) : undefined),
+    password: parameters.get('password') ?? (colon < 0 ? undefined : decodeURIComponent(userInfo.slice(colon + 1))),
+  };
+}

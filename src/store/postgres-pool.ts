@@ -4,6 +4,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { PostgresTarget } from './postgres-hosts.js';
+import { signingInFrom } from './postgres-credentials.js';
 import { PrimaryLocator, primaryClient } from './primary-locator.js';
 import { statementName } from './statement-names.js';
 
@@ -47,14 +48,27 @@ class SessionlessClient extends pg.Client {
   }
 }
 
+export interface PoolOptions {
+  poolSize?: number;
+  /** DB_CONNECTION_MAX_LIFETIME_SECONDS (0: none). */
+  maxLifetimeSeconds?: number;
+  /** DATABASE_URL_FILE: read again for the user and password of each new connection (postgres-credentials.ts). */
+  credentialsFile?: string;
+  log?: Logger;
+}
+
 /** `pooled`: reached through a pooler in transaction mode (database.ts, `?pooler=transaction`). */
-export function postgresPool({ url, hosts, readWrite }: PostgresTarget, pooled: boolean, options: { poolSize?: number; log?: Logger }): pg.Pool {
-  const Client = pooled ? SessionlessClient : NamingClient;
+export function postgresPool({ url, hosts, readWrite }: PostgresTarget, pooled: boolean, options: PoolOptions): pg.Pool {
+  const { credentialsFile: file, log } = options;
+  const Base = pooled ? SessionlessClient : NamingClient;
+  const Client = file ? signingInFrom(file, Base, log) : Base;
+  const Probe = file ? signingInFrom(file, pg.Client, log) : pg.Client;
   const pool = new pg.Pool({
     // Several hosts (a primary and its standbys): connections go to whichever takes writes now.
-    Client: readWrite ? primaryClient(Client, new PrimaryLocator(hosts, url, options.log)) : Client,
+    Client: readWrite ? primaryClient(Client, new PrimaryLocator(hosts, url, Probe, log)) : Client,
     connectionString: url,
     max: options.poolSize ?? 10,
+    maxLifetimeSeconds: options.maxLifetimeSeconds ?? 0,
     // bigint columns hold money units and instants, all within the exact integer range.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

@@ -26,6 +26,8 @@ export class PrimaryLocator {
     private readonly hosts: readonly PostgresHost[],
     /** The URL's settings (user, database, TLS) the probes connect with. */
     private readonly url: string,
+    /** The probes' client class: one that reads credentials that change (postgres-credentials.ts), or pg's own. */
+    private readonly Probe: ClientClass,
     private readonly log: Logger | undefined,
   ) {}
 
@@ -62,7 +64,7 @@ export class PrimaryLocator {
 
   /** libpq's test for read-write: `transaction_read_only` is off (a standby, or a primary fenced read-only, says on). */
   async #takesWrites(host: PostgresHost): Promise<boolean> {
-    const probe = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    const probe = new this.Probe({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     probe.host = host.host;
     probe.port = host.port;
     // A probe that fails is an answer (not this host): its error event has nothing to add.
@@ -77,7 +79,7 @@ export class PrimaryLocator {
   }
 }
 
-type ClientClass = new (config?: pg.ClientConfig) => pg.Client;
+export type ClientClass = new (config?: pg.ClientConfig) => pg.Client;
 
 /**
  * A client class of the pool whose connections go to the locator's primary: each connects to the

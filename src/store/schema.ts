@@ -23,6 +23,8 @@ export interface MerchantsTable {
   previous_secret_until: number | null;
   developer: number;
   notify_url: string | null;
+  /** JSON array of text: the hosts the account registered for notifications (migration 032). */
+  notify_hosts: string;
   notify_api_version: string;
   /** Where accountability reports are sent (funds deliveries). */
   rendition_url: string | null;

@@ -24,7 +24,7 @@ describe('quipu CLI', () => {
       api_key: expect.stringMatching(/^[0-9a-f-]{36}$/),
       developer: true,
       email: `owner-${created.receiver_id}@quipu.local`,
-      password: expect.stringMatching(/^[A-Za-z0-9]{20}$/),
+      password: expect.stringMatching(/^[A-Za-z0-9]{22}$/),
     });
     const prod = JSON.parse((await quipu(['merchants', 'create', '--name', 'Real shop', '--production', '--json'], env)).stdout);
     expect(prod.developer).toBe(false);

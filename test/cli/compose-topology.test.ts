@@ -2,14 +2,18 @@
 // with its command and the environment compose would give it (the suite needs no container
 // runtime; scripts/container-smoke.sh runs the image itself): `quipu migrate` once to completion,
 // then two `quipu serve` with RUN_WORKER=false and one `quipu worker`, on one PostgreSQL database.
-// Only what a container changes is replaced: the database URL (the test's database for the
-// postgres service), the port and interface each API listens on, and DATA_DIR. Run twice: as the
+// Only what a container changes is replaced: the port and interface each API listens on, DATA_DIR,
+// and the secrets mounted at /run/secrets, which are the operator's files (the database URL among
+// them names the test's database, standing for the postgres service). Run twice: as the
 // file stands (SANDBOX=false, a production account paid through the operator API), and in
 // developer mode, whose payment is paid at DemoBank and notified by the worker to a receiver on
 // this machine (SANDBOX=false refuses to notify private and loopback addresses,
 // docs/notifications.md).
-import { describe, expect, it } from 'vitest';
-import { type ComposeService, composeServices, MissingVariable, runToCompletion, startOrder } from '../helpers/compose.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ComposeService, composeSecrets, composeServices, MissingVariable, runToCompletion, startOrder, withSecretsMounted } from '../helpers/compose.js';
 import { testDatabaseKind } from '../helpers/database.js';
 import { call, client } from '../helpers/http.js';
 import { eventually, signedBy, startReceiver } from '../helpers/notification-receiver.js';
@@ -18,12 +22,26 @@ import { COLLECTION_SETTINGS } from '../helpers/production.js';
 
 /** What an operator's `.env` beside compose.yaml holds: every variable the file marks required. */
 const OPERATOR_VARIABLES: Record<string, string> = {
-  POSTGRES_PASSWORD: 'a-password-the-test-database-does-not-need',
   PUBLIC_BASE_URL: 'https://pay.example',
-  QUIPU_ENCRYPTION_KEY: '4e'.repeat(32),
-  OPERATOR_TOKEN: '7a'.repeat(32),
+  DASHBOARD_BASE_URL: 'https://dashboard.pay.example',
+  LOG_DESTINATION: 'stdout',
   ...COLLECTION_SETTINGS,
 };
+
+/** What the operator's secrets folder holds besides the database's URL and password (no mail server: emails stay in the inbox). */
+const OPERATOR_SECRETS = { quipu_encryption_key: '4e'.repeat(32), operator_token: '7a'.repeat(32), smtp_url: '' };
+const SECRETS_MOUNTED = ['database_url', 'quipu_encryption_key', 'operator_token', 'smtp_url'];
+
+const secretFolders = fs.mkdtempSync(path.join(os.tmpdir(), 'quipu-compose-secrets-'));
+afterAll(() => fs.rmSync(secretFolders, { recursive: true, force: true }));
+
+/** The variables with QUIPU_SECRETS_DIR naming a new folder of the operator's secret files, the database's URL `databaseUrl`. */
+function withOperatorSecrets(variables: Record<string, string>, databaseUrl: string): Record<string, string> {
+  const folder = fs.mkdtempSync(path.join(secretFolders, 'secrets-'));
+  const files = { ...OPERATOR_SECRETS, database_url: databaseUrl, postgres_password: 'a-password-the-test-database-does-not-need' };
+  for (const [name, value] of Object.entries(files)) fs.writeFileSync(path.join(folder, name), `${value}\n`, { mode: 0o600 });
+  return { ...variables, QUIPU_SECRETS_DIR: folder };
+}
 
 interface Topology {
   /** The environment of the first API service, which one-shot commands run with (`docker compose run --rm api-1 …`). */
@@ -41,13 +59,15 @@ async function startTopology(
   variables: Record<string, string>,
   { database, started }: { database: { url: string; dataDir: string }; started: ServerProcess[] },
 ): Promise<Topology> {
-  const services = composeServices(variables);
+  const withSecrets = withOperatorSecrets(variables, database.url);
+  const services = composeServices(withSecrets);
+  const secrets = composeSecrets(withSecrets);
   const oneShot = runToCompletion(services);
   const running: (ServerProcess & { env: Record<string, string>; baseUrl?: string })[] = [];
   for (const name of startOrder(services)) {
     const service: ComposeService = services[name]!;
     if (service.build === undefined) continue;
-    const env = { ...service.environment, DATABASE_URL: database.url, DATA_DIR: database.dataDir, HOST: '127.0.0.1', PORT: String(await freePort()) };
+    const env = { ...withSecretsMounted(service, secrets), DATA_DIR: database.dataDir, HOST: '127.0.0.1', PORT: String(await freePort()) };
     if (oneShot.has(name)) {
       const result = await quipu(service.command!, env);
       expect(result.code, `${name}: ${result.stderr}`).toBe(0);
@@ -94,9 +114,26 @@ describe('compose.yaml', () => {
       expect(() => composeServices({ ...without, [name]: '' }), name).toThrow(MissingVariable);
     }
     const settings = composeServices(OPERATOR_VARIABLES)['api-1']!.environment!;
-    const { POSTGRES_PASSWORD, ...passed } = OPERATOR_VARIABLES;
-    expect(settings).toMatchObject({ SANDBOX: 'false', ...passed });
-    expect(settings.DATABASE_URL).toBe(`postgres://quipu:${POSTGRES_PASSWORD}@postgres:5432/quipu?sslmode=disable`);
+    expect(settings).toMatchObject({ SANDBOX: 'false', ...OPERATOR_VARIABLES });
+  });
+
+  it('hands every secret over as a file mounted from the secrets folder, none in the environment', () => {
+    const services = composeServices(OPERATOR_VARIABLES);
+    for (const [name, service] of Object.entries(services).filter(([, service]) => service.build !== undefined)) {
+      expect(service.secrets, name).toEqual(SECRETS_MOUNTED);
+      expect(service.environment, name).toMatchObject({
+        DATABASE_URL_FILE: '/run/secrets/database_url',
+        QUIPU_ENCRYPTION_KEY_FILE: '/run/secrets/quipu_encryption_key',
+        OPERATOR_TOKEN_FILE: '/run/secrets/operator_token',
+        SMTP_URL_FILE: '/run/secrets/smtp_url',
+      });
+      for (const secret of ['DATABASE_URL', 'QUIPU_ENCRYPTION_KEY', 'OPERATOR_TOKEN', 'SMTP_URL']) expect(service.environment?.[secret], name).toBeUndefined();
+    }
+    expect(services.postgres).toMatchObject({ secrets: ['postgres_password'], environment: { POSTGRES_PASSWORD_FILE: '/run/secrets/postgres_password' } });
+    expect(services.postgres?.environment?.POSTGRES_PASSWORD).toBeUndefined();
+    const folder = path.dirname(new URL('../../compose.yaml', import.meta.url).pathname);
+    expect(composeSecrets(OPERATOR_VARIABLES).database_url).toBe(path.join(folder, 'secrets', 'database_url'));
+    expect(composeSecrets({ ...OPERATOR_VARIABLES, QUIPU_SECRETS_DIR: '/etc/quipu' }).operator_token).toBe('/etc/quipu/operator_token');
   });
 });
 
@@ -122,9 +159,9 @@ describe.skipIf(testDatabaseKind() !== 'postgres')("compose.yaml's processes on 
       expect(read.status).toBe(200);
       expect(read.body).toMatchObject({ payment_id: payment.body.payment_id, status: 'pending', amount: 1000 });
 
-      // The bank's credit, posted to the other API process with the file's OPERATOR_TOKEN.
+      // The bank's credit, posted to the other API process with the operator token of the secrets folder.
       const credit = await call(apis[1]!.baseUrl, 'POST', '/operator/v1/credits', {
-        headers: { authorization: `Bearer ${OPERATOR_VARIABLES.OPERATOR_TOKEN}` },
+        headers: { authorization: `Bearer ${OPERATOR_SECRETS.operator_token}` },
         body: {
           credits: [
             {

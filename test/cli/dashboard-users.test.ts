@@ -64,7 +64,7 @@ describe('dashboard users', () => {
     const added = await quipu(['users', 'add', String(receiver_id), '--email', 'clerk@team.example', '--json'], env);
     expect(added.code).toBe(0);
     const clerk = JSON.parse(added.stdout);
-    expect(clerk).toEqual({ email: 'clerk@team.example', password: expect.stringMatching(/^[A-Za-z0-9]{20}$/), role: 'owner' });
+    expect(clerk).toEqual({ email: 'clerk@team.example', password: expect.stringMatching(/^[A-Za-z0-9]{22}$/), role: 'owner' });
     expect(await signInStatus(clerk.email, clerk.password)).toBe(303);
 
     const reset = JSON.parse((await quipu(['users', 'reset-password', 'CLERK@team.example', '--json'], env)).stdout);

@@ -1,5 +1,5 @@
-// A production installation (SANDBOX=false) that lacks its collection account, its encryption key
-// or an https address does not start its server nor its workers: each says, in one line, every
+// A production installation (SANDBOX=false) that lacks its collection account, its encryption key,
+// an https address, the dashboard's own host or a log destination does not start its server nor its workers: each says, in one line, every
 // setting it misses. With all of them set both start; one-shot commands never refuse.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -23,6 +23,9 @@ const without = (...names: string[]) => ({ ...env, ...Object.fromEntries(Object.
 const COLLECTION =
   'the collection account (COLLECTION_BANK_ID, COLLECTION_ACCOUNT_TYPE, COLLECTION_ACCOUNT_NUMBER, COLLECTION_HOLDER_NAME, COLLECTION_HOLDER_RUT, at a bank other than DemoBank)';
 
+const DASHBOARD = 'DASHBOARD_BASE_URL (the dashboard on a host of its own)';
+const LOGS = 'LOG_DESTINATION (a collector such as tls://logs.example:6514, or stdout where the platform ships standard output off this machine)';
+
 async function refusal(command: string, settings: Record<string, string>): Promise<string> {
   const result = await quipu([command], settings);
   expect(result.code).toBe(2);
@@ -35,10 +38,12 @@ async function refusal(command: string, settings: Record<string, string>): Promi
 describe.each(['serve', 'worker'])('quipu %s with SANDBOX=false', (command) => {
   it('names every missing setting in one line and does not start', async () => {
     expect(await refusal(command, { ...env, SANDBOX: 'false' })).toBe(
-      `quipu: refusing to start: SANDBOX=false needs ${COLLECTION}; QUIPU_ENCRYPTION_KEY; an https PUBLIC_BASE_URL`,
+      `quipu: refusing to start: SANDBOX=false needs ${COLLECTION}; QUIPU_ENCRYPTION_KEY; an https PUBLIC_BASE_URL; ${DASHBOARD}; ${LOGS}`,
     );
+    expect(await refusal(command, without('DASHBOARD_BASE_URL'))).toBe(`quipu: refusing to start: SANDBOX=false needs ${DASHBOARD}`);
+    expect(await refusal(command, without('LOG_DESTINATION'))).toBe(`quipu: refusing to start: SANDBOX=false needs ${LOGS}`);
     expect(await refusal(command, without(...Object.keys(COLLECTION_SETTINGS)))).toBe(`quipu: refusing to start: SANDBOX=false needs ${COLLECTION}`);
-    expect(await refusal(command, without('QUIPU_ENCRYPTION_KEY'))).toBe('quipu: refusing to start: SANDBOX=false needs QUIPU_ENCRYPTION_KEY');
+    expect(await refusal(command, without('QUIPU_ENCRYPTION_KEY_FILE'))).toBe('quipu: refusing to start: SANDBOX=false needs QUIPU_ENCRYPTION_KEY');
     expect(await refusal(command, { ...without(), PUBLIC_BASE_URL: 'http://pay.example' })).toBe(
       'quipu: refusing to start: SANDBOX=false needs an https PUBLIC_BASE_URL',
     );

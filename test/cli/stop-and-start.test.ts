@@ -7,7 +7,7 @@ import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { logLines, quipu, serveOnFreePort, withServerProcesses } from '../helpers/process.js';
-import { PRODUCTION_SETTINGS } from '../helpers/production.js';
+import { PRODUCTION_SETTINGS, secretFileSetting } from '../helpers/production.js';
 
 const processes = withServerProcesses();
 const production = (settings: Record<string, string> = {}) => ({
@@ -65,7 +65,7 @@ describe('a production server', { timeout: 120_000 }, () => {
 
   it('with OPERATOR_TOKEN says nothing of it, and exits 0 once its drain is over', async () => {
     const server = await serveOnFreePort(
-      production({ OPERATOR_TOKEN: 'a-long-enough-operator-token-for-this-test', SHUTDOWN_DRAIN_MS: '1000' }),
+      production({ ...secretFileSetting('OPERATOR_TOKEN', 'a-long-enough-operator-token-for-this-test'), SHUTDOWN_DRAIN_MS: '1000' }),
       processes.started,
     );
     await server.waitFor('quipu is listening');

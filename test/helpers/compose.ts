@@ -1,8 +1,11 @@
 // compose.yaml read as `docker compose` reads it: YAML merge keys applied, then every string
 // interpolated from the variables an operator gives (their `.env` file): `${VAR}`, `${VAR:-default}`,
 // `${VAR-default}`, `${VAR:?message}`, `${VAR?message}` and `$$`. Tests run its services as
-// processes (test/cli/compose-topology.test.ts): the suite needs no container runtime.
+// processes (test/cli/compose-topology.test.ts): the suite needs no container runtime. The secrets
+// a container would find mounted at /run/secrets/<name> are then the files on this host.
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
 export const COMPOSE_FILE = new URL('../../compose.yaml', import.meta.url);
@@ -12,6 +15,8 @@ export interface ComposeService {
   build?: unknown;
   command?: string[];
   environment?: Record<string, string>;
+  /** The top-level secrets mounted in the container, at /run/secrets/<name>. */
+  secrets?: string[];
   depends_on?: Record<string, { condition: string }>;
   restart?: string;
 }
@@ -46,6 +51,19 @@ function interpolateAll(value: unknown, variables: Record<string, string>): unkn
 export function composeServices(variables: Record<string, string>): Record<string, ComposeService> {
   const document = parse(fs.readFileSync(COMPOSE_FILE, 'utf8'), { merge: true }) as { services: Record<string, unknown> };
   return interpolateAll(document.services, variables) as Record<string, ComposeService>;
+}
+
+/** The files of compose.yaml's top-level `secrets:` for these variables, by name, as paths on this host (a relative one from compose.yaml's folder). */
+export function composeSecrets(variables: Record<string, string>): Record<string, string> {
+  const document = parse(fs.readFileSync(COMPOSE_FILE, 'utf8')) as { secrets?: Record<string, { file: string }> };
+  const folder = path.dirname(fileURLToPath(COMPOSE_FILE));
+  return Object.fromEntries(Object.entries(document.secrets ?? {}).map(([name, { file }]) => [name, path.resolve(folder, interpolate(file, variables))]));
+}
+
+/** The service's environment with each /run/secrets/<name> it mounts replaced by that secret's file on this host. */
+export function withSecretsMounted(service: ComposeService, secrets: Record<string, string>): Record<string, string> {
+  const mounted = new Map((service.secrets ?? []).map((name) => [`/run/secrets/${name}`, secrets[name]!]));
+  return Object.fromEntries(Object.entries(service.environment ?? {}).map(([name, value]) => [name, mounted.get(value) ?? value]));
 }
 
 /** Service names in an order that starts each after the services it depends on. */

@@ -1,11 +1,13 @@
 // A mail server for tests: a real SMTP server (smtp-server) on port 0, with a user and a password,
 // that keeps every email handed to it (the envelope, the raw message and its parse) and answers as
 // the test tells it to: accept it, refuse it with a reply code, or hold the answer (a server that
-// hangs).
+// hangs). Given a certificate (test-certificates.ts) it takes STARTTLS, or TLS from the first byte
+// (smtps://), and hears a password only inside the TLS session.
 import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { freePort } from './process.js';
+import type { ServerCertificate } from './test-certificates.js';
 
 export const MAIL_USER = 'quipu';
 export const MAIL_PASSWORD = 's3cret pass';
@@ -16,6 +18,14 @@ export interface ReceivedMail {
   parsed: ParsedMail;
   /** How the server answered: accepted, refused, or held (no answer yet). */
   answer: 'accepted' | 'refused' | 'held';
+  /** The TLS version of the session it came in (`TLSv1.3`), null in the clear. */
+  tls: string | null;
+}
+
+export interface MailServerTls {
+  certificate: ServerCertificate;
+  /** TLS from the first byte (smtps://) instead of STARTTLS (smtp://). */
+  implicit?: boolean;
 }
 
 export type MailAnswer = { accept: true } | { refuse: number; message: string } | { hold: Promise<unknown> };
@@ -42,14 +52,14 @@ class Refusal extends Error {
   }
 }
 
-export async function startMailServer(responder: MailResponder = ACCEPT): Promise<MailServer> {
+export async function startMailServer(responder: MailResponder = ACCEPT, tls?: MailServerTls): Promise<MailServer> {
   const mails: ReceivedMail[] = [];
   const waiters = new Set<() => void>();
   let current = responder;
   const server = new SMTPServer({
     logger: false,
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
+    ...(tls ? { key: tls.certificate.key, cert: tls.certificate.cert, secure: tls.implicit === true } : { disabledCommands: ['STARTTLS'] }),
+    allowInsecureAuth: !tls,
     closeTimeout: 100,
     onAuth: (auth, _session, callback) =>
       auth.username === MAIL_USER && auth.password === MAIL_PASSWORD
@@ -64,7 +74,13 @@ export async function startMailServer(responder: MailResponder = ACCEPT): Promis
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
         };
-        const mail: ReceivedMail = { envelope, raw, parsed: await simpleParser(raw), answer: 'held' };
+        const mail: ReceivedMail = {
+          envelope,
+          raw,
+          parsed: await simpleParser(raw),
+          answer: 'held',
+          tls: session.secure && session.tlsOptions ? session.tlsOptions.version : null,
+        };
         mails.push(mail);
         const answer = current(mail);
         if ('accept' in answer) {
@@ -83,10 +99,12 @@ export async function startMailServer(responder: MailResponder = ACCEPT): Promis
       });
     },
   });
+  // A client that refuses the certificate hangs up in the handshake: the connection's error, not the server's.
+  server.on('error', () => {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   return {
-    url: `smtp://${MAIL_USER}:${encodeURIComponent(MAIL_PASSWORD)}@127.0.0.1:${port}`,
+    url: `${tls?.implicit ? 'smtps' : 'smtp'}://${MAIL_USER}:${encodeURIComponent(MAIL_PASSWORD)}@127.0.0.1:${port}`,
     mails,
     answer: (next) => {
       current = next;

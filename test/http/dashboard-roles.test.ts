@@ -185,6 +185,7 @@ describe('the pages offer only the forms the role may use', () => {
       '/dashboard/settings/rotate-secret',
       '/dashboard/settings',
       '/dashboard/settings/test-event',
+      '/dashboard/settings/notify-hosts',
       '/dashboard/settings/password',
     ]);
     expect((await viewer.get('/dashboard')).html).toContain('<span class="role" id="role">lector</span>');

@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newNotificationToken, newPaymentId, newReceiverId, newReceiverSecret, newUuid, PAYMENT_ID_PATTERN } from '../../src/domain/ids.js';
+import {
+  newApiKey,
+  newNotificationToken,
+  newPaymentId,
+  newReceiverId,
+  newReceiverSecret,
+  newUuid,
+  PAYMENT_ID_PATTERN,
+  UUID_PATTERN,
+} from '../../src/domain/ids.js';
 
 const random = (n: number) => randomBytes(n);
 
@@ -24,6 +33,15 @@ describe('identifiers', () => {
     const sameMillisecond = new Set(Array.from({ length: 1000 }, () => newNotificationToken(random, at)));
     expect(sameMillisecond.size).toBe(1000);
     expect(newNotificationToken(() => new Uint8Array(26).fill(0xab), at).slice(12)).toBe('ab'.repeat(26));
+  });
+  it("give API keys in a UUID's shape with all 128 bits from the random source", () => {
+    for (let i = 0; i < 200; i++) expect(newApiKey(random)).toMatch(UUID_PATTERN);
+    // No bit is fixed: all ones and all zeros come through as they are, version and variant nibbles included.
+    expect(newApiKey((n) => new Uint8Array(n).fill(0xff))).toBe('ffffffff-ffff-ffff-ffff-ffffffffffff');
+    expect(newApiKey((n) => new Uint8Array(n))).toBe('00000000-0000-0000-0000-000000000000');
+    let asked = 0;
+    newApiKey((n) => new Uint8Array((asked = n)));
+    expect(asked).toBe(16);
   });
   it('take every character of the alphabet without bias from bytes that would skew it', () => {
     // A source that only yields 255 (above the unbiased limit) and then 0 must skip the 255s.

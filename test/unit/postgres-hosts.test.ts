@@ -1,7 +1,8 @@
 // DATABASE_URL naming a primary and its standbys, as libpq writes it: the hosts in order, and the
-// URL node-postgres reads (one host, without target_session_attrs).
+// URL node-postgres reads (one host, without target_session_attrs); and the user and password a
+// URL signs in with, which DATABASE_URL_FILE gives each new connection (postgres-credentials.ts).
 import { describe, expect, it } from 'vitest';
-import { postgresTarget, withoutPassword } from '../../src/store/postgres-hosts.js';
+import { postgresTarget, urlCredentials, withoutPassword } from '../../src/store/postgres-hosts.js';
 
 describe('postgresTarget', () => {
   it('leaves a URL of one host as it is', () => {
@@ -48,5 +49,21 @@ describe('withoutPassword', () => {
     ['postgres://db1/quipu', 'postgres://db1/quipu'],
   ])('%s is shown as %s', (url, shown) => {
     expect(withoutPassword(url)).toBe(shown);
+  });
+});
+
+describe('urlCredentials', () => {
+  it('reads the user and password as node-postgres does: decoded, the parameters first, undefined where none is named', () => {
+    expect(urlCredentials('postgres://v-quipu-Ab1:p%40ss%2Fw0rd@db1:5432,db2/quipu?sslmode=verify-full')).toEqual({
+      user: 'v-quipu-Ab1',
+      password: 'p@ss/w0rd',
+    });
+    expect(urlCredentials('postgres://quipu@db/quipu?sslcert=/run/secrets/quipu.crt&sslkey=/run/secrets/quipu.key')).toEqual({
+      user: 'quipu',
+      password: undefined,
+    });
+    expect(urlCredentials('postgresql://db/quipu?user=quipu&password=from-parameter')).toEqual({ user: 'quipu', password: 'from-parameter' });
+    expect(urlCredentials('postgres://db/quipu')).toEqual({ user: undefined, password: undefined });
+    expect(() => urlCredentials('mysql://quipu:pw@db/quipu')).toThrow('not a postgres:// URL');
   });
 });

@@ -1,8 +1,8 @@
 // The account's settings: credentials shown only when asked for with a POST (never in a GET's page
 // or address), the API key and the secret rotated only with a ticked confirmation (the replaced one
-// working on for the period chosen, so a merchant rolls without downtime), and the account's URLs and
-// OAuth redirect URIs changed through update-merchant, which checks every field before writing
-// anything.
+// working on for the period chosen, so a merchant rolls without downtime), and the account's URLs,
+// OAuth redirect URIs and notification hosts changed through update-merchant, which checks every
+// field before writing anything.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountRedirectUris, revealCredentials } from '../../app/account-settings.js';
 import { changeDashboardPassword } from '../../app/change-dashboard-password.js';
@@ -12,6 +12,7 @@ import type { Transport } from '../../delivery/transport.js';
 import { updateMerchant } from '../../app/update-merchant.js';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors.js';
 import { type Merchant, NOTIFY_API_VERSIONS } from '../../domain/merchant.js';
+import { notifyHostList } from '../../domain/notify-destinations.js';
 import { type Html, html } from '../../render/html.js';
 import { csrfField, errorLine } from '../payer/pages.js';
 import { outcomeNotice } from './events.js';
@@ -23,6 +24,7 @@ import { originOf } from './sign-in.js';
 export const SETTINGS_PATH = `${DASHBOARD_PATH}/settings`;
 export const PASSWORD_PATH = `${SETTINGS_PATH}/password`;
 const TEST_EVENT_PATH = `${SETTINGS_PATH}/test-event`;
+const NOTIFY_HOSTS_PATH = `${SETTINGS_PATH}/notify-hosts`;
 
 type Form = Record<string, string | undefined>;
 
@@ -32,6 +34,8 @@ interface SettingsView {
   rotated?: boolean;
   values?: Form;
   errors?: FieldError[];
+  /** The notification hosts as sent, refused. */
+  refusedHosts?: string;
   notice?: Html;
 }
 
@@ -103,6 +107,23 @@ ${fields}
 <button id="save">${s.save}</button></form>${testForm}`;
 }
 
+/**
+ * The hosts the account registered for its notifications (NOTIFY_URL_ACCOUNT_HOSTS), in a form of
+ * their own: a refused entry is named beside the list, in the page's words.
+ */
+function notifyHostsForm(frame: DashboardFrame, merchant: Merchant, enforced: boolean, refused: string | undefined): Html {
+  const s = frame.w.settings;
+  const error = refused === undefined ? '' : html`<p class="error" role="alert" id="notify_hosts-error">${s.notifyHostsError(notifyHostList(refused).bad)}</p>`;
+  const invalid = refused === undefined ? '' : html` aria-invalid="true" aria-describedby="notify_hosts-error"`;
+  const fields = html`<label for="notify_hosts">${s.notifyHostsLabel}</label><textarea id="notify_hosts" name="notify_hosts" rows="4"${invalid}>${refused ?? merchant.notifyHosts.join('\n')}</textarea>${error}`;
+  const intro = html`<h2>${s.notifyHosts}</h2>
+<p class="hint" id="notify-hosts-rule">${enforced ? s.notifyHostsEnforced : s.notifyHostsOptional}</p>`;
+  if (!may(frame, 'settings.update')) return html`${intro}<fieldset class="settings" disabled>${fields}</fieldset>`;
+  return html`${intro}<form method="post" action="${NOTIFY_HOSTS_PATH}" class="settings">${csrfField(frame.csrf)}
+${fields}
+<button id="save-notify-hosts">${s.saveHosts}</button></form>`;
+}
+
 async function showSettings(request: FastifyRequest, reply: FastifyReply, status: number, view: SettingsView) {
   const frame = frameOf(request, reply, SETTINGS_PATH);
   const { merchant, passwordChangeDue } = sessionOf(request);
@@ -119,7 +140,12 @@ async function showSettings(request: FastifyRequest, reply: FastifyReply, status
     frame,
     status,
     frame.w.nav.settings,
-    html`${view.notice ?? ''}${credentialsSection(frame, current, view)}${accountForm(frame, current, redirectUris, view)}${passwordForm(frame)}`,
+    html`${view.notice ?? ''}${credentialsSection(frame, current, view)}${accountForm(frame, current, redirectUris, view)}${notifyHostsForm(
+      frame,
+      current,
+      request.ctx.config.notifyDestinations.accountHosts,
+      view.refusedHosts,
+    )}${passwordForm(frame)}`,
   );
 }
 
@@ -142,7 +168,9 @@ async function testedNotice(request: FastifyRequest, words: DashboardFrame['w'][
 export function settingsRoutes(app: FastifyInstance, transport: Transport): void {
   app.get<{ Querystring: { done?: string; tested?: string } }>(SETTINGS_PATH, async (request, reply) => {
     const words = frameOf(request, reply, '').w.settings;
-    const saved = request.query.done === 'saved' ? words.saved : request.query.done === 'password' ? words.passwordChanged : undefined;
+    const notices: Record<string, string> = { saved: words.saved, password: words.passwordChanged, hosts: words.hostsSaved };
+    const done = request.query.done;
+    const saved = done !== undefined && Object.hasOwn(notices, done) ? notices[done] : undefined;
     const tested = request.query.tested ? await testedNotice(request, words, request.query.tested) : undefined;
     return showSettings(request, reply, 200, { notice: saved ? html`<p class="notice" role="status" id="notice">${saved}</p>` : tested });
   });
@@ -202,6 +230,17 @@ export function settingsRoutes(app: FastifyInstance, transport: Transport): void
     return showSettings(request, reply, status, {
       notice: html`<p class="error" role="alert" id="notice">${frameOf(request, reply, '').w.settings.passwordRefused[words]}</p>`,
     });
+  });
+
+  app.post<{ Body: Form }>(NOTIFY_HOSTS_PATH, { preHandler: app.csrfProtection, config: { dashboardAction: 'settings.update' } }, async (request, reply) => {
+    const hosts = request.body?.notify_hosts ?? '';
+    try {
+      await updateMerchant(request.ctx, sessionOf(request).merchant.receiverId, { notifyHosts: hosts });
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.kind !== 'validation') throw error;
+      return showSettings(request, reply, 400, { refusedHosts: hosts });
+    }
+    return reply.redirect(`${SETTINGS_PATH}?done=hosts`, 303);
   });
 
   app.post<{ Body: Form }>(SETTINGS_PATH, { preHandler: app.csrfProtection, config: { dashboardAction: 'settings.update' } }, async (request, reply) => {

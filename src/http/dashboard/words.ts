@@ -229,7 +229,8 @@ const es = {
     sendToConfirm: 'Enviar',
     sendToErrors: {
       url: 'Escribe una dirección web completa, como https://tienda.cl/notificaciones.',
-      refused: 'Esta cuenta no puede enviar a esa dirección: solo a las direcciones públicas de internet que la instalación permite.',
+      refused:
+        'Esta cuenta no puede enviar a esa dirección: solo a las direcciones públicas de internet que la instalación permite y, si la instalación lo exige, a los hosts de notificación registrados en Configuración.',
     },
     sentOutcome: (url: string, ok: boolean, detail: string, ms: number) => `Enviado a ${url}: ${ok ? 'entregado' : 'falló'} (${detail}, ${ms} ms).`,
   },
@@ -300,6 +301,17 @@ const es = {
     redirectUris: 'URI de redirección de OAuth (una por línea)',
     save: 'Guardar',
     saved: 'Configuración guardada.',
+    notifyHosts: 'Hosts de notificación',
+    notifyHostsEnforced:
+      'Esta instalación envía notificaciones, eventos y rendiciones de la cuenta solo a estos hosts y al de la notify_url por defecto: cualquier otra URL se rechaza al crear el pago y antes de cada intento.',
+    notifyHostsOptional: 'Esta instalación no exige registrar hosts (NOTIFY_URL_ACCOUNT_HOSTS está desactivado): la lista rige si quien opera Quipu lo activa.',
+    notifyHostsLabel: 'Hosts (uno por línea: nombres como tienda.cl, *.tienda.cl para todos los nombres bajo él, o direcciones IP)',
+    saveHosts: 'Guardar los hosts',
+    hostsSaved: 'Hosts de notificación guardados.',
+    notifyHostsError: (entry: string | undefined) =>
+      entry === undefined
+        ? 'La lista tiene demasiados hosts: usa un comodín *.nombre para los nombres bajo un mismo dominio. No se guardó nada.'
+        : `«${entry}» no es un nombre de host, un comodín *.nombre ni una dirección. No se guardó nada.`,
     invalid: 'Revisa los campos marcados; no se guardó nada.',
     fieldErrors: {
       notify_url: 'Escribe una dirección web completa, como https://tienda.cl/notificaciones, o déjala vacía.',
@@ -627,7 +639,8 @@ const en: DashboardWords = {
     sendToConfirm: 'Send',
     sendToErrors: {
       url: 'Write a whole web address, such as https://shop.example/notifications.',
-      refused: 'This account may not send to that address: only to the public internet addresses the installation allows.',
+      refused:
+        'This account may not send to that address: only to the public internet addresses the installation allows and, where the installation requires it, to the notification hosts registered in Settings.',
     },
     sentOutcome: (url: string, ok: boolean, detail: string, ms: number) => `Sent to ${url}: ${ok ? 'delivered' : 'failed'} (${detail}, ${ms} ms).`,
   },
@@ -698,6 +711,18 @@ const en: DashboardWords = {
     redirectUris: 'OAuth redirect URIs (one a line)',
     save: 'Save',
     saved: 'Settings saved.',
+    notifyHosts: 'Notification hosts',
+    notifyHostsEnforced:
+      "This installation sends the account's notifications, events and reports only to these hosts and to the default notify_url's host: any other URL is refused when a payment is created and before each attempt.",
+    notifyHostsOptional:
+      'This installation does not require registered hosts (NOTIFY_URL_ACCOUNT_HOSTS is off): the list applies if whoever runs Quipu turns it on.',
+    notifyHostsLabel: 'Hosts (one a line: names such as shop.example, *.shop.example for every name under it, or IP addresses)',
+    saveHosts: 'Save the hosts',
+    hostsSaved: 'Notification hosts saved.',
+    notifyHostsError: (entry: string | undefined) =>
+      entry === undefined
+        ? 'The list has too many hosts: use a *.name wildcard for the names under one domain. Nothing was saved.'
+        : `“${entry}” is not a host name, a *.name wildcard or an address. Nothing was saved.`,
     password: 'Your password',
     currentPassword: 'Current password',
     newPassword: 'New password (8 characters or more)',

@@ -1,0 +1,105 @@
+// The mail server's credentials change while Quipu runs (ASVS 13.2.1): given as SMTP_URL_FILE, the
+// URL is read again before each email, so a password a secrets manager replaces is used from the
+// next email on, without a restart. A mail server that takes only the current password stands for
+// the rotation: an email before it signs in with the first password, one after it with the second.
+// A file that cannot be read fails the email's attempt with an error naming the file.
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeliveryWorker } from '../../src/delivery/worker.js';
+import { testWorker } from '../helpers/delivery.js';
+import { client } from '../helpers/http.js';
+import { eventually } from '../helpers/notification-receiver.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const USER = 'quipu';
+const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'quipu-smtp-secret-'));
+const file = path.join(folder, 'smtp-url');
+
+/** The password the server takes now, and every password an AUTH was given, in order. */
+let current = 'first-password';
+const signIns: string[] = [];
+const received: string[] = [];
+const mailServer = new SMTPServer({
+  logger: false,
+  disabledCommands: ['STARTTLS'],
+  allowInsecureAuth: true,
+  onAuth: (auth, _session, callback) => {
+    signIns.push(auth.password ?? '');
+    return auth.username === USER && auth.password === current ? callback(null, { user: USER }) : callback(new Error('Invalid username or password'));
+  },
+  onData: (stream, _session, callback) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => {
+      received.push(Buffer.concat(chunks).toString('utf8'));
+      callback(null, 'OK: queued');
+    });
+  },
+});
+const renderUrl = (password: string) => {
+  const { port } = mailServer.server.address() as AddressInfo;
+  fs.writeFileSync(file, `smtp://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}\n`, { mode: 0o600 });
+};
+
+let server: TestServer;
+let worker: DeliveryWorker;
+let api: ReturnType<typeof client>;
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => mailServer.listen(0, '127.0.0.1', resolve));
+  renderUrl(current);
+  server = await startTestServer({ SMTP_URL_FILE: file });
+  worker = testWorker(server);
+  api = client(server.baseUrl, (await server.account({ developer: false })).api_key);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await server?.close();
+  await new Promise<void>((resolve) => mailServer.close(() => resolve()));
+  fs.rmSync(folder, { recursive: true, force: true });
+});
+
+/** The first attempt of a collection email for a new payment. */
+async function emailAttempt(subject: string) {
+  const created = await api.post('/v3/payments', {
+    amount: 1000,
+    currency: 'CLP',
+    subject,
+    send_email: true,
+    payer_name: 'Ana',
+    payer_email: 'ana@example.com',
+  });
+  expect(created.status).toBe(200);
+  const [email] = (await api.get(`/quipu/v1/emails?payment_id=${created.body.payment_id}`)).body.emails;
+  const sent = await eventually(
+    async () => (await api.get(`/quipu/v1/emails/${email.id}`)).body,
+    (e) => e.attempts > 0,
+  );
+  return { attempt: sent.attempt_log[0], paymentId: created.body.payment_id as string };
+}
+
+describe('SMTP_URL_FILE', () => {
+  it('is read again before each email: after the password changes, the next email signs in with the new one', async () => {
+    const before = await emailAttempt('Before the rotation');
+    expect(before.attempt).toMatchObject({ outcome: 'delivered' });
+    expect(signIns).toEqual(['first-password']);
+
+    current = 'second-password';
+    renderUrl(current);
+    const after = await emailAttempt('After the rotation');
+    expect(after.attempt).toMatchObject({ outcome: 'delivered' });
+    expect(signIns).toEqual(['first-password', 'second-password']);
+    expect(received.some((raw) => raw.includes(after.paymentId))).toBe(true);
+  });
+
+  it('fails the attempt, naming the file, when it cannot be read', async () => {
+    fs.rmSync(file);
+    const { attempt, paymentId } = await emailAttempt('Without the file');
+    expect(attempt).toMatchObject({ outcome: 'failed', error: `SMTP_URL_FILE names ${file}, which cannot be read (ENOENT)` });
+    expect(received.some((raw) => raw.includes(paymentId))).toBe(false);
+  });
+});
