@@ -11,8 +11,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
 import { testWorker } from '../helpers/delivery.js';
-import { client } from '../helpers/http.js';
-import { eventually } from '../helpers/notification-receiver.js';
+import { emailFirstAttempt } from '../helpers/mail-server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const USER = 'quipu';
@@ -47,14 +46,14 @@ const renderUrl = (password: string) => {
 
 let server: TestServer;
 let worker: DeliveryWorker;
-let api: ReturnType<typeof client>;
+let apiKey: string;
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => mailServer.listen(0, '127.0.0.1', resolve));
   renderUrl(current);
   server = await startTestServer({ SMTP_URL_FILE: file });
   worker = testWorker(server);
-  api = client(server.baseUrl, (await server.account({ developer: false })).api_key);
+  apiKey = (await server.account({ developer: false })).api_key;
 });
 afterAll(async () => {
   await worker?.stop();
@@ -63,24 +62,7 @@ afterAll(async () => {
   fs.rmSync(folder, { recursive: true, force: true });
 });
 
-/** The first attempt of a collection email for a new payment. */
-async function emailAttempt(subject: string) {
-  const created = await api.post('/v3/payments', {
-    amount: 1000,
-    currency: 'CLP',
-    subject,
-    send_email: true,
-    payer_name: 'Ana',
-    payer_email: 'ana@example.com',
-  });
-  expect(created.status).toBe(200);
-  const [email] = (await api.get(`/quipu/v1/emails?payment_id=${created.body.payment_id}`)).body.emails;
-  const sent = await eventually(
-    async () => (await api.get(`/quipu/v1/emails/${email.id}`)).body,
-    (e) => e.attempts > 0,
-  );
-  return { attempt: sent.attempt_log[0], paymentId: created.body.payment_id as string };
-}
+const emailAttempt = (subject: string) => emailFirstAttempt(server.baseUrl, apiKey, subject);
 
 describe('SMTP_URL_FILE', () => {
   it('is read again before each email: after the password changes, the next email signs in with the new one', async () => {

@@ -8,9 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
 import { testWorker } from '../helpers/delivery.js';
-import { client } from '../helpers/http.js';
-import { type MailServer, type MailServerTls, startMailServer } from '../helpers/mail-server.js';
-import { eventually } from '../helpers/notification-receiver.js';
+import { emailFirstAttempt, type MailServer, type MailServerTls, startMailServer } from '../helpers/mail-server.js';
 import { quipu, serveOnFreePort, withServerProcesses } from '../helpers/process.js';
 import { PRODUCTION_SETTINGS, secretFileSetting } from '../helpers/production.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -21,26 +19,6 @@ beforeAll(async () => {
   mail = await startMailServer();
 });
 afterAll(async () => mail?.close());
-
-/** The first attempt of a collection email, asked of the server at `baseUrl` by the account of `apiKey`. */
-async function emailFirstAttempt(baseUrl: string, apiKey: string) {
-  const api = client(baseUrl, apiKey);
-  const created = await api.post('/v3/payments', {
-    amount: 1000,
-    currency: 'CLP',
-    subject: 'By email',
-    send_email: true,
-    payer_name: 'Ana',
-    payer_email: 'ana@example.com',
-  });
-  expect(created.status).toBe(200);
-  const [email] = (await api.get(`/quipu/v1/emails?payment_id=${created.body.payment_id}`)).body.emails;
-  const sent = await eventually(
-    async () => (await api.get(`/quipu/v1/emails/${email.id}`)).body,
-    (e) => e.attempts > 0,
-  );
-  return { attempt: sent.attempt_log[0], paymentId: created.body.payment_id as string };
-}
 
 /** A collection email's first attempt, on a server started with `env` and its own worker. */
 async function firstAttempt(env: Record<string, string>) {

@@ -8,6 +8,9 @@ import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { freePort } from './process.js';
 import type { ServerCertificate } from './test-certificates.js';
+import { expect } from 'vitest';
+import { client } from './http.js';
+import { eventually } from './notification-receiver.js';
 
 export const MAIL_USER = 'quipu';
 export const MAIL_PASSWORD = 's3cret pass';
@@ -131,4 +134,24 @@ export async function startMailServer(responder: MailResponder = ACCEPT, tls?: M
 /** The address of a mail server that is down: nothing listens there. */
 export async function downMailServerUrl(): Promise<string> {
   return `smtp://127.0.0.1:${await freePort()}`;
+}
+
+/** The first attempt of a collection email for a new payment, asked of the server at `baseUrl` by the account of `apiKey`. */
+export async function emailFirstAttempt(baseUrl: string, apiKey: string, subject = 'By email') {
+  const api = client(baseUrl, apiKey);
+  const created = await api.post('/v3/payments', {
+    amount: 1000,
+    currency: 'CLP',
+    subject,
+    send_email: true,
+    payer_name: 'Ana',
+    payer_email: 'ana@example.com',
+  });
+  expect(created.status).toBe(200);
+  const [email] = (await api.get(`/quipu/v1/emails?payment_id=${created.body.payment_id}`)).body.emails;
+  const sent = await eventually(
+    async () => (await api.get(`/quipu/v1/emails/${email.id}`)).body,
+    (e) => e.attempts > 0,
+  );
+  return { attempt: sent.attempt_log[0], paymentId: created.body.payment_id as string };
 }
