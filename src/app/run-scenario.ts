@@ -7,9 +7,10 @@
 // The steps are separate use cases, each committed as it is from the pages: a run that fails
 // midway leaves what it made so far, as a payer who stops midway would.
 import { DEMO_COORDINATES, DEMO_RUT, INSUFFICIENT_FUNDS_RUT, PENDING_APPROVAL_RUT } from '../bank/demo-bank-scenarios.js';
-import { forbidden, notFound } from '../domain/errors.js';
+import { forbidden, notFound, stateError } from '../domain/errors.js';
 import { wireStatus } from '../domain/mandate-status.js';
 import type { Merchant } from '../domain/merchant.js';
+import { notifyPolicy, notifyUrlProblem } from '../domain/network-address.js';
 import type { Payment } from '../domain/payment.js';
 import type { Subscription } from '../domain/subscription.js';
 import { findDebitOfPayment } from '../store/debits.js';
@@ -53,7 +54,21 @@ const MAX_AMOUNT = 5000;
  */
 const NO_RECEIVER = 'https://scenarios.example';
 
-const callbackUrl = (run: Run, path: string) => run.merchant.notifyUrl ?? `${NO_RECEIVER}/${path}`;
+/**
+ * The account's notify_url, else the stand-in, unless the installation's rules refuse it (an
+ * operator who turned NOTIFY_URL_ACCOUNT_HOSTS on, or named an allowlist, in a sandbox): then the
+ * run stops before writing anything and says what the developer can do, instead of a refusal of a
+ * URL they never gave.
+ */
+function callbackUrl({ ctx, merchant }: Run, path: string): string {
+  if (merchant.notifyUrl !== null) return merchant.notifyUrl;
+  const url = `${NO_RECEIVER}/${path}`;
+  const problem = notifyUrlProblem(url, notifyPolicy(merchant, ctx.config));
+  if (problem === undefined) return url;
+  throw stateError(
+    `This scenario sends callbacks and the account has no notify_url, and ${NO_RECEIVER}, where they would go instead, ${problem}. Set the account's notify_url in the dashboard's Settings and run it again`,
+  );
+}
 
 function transfer(outcome: DemoBankOutcome): Recipe {
   return async ({ ctx, merchant, label }) => {

@@ -160,6 +160,33 @@ describe('POST /sandbox/scenarios/{id}/run', () => {
   });
 });
 
+describe('with NOTIFY_URL_ACCOUNT_HOSTS on in a sandbox', () => {
+  it('a scenario with callbacks, for an account without notify_url, is refused before it writes, saying what to set; with one it runs', async () => {
+    const strict = await startTestServer({ NOTIFY_URL_ACCOUNT_HOSTS: 'true' });
+    try {
+      const bare = await strict.account();
+      const subscriptions = async () =>
+        (await strict.ctx.db.selectFrom('subscriptions').select('subscription_id').where('receiver_id', '=', bare.receiver_id).execute()).length;
+      for (const id of ['mandate-enabled', 'charge-settles']) {
+        const refused = await client(strict.baseUrl, bare.api_key).post(`/sandbox/scenarios/${id}/run`);
+        expect(refused.status).toBe(400);
+        expect(refused.body.message).toContain('the account has no notify_url');
+        expect(refused.body.message).toContain('https://scenarios.example, where they would go instead, names a host this account has not registered');
+        expect(refused.body.message).toContain("Set the account's notify_url in the dashboard's Settings");
+      }
+      expect(await subscriptions()).toBe(0);
+      expect((await client(strict.baseUrl, bare.api_key).post('/sandbox/scenarios/transfer-pays/run')).body).toMatchObject({ outcome: 'done' });
+
+      const registered = await strict.account({ notifyUrl: receiver.url });
+      const answer: Answer = await client(strict.baseUrl, registered.api_key).post('/sandbox/scenarios/mandate-enabled/run');
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      expect(answer.body.outcome).toBe('ENABLED');
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe('with SANDBOX off', () => {
   it('there is no scenario to run', async () => {
     const off = await startTestServer({ SANDBOX: 'false' });
