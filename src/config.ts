@@ -107,6 +107,8 @@ export interface Config {
   sandbox: boolean;
   /** SECRETS_FROM_ENVIRONMENT: the operator's word that secrets given as plain environment variables come from a secrets manager (the platform injects them): with SANDBOX=false they are otherwise refused for their `<NAME>_FILE`. */
   secretsFromEnvironment: boolean;
+  /** DATABASE_CREDENTIALS_ACCEPTED: the operator's word that they accept how Quipu signs in to PostgreSQL (a password that does not expire soon, rotated or not): with SANDBOX=false it is otherwise refused (store/postgres-sign-in.ts). */
+  databaseCredentialsAccepted: boolean;
   /** DASHBOARD_TWO_FACTOR: `required` (the default with SANDBOX=false) lets no dashboard user in without a second factor (quipu users two-factor-enrol); `optional` (developer mode's default) asks it of those enrolled. */
   dashboardTwoFactor: TwoFactorMode;
   /** PASSWORD_HASH_COST: log2 of scrypt's N for new dashboard password hashes (17); below 17 only for test suites, refused with SANDBOX=false. */
@@ -123,10 +125,14 @@ export interface Config {
   oauthPkce: PkceRule;
   /** API_KEYS_RETIRED: the contract's announced retirement of API keys: x-api-key is refused everywhere (401) and only OAuth bearer tokens authenticate. */
   apiKeysRetired: boolean;
-  /** SMTP_URL: `smtp://` or `smtps://` mail server (user and password in the URL) that payer emails are handed to; unset, they stay in the local inbox. */
+  /** SMTP_URL: `smtp://` or `smtps://` mail server (user and password in the URL, or the user alone with SMTP_OAUTH2_TOKEN_FILE) that payer emails are handed to; unset, they stay in the local inbox. */
   smtpUrl: string | undefined;
   /** SMTP_URL_FILE: the file SMTP_URL is read from, read again before each email: a changed URL (a new password) is used from the next email on, on new connections. */
   smtpUrlFile: string | undefined;
+  /** SMTP_OAUTH2_TOKEN_FILE: a file holding an OAuth 2.0 access token that the platform renders and refreshes, read again before each email: the user of SMTP_URL signs in with it (XOAUTH2) instead of a password. */
+  smtpOauth2TokenFile: string | undefined;
+  /** SMTP_CREDENTIALS_ACCEPTED: the operator's word that they accept how Quipu signs in to the mail server (a password, rotated or not, or no sign-in to a relay on another host): with SANDBOX=false it is otherwise refused (delivery/mail-sign-in.ts). */
+  smtpCredentialsAccepted: boolean;
   /** SMTP_REQUIRE_TLS: an smtp:// server that does not offer STARTTLS is not handed any email (default: on with SANDBOX=false); smtps:// is TLS from the start. */
   smtpRequireTls: boolean;
   /** SMTP_FROM: the sender of payer emails (`Name <address>` or an address; default `Quipu <no-reply@host of PUBLIC_BASE_URL>`). */
@@ -262,6 +268,7 @@ export function loadConfig(given: Env = process.env): Config {
     jobLeaseMs: integer(env, 'JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     sandbox,
     secretsFromEnvironment: flag(env, 'SECRETS_FROM_ENVIRONMENT', false),
+    databaseCredentialsAccepted: flag(env, 'DATABASE_CREDENTIALS_ACCEPTED', false),
     operatorToken: operatorToken(env.OPERATOR_TOKEN),
     // A developer's restart should be quick; behind a load balancer, a few of its health checks.
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', sandbox ? 0 : 5_000, 0, 300_000),
@@ -313,7 +320,7 @@ export function withSecretFiles(env: Env): Env {
  * delivery/email-transport.ts), which a secrets manager replaces without a restart. The error names
  * the setting, the file and why, never what it holds.
  */
-export async function readSecretFile(name: (typeof SECRET_FILE_SETTINGS)[number], file: string): Promise<string> {
+export async function readSecretFile(name: (typeof SECRET_FILE_SETTINGS)[number] | 'SMTP_OAUTH2_TOKEN', file: string): Promise<string> {
   try {
     return secretValue(await fs.promises.readFile(file, 'utf8'));
   } catch (error) {
@@ -392,23 +399,44 @@ function trustProxy(raw: string | undefined): string | number | false {
 
 function mail(env: Env, publicBaseUrl: string, sandbox: boolean) {
   const smtpUrl = env.SMTP_URL || undefined;
-  const problem = smtpUrl === undefined ? undefined : smtpUrlProblem(smtpUrl);
+  const smtpOauth2TokenFile = env.SMTP_OAUTH2_TOKEN_FILE || undefined;
+  if (smtpOauth2TokenFile && !smtpUrl)
+    throw new ConfigError(
+      `SMTP_OAUTH2_TOKEN_FILE needs SMTP_URL (or SMTP_URL_FILE) naming the mail server and the user the token signs in as, such as ${OAUTH2_URL_EXAMPLE}`,
+    );
+  const problem = smtpUrl === undefined ? undefined : smtpUrlProblem(smtpUrl, smtpOauth2TokenFile !== undefined);
   if (problem) throw new ConfigError(`SMTP_URL ${problem}`);
   const smtpFrom = env.SMTP_FROM || `Quipu <no-reply@${new URL(publicBaseUrl).hostname}>`;
   // It becomes the From header of every email: one line, one address.
   if (!/^(?:[^<>@\r\n]*<[^<>\s@]+@[^<>\s@]+>|[^<>\s@]+@[^<>\s@]+)$/.test(smtpFrom))
     throw new ConfigError(`SMTP_FROM must be "Name <address>" or an address, got "${smtpFrom}"`);
   // Payers' emails cross the network in the clear unless the server takes STARTTLS: a production installation insists.
-  return { smtpUrl, smtpUrlFile: env.SMTP_URL_FILE || undefined, smtpFrom, smtpRequireTls: flag(env, 'SMTP_REQUIRE_TLS', !sandbox) };
+  return {
+    smtpUrl,
+    smtpUrlFile: env.SMTP_URL_FILE || undefined,
+    smtpOauth2TokenFile,
+    smtpCredentialsAccepted: flag(env, 'SMTP_CREDENTIALS_ACCEPTED', false),
+    smtpFrom,
+    smtpRequireTls: flag(env, 'SMTP_REQUIRE_TLS', !sandbox),
+  };
 }
 
 // nodemailer lets the URL's query override the options Quipu gives it: `?tls.rejectUnauthorized=false`
 // would take any certificate, `?ignoreTLS=true` send payers' emails in the clear.
 const TLS_PARAMETER = /^(?:tls\..*|ignoretls|requiretls|opportunistictls|secure)$/i;
 
-/** Why SMTP_URL cannot be used, at start and when its file is read again (delivery/email-transport.ts); the URL itself is never repeated. */
-export function smtpUrlProblem(url: string): string | undefined {
+const OAUTH2_URL_EXAMPLE = 'smtp://quipu@mail.example:587';
+
+/**
+ * Why SMTP_URL cannot be used, at start and when its file is read again (delivery/email-transport.ts);
+ * the URL itself is never repeated. With an OAuth 2.0 token (`oauth2`) the URL names the user the
+ * token is for, and no password that would stand beside it.
+ */
+export function smtpUrlProblem(url: string, oauth2 = false): string | undefined {
   if (!/^smtps?:\/\/[^\s]+$/i.test(url)) return 'must be an smtp:// or smtps:// URL';
+  if (oauth2 && holdsPassword(url))
+    return `must hold no password with SMTP_OAUTH2_TOKEN_FILE, whose token signs in: the user alone, such as ${OAUTH2_URL_EXAMPLE}`;
+  if (oauth2 && smtpUser(url) === '') return `must name the user the token of SMTP_OAUTH2_TOKEN_FILE signs in as, such as ${OAUTH2_URL_EXAMPLE}`;
   const query = url.indexOf('?');
   const weakening = [...new URLSearchParams(query < 0 ? '' : url.slice(query + 1)).keys()].filter((key) => TLS_PARAMETER.test(key));
   if (weakening.length === 0) return undefined;
@@ -504,12 +532,26 @@ const FILE_ONLY_SECRETS = ['QUIPU_ENCRYPTION_KEY', 'QUIPU_ENCRYPTION_KEY_PREVIOU
 /** Addresses that are a secret when they hold a password (a client certificate, or no password, leaves nothing secret in them). */
 const URL_SECRETS = ['DATABASE_URL', 'SMTP_URL'] as const;
 
-/** A password in the URL's user information (`user:password@`) or, as libpq also takes it, in a `password` parameter. */
-function holdsPassword(url: string): boolean {
+/** What comes before `@` in the URL's authority (`user:password`), empty when nothing does. */
+function userInfo(url: string): string {
   const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1] ?? '';
-  const userInfo = authority.slice(0, Math.max(authority.lastIndexOf('@'), 0));
+  return authority.slice(0, Math.max(authority.lastIndexOf('@'), 0));
+}
+
+/** A password in the URL's user information (`user:password@`) or, as libpq also takes it, in a `password` parameter. */
+export function holdsPassword(url: string): boolean {
   const query = url.indexOf('?');
-  return /:./.test(userInfo) || !!new URLSearchParams(query < 0 ? '' : url.slice(query + 1)).get('password');
+  return /:./.test(userInfo(url)) || !!new URLSearchParams(query < 0 ? '' : url.slice(query + 1)).get('password');
+}
+
+/** The user a mail server URL signs in as, decoded as nodemailer decodes it (a malformed escape kept as written); empty when it names none. */
+export function smtpUser(url: string): string {
+  const user = userInfo(url).split(':')[0]!;
+  try {
+    return decodeURIComponent(user);
+  } catch {
+    return user;
+  }
 }
 
 /**

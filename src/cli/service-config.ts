@@ -6,14 +6,21 @@
 import type { Logger } from 'pino';
 import type { AppContext } from '../app/context.js';
 import { type Config, ConfigError, loadConfig, productionProblems, secretsInEnvironment } from '../config.js';
+import { mailSignInProblems } from '../delivery/mail-sign-in.js';
 import { type Runtime, startRuntime } from '../main/bootstrap.js';
+import { databaseSignInProblems } from '../store/postgres-sign-in.js';
 import { databaseTransportProblems } from '../store/postgres-tls.js';
 
 /** The configuration, or undefined (the reason on stderr, a failing exit code) when the service must not start. */
 export function loadServiceConfig(): Config | undefined {
   try {
     const config = loadConfig();
-    const problems = [...productionProblems(config), ...secretsInEnvironment(config, process.env), ...databaseTransportProblems(config, process.env)];
+    const problems = [
+      ...productionProblems(config),
+      ...secretsInEnvironment(config, process.env),
+      ...databaseTransportProblems(config, process.env),
+      ...mailSignInProblems(config),
+    ];
     if (problems.length === 0) return config;
     return refuse(`SANDBOX=false needs ${problems.join('; ')}`);
   } catch (error) {
@@ -33,12 +40,13 @@ export type StartCheck = (ctx: AppContext) => Promise<string[]>;
 
 /**
  * The runtime of a long-running command, or undefined (the reason on stderr, a failing exit code)
- * when `check` finds a part the command runs broken: said at start, not at the first request that
- * needs it. Each command checks only what it runs.
+ * when a production installation signs in to its database with an unchanging password, or `check`
+ * finds a part the command runs broken: said at start, not at the first request that needs it.
+ * Each command checks only what it runs.
  */
 export async function startService(config: Config, log: Logger, check?: StartCheck): Promise<Runtime | undefined> {
   const runtime = await startRuntime(config, log, { longRunning: true });
-  const problems = check ? await check(runtime.ctx) : [];
+  const problems = [...(await databaseSignInProblems(runtime.ctx.db, config, process.env)), ...(check ? await check(runtime.ctx) : [])];
   if (problems.length === 0) return runtime;
   await runtime.close();
   return refuse(problems.join('; '));

@@ -11,12 +11,13 @@ import { closeOnSignals } from './shutdown.js';
 export async function worker(): Promise<void> {
   const config = loadServiceConfig();
   if (!config) return;
-  announceDatabase(config);
   const log = createLogger(config.logLevel, 1, config.logDestination);
   // Delivery and the jobs open no operation descriptor: a broken descriptor key ring is the
   // server's to report, not a reason to stop sending.
   const runtime = await startService(config, log);
   if (!runtime) return;
+  // Named once started, as `quipu serve` does, so that a start that fails says one thing: why.
+  announceDatabase(config);
   // Reminders and reports carry links: the server's, when the environment names none.
   announceServer(runtime.ctx, await followServer(runtime.ctx));
   const background = startBackgroundWork(runtime.ctx);

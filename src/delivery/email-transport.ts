@@ -4,14 +4,16 @@
 // request, so a server that hangs holds only its own share of the worker until then. Given as
 // SMTP_URL_FILE, the file is read again before each email: a secrets manager's new password (or
 // server) is used from the next email on, by a new pool, the old one closed once its emails in
-// flight are answered (ASVS 13.2.1). Without it,
-// emails stay in the local inbox (the messages table, read through the emails API and `quipu
-// emails`): accepted at once, so a developer sees every email without a mail server. nodemailer is
-// loaded with the first email sent, not with every worker and server (about 35 ms of their start).
+// flight are answered (ASVS 13.2.1). So is the OAuth 2.0 access token of SMTP_OAUTH2_TOKEN_FILE,
+// which the platform refreshes: the URL's user signs in with it (XOAUTH2), never with a password.
+// Without SMTP_URL, emails stay in the local inbox (the messages table, read through the emails API
+// and `quipu emails`): accepted at once, so a developer sees every email without a mail server.
+// nodemailer is loaded with the first email sent, not with every worker and server (about 35 ms of
+// their start).
 import { performance } from 'node:perf_hooks';
 import type { NodemailerError, Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
-import { type Config, readSecretFile, smtpUrlProblem } from '../config.js';
+import { type Config, readSecretFile, smtpUrlProblem, smtpUser } from '../config.js';
 import { decodeEmail, emailMessageId } from '../domain/email-message.js';
 import type { MessageRow } from '../store/schema.js';
 import { DeadlineExceeded, deadlineMessage, Deadlines, type Expirable } from './deadlines.js';
@@ -47,9 +49,17 @@ class Attempt implements Expirable {
   }
 }
 
-/** The pooled connections to the mail server of one SMTP_URL, and the emails they are sending. */
-interface Mailer {
+/** How the mail server is reached and signed in to: SMTP_URL, and the OAuth 2.0 access token when one is given. */
+interface SignIn {
   url: string;
+  accessToken: string | undefined;
+}
+
+const sameSignIn = (a: SignIn, b: SignIn) => a.url === b.url && a.accessToken === b.accessToken;
+
+/** The pooled connections to the mail server of one sign-in, and the emails they are sending. */
+interface Mailer {
+  signIn: SignIn;
   transporter: Promise<Transporter>;
   sending: number;
   replaced: boolean;
@@ -65,6 +75,8 @@ class SmtpTransport implements Transport {
     /** SMTP_URL as read at start, and SMTP_URL_FILE, which it was read from: read again before each email. */
     private readonly url: string,
     private readonly urlFile: string | undefined,
+    /** SMTP_OAUTH2_TOKEN_FILE: read before each email. */
+    private readonly tokenFile: string | undefined,
     private readonly timeoutMs: number,
     private readonly connections: number,
     private readonly requireTls: boolean,
@@ -75,11 +87,22 @@ class SmtpTransport implements Transport {
 
   async #currentUrl(): Promise<string> {
     if (!this.urlFile) return this.url;
+    const url = await readSecretFile('SMTP_URL', this.urlFile);
+    const problem = smtpUrlProblem(url, this.tokenFile !== undefined);
+    if (problem) throw new Error(`SMTP_URL_FILE names ${this.urlFile}, whose URL ${problem}`);
+    return url;
+  }
+
+  async #currentToken(): Promise<string | undefined> {
+    if (!this.tokenFile) return undefined;
+    const token = await readSecretFile('SMTP_OAUTH2_TOKEN', this.tokenFile);
+    if (token === '') throw new Error(`SMTP_OAUTH2_TOKEN_FILE names ${this.tokenFile}, which is empty`);
+    return token;
+  }
+
+  async #currentSignIn(): Promise<SignIn> {
     try {
-      const url = await readSecretFile('SMTP_URL', this.urlFile);
-      const problem = smtpUrlProblem(url);
-      if (problem) throw new Error(`SMTP_URL_FILE names ${this.urlFile}, whose URL ${problem}`);
-      return url;
+      return { url: await this.#currentUrl(), accessToken: await this.#currentToken() };
     } catch (error) {
       // The message names the file and why, never what it holds.
       this.log.error({ err: error }, 'the mail server settings cannot be read; the email is not sent');
@@ -87,12 +110,12 @@ class SmtpTransport implements Transport {
     }
   }
 
-  /** The mailer of the URL as it is now, counted as sending until released. */
+  /** The mailer of the sign-in as it is now, counted as sending until released. */
   async #take(): Promise<Mailer> {
-    const url = await this.#currentUrl();
-    if (this.#mailer?.url !== url) {
+    const signIn = await this.#currentSignIn();
+    if (!this.#mailer || !sameSignIn(this.#mailer.signIn, signIn)) {
       const before = this.#mailer;
-      this.#mailer = { url, transporter: this.#transporter(url), sending: 0, replaced: false };
+      this.#mailer = { signIn, transporter: this.#transporter(signIn), sending: 0, replaced: false };
       if (before) {
         before.replaced = true;
         if (before.sending === 0) void closeMailer(before);
@@ -107,10 +130,11 @@ class SmtpTransport implements Transport {
     if (mailer.replaced && mailer.sending === 0) void closeMailer(mailer);
   }
 
-  #transporter(url: string): Promise<Transporter> {
+  #transporter({ url, accessToken }: SignIn): Promise<Transporter> {
     return import('nodemailer').then(({ default: nodemailer }) =>
       nodemailer.createTransport({
         url,
+        ...(accessToken === undefined ? {} : { auth: { type: 'OAuth2', user: smtpUser(url), accessToken } }),
         pool: true,
         maxConnections: this.connections,
         connectionTimeout: this.timeoutMs,
@@ -181,12 +205,13 @@ class SmtpTransport implements Transport {
  * would get no email.
  */
 export function emailTransport(
-  config: Pick<Config, 'smtpUrl' | 'smtpUrlFile' | 'smtpRequireTls' | 'sandbox'>,
+  config: Pick<Config, 'smtpUrl' | 'smtpUrlFile' | 'smtpOauth2TokenFile' | 'smtpRequireTls' | 'sandbox'>,
   log: Logger,
   timeoutMs: number,
   connections: number,
 ): Transport {
-  if (config.smtpUrl) return new SmtpTransport(config.smtpUrl, config.smtpUrlFile, timeoutMs, connections, config.smtpRequireTls, log);
+  if (config.smtpUrl)
+    return new SmtpTransport(config.smtpUrl, config.smtpUrlFile, config.smtpOauth2TokenFile, timeoutMs, connections, config.smtpRequireTls, log);
   if (!config.sandbox) log.warn('SMTP_URL is not set: payer emails are kept in the local inbox and never sent (set SMTP_URL on a production installation)');
   return inbox;
 }

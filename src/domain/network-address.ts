@@ -76,6 +76,9 @@ export function addressScope(address: string): AddressScope | undefined {
   return undefined;
 }
 
+/** A host name or address that is this machine: `localhost` or a loopback address. */
+export const isThisMachine = (host: string) => host.toLowerCase() === 'localhost' || addressScope(host) === 'loopback';
+
 /**
  * Why a production account may not use this URL host without even resolving it: an address
  * literal outside the public internet, or a `localhost` name (RFC 6761 reserves it for loopback).

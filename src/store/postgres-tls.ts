@@ -4,10 +4,10 @@
 // unless every host is this machine. `sslmode=disable` is such a saying: the operator's own
 // judgement that the network between them is trusted.
 import type { Config } from '../config.js';
-import { addressScope } from '../domain/network-address.js';
+import { isThisMachine } from '../domain/network-address.js';
 import { postgresTarget } from './postgres-hosts.js';
 
-const onThisMachine = (host: string) => host.startsWith('/') || host.toLowerCase() === 'localhost' || addressScope(host) === 'loopback';
+const onThisMachine = (host: string) => host.startsWith('/') || isThisMachine(host);
 
 function urlParameters(databaseUrl: string): URLSearchParams {
   const query = databaseUrl.indexOf('?');
@@ -22,6 +22,9 @@ function networkHosts(databaseUrl: string): string[] {
   const hosts = socketOrHost ? [socketOrHost] : postgresTarget(databaseUrl).hosts.map(({ host }) => host);
   return hosts.filter((host) => !onThisMachine(host));
 }
+
+/** Every host of `databaseUrl` is this machine (loopback, a Unix socket), or it is SQLite. */
+export const reachesOnlyThisMachine = (databaseUrl: string) => networkHosts(databaseUrl).length === 0;
 
 /** The hosts of `databaseUrl` reached over a network with no word on TLS; none for SQLite. */
 export function databaseHostsInClear(databaseUrl: string, env: Record<string, string | undefined>): string[] {

@@ -12,11 +12,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
-import { testDatabaseKind } from '../helpers/database.js';
+import { asPostgresAdmin, testDatabaseKind } from '../helpers/database.js';
 import { call, client } from '../helpers/http.js';
 import { eventually } from '../helpers/notification-receiver.js';
 import { quipu, serveOnFreePort, withServerProcesses } from '../helpers/process.js';
@@ -28,18 +27,6 @@ const ROLE_A = `quipu_lease_a_${suffix}`;
 const ROLE_B = `quipu_lease_b_${suffix}`;
 /** Never checked (trust authentication), never to be seen in a log line. */
 const PASSWORD_B = `lease-b-password-${suffix}`;
-
-async function admin<T>(work: (db: pg.Client) => Promise<T>, database?: string): Promise<T> {
-  const url = new URL(ADMIN_URL);
-  if (database) url.pathname = `/${database}`;
-  const db = new pg.Client({ connectionString: url.toString() });
-  await db.connect();
-  try {
-    return await work(db);
-  } finally {
-    await db.end();
-  }
-}
 
 describe.skipIf(testDatabaseKind() !== 'postgres')('DATABASE_URL_FILE read again for each new connection', { timeout: 180_000 }, () => {
   const processes = withServerProcesses();
@@ -55,21 +42,22 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('DATABASE_URL_FILE read again
   };
   /** The users the server's connections to the test's database signed in as. */
   const users = () =>
-    admin(async (db) => {
+    asPostgresAdmin(async (db) => {
       const { rows } = await db.query<{ usename: string }>('select distinct usename from pg_stat_activity where datname = $1', [database]);
       return rows.map((row) => row.usename).sort();
     });
   const endConnectionsOf = (role: string) =>
-    admin((db) => db.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and usename = $2', [database, role]));
+    asPostgresAdmin((db) => db.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and usename = $2', [database, role]));
 
   beforeAll(async () => {
     database = new URL(processes.database.url).pathname.slice(1);
     const migrated = await quipu(['migrate'], { DATABASE_URL: urlAs(new URL(ADMIN_URL).username), DATA_DIR: processes.database.dataDir });
     expect(migrated.code, migrated.stderr).toBe(0);
-    await admin(async (db) => {
-      for (const role of [ROLE_A, ROLE_B]) await db.query(`create role ${role} login`);
+    await asPostgresAdmin(async (db) => {
+      // As Vault's database secrets engine makes a lease's role: valid until the lease ends.
+      for (const role of [ROLE_A, ROLE_B]) await db.query(`create role ${role} login valid until '${new Date(Date.now() + 3_600_000).toISOString()}'`);
     });
-    await admin(async (db) => {
+    await asPostgresAdmin(async (db) => {
       for (const role of [ROLE_A, ROLE_B]) {
         await db.query(`grant connect on database ${database} to ${role}`);
         await db.query(`grant usage on schema public to ${role}`);
@@ -80,8 +68,8 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('DATABASE_URL_FILE read again
   });
   afterAll(async () => {
     for (const server of processes.started) await server.stop();
-    await admin((db) => db.query(`drop owned by ${ROLE_A}, ${ROLE_B}`), database);
-    await admin(async (db) => {
+    await asPostgresAdmin((db) => db.query(`drop owned by ${ROLE_A}, ${ROLE_B}`), database);
+    await asPostgresAdmin(async (db) => {
       for (const role of [ROLE_A, ROLE_B]) await db.query(`drop role if exists ${role}`);
     });
     fs.rmSync(folder, { recursive: true, force: true });

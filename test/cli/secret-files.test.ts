@@ -79,10 +79,14 @@ function filesOnly(): Record<string, string> {
   return {
     ...PRODUCTION_SETTINGS,
     DATABASE_URL_FILE: secretFile('url', databaseUrl()),
+    // A password that does not expire, which test/cli/database-sign-in.test.ts refuses: accepted here, where files are the point.
+    DATABASE_CREDENTIALS_ACCEPTED: 'true',
     DATA_DIR: processes.database.dataDir,
     OPERATOR_TOKEN_FILE: secretFile('operator', TOKEN),
     QUIPU_ENCRYPTION_KEY_PREVIOUS_FILE: secretFile('previous', '6a'.repeat(32)),
     SMTP_URL_FILE: secretFile('smtp', 'smtp://quipu:mail-password@127.0.0.1:2525'),
+    // A password, which test/cli/mail-sign-in.test.ts refuses: accepted here, where files are the point.
+    SMTP_CREDENTIALS_ACCEPTED: 'true',
     RUN_WORKER: 'false',
     LOG_LEVEL: 'info',
   };

@@ -4,14 +4,12 @@
 // the rotation: an email before it signs in with the first password, one after it with the second.
 // A file that cannot be read fails the email's attempt with an error naming the file.
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
 import { testWorker } from '../helpers/delivery.js';
-import { emailFirstAttempt } from '../helpers/mail-server.js';
+import { emailFirstAttempt, type SigningInMailServer, startSigningInMailServer } from '../helpers/mail-server.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const USER = 'quipu';
@@ -21,35 +19,19 @@ const file = path.join(folder, 'smtp-url');
 /** The password the server takes now, and every password an AUTH was given, in order. */
 let current = 'first-password';
 const signIns: string[] = [];
-const received: string[] = [];
-const mailServer = new SMTPServer({
-  logger: false,
-  disabledCommands: ['STARTTLS'],
-  allowInsecureAuth: true,
-  onAuth: (auth, _session, callback) => {
-    signIns.push(auth.password ?? '');
-    return auth.username === USER && auth.password === current ? callback(null, { user: USER }) : callback(new Error('Invalid username or password'));
-  },
-  onData: (stream, _session, callback) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => {
-      received.push(Buffer.concat(chunks).toString('utf8'));
-      callback(null, 'OK: queued');
-    });
-  },
-});
-const renderUrl = (password: string) => {
-  const { port } = mailServer.server.address() as AddressInfo;
-  fs.writeFileSync(file, `smtp://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}\n`, { mode: 0o600 });
-};
+let mailServer: SigningInMailServer;
+const renderUrl = (password: string) =>
+  fs.writeFileSync(file, `smtp://${USER}:${encodeURIComponent(password)}@127.0.0.1:${mailServer.port}\n`, { mode: 0o600 });
 
 let server: TestServer;
 let worker: DeliveryWorker;
 let apiKey: string;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => mailServer.listen(0, '127.0.0.1', resolve));
+  mailServer = await startSigningInMailServer((auth, _session, callback) => {
+    signIns.push(auth.password ?? '');
+    return auth.username === USER && auth.password === current ? callback(null, { user: USER }) : callback(new Error('Invalid username or password'));
+  });
   renderUrl(current);
   server = await startTestServer({ SMTP_URL_FILE: file });
   worker = testWorker(server);
@@ -58,7 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.stop();
   await server?.close();
-  await new Promise<void>((resolve) => mailServer.close(() => resolve()));
+  await mailServer?.close();
   fs.rmSync(folder, { recursive: true, force: true });
 });
 
@@ -75,13 +57,13 @@ describe('SMTP_URL_FILE', () => {
     const after = await emailAttempt('After the rotation');
     expect(after.attempt).toMatchObject({ outcome: 'delivered' });
     expect(signIns).toEqual(['first-password', 'second-password']);
-    expect(received.some((raw) => raw.includes(after.paymentId))).toBe(true);
+    expect(mailServer.delivered(after.paymentId)).toBe(true);
   });
 
   it('fails the attempt, naming the file, when it cannot be read', async () => {
     fs.rmSync(file);
     const { attempt, paymentId } = await emailAttempt('Without the file');
     expect(attempt).toMatchObject({ outcome: 'failed', error: `SMTP_URL_FILE names ${file}, which cannot be read (ENOENT)` });
-    expect(received.some((raw) => raw.includes(paymentId))).toBe(false);
+    expect(mailServer.delivered(paymentId)).toBe(false);
   });
 });

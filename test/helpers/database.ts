@@ -131,6 +131,19 @@ function pgBouncerPort(): number {
   return port;
 }
 
+/** One piece of work as the PostgreSQL server's administrator (TEST_DATABASE_URL), in `database` when named. */
+export async function asPostgresAdmin<T>(work: (db: pg.Client) => Promise<T>, database?: string): Promise<T> {
+  const url = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  if (database) url.pathname = `/${database}`;
+  const db = new pg.Client({ connectionString: url.toString() });
+  await db.connect();
+  try {
+    return await work(db);
+  } finally {
+    await db.end();
+  }
+}
+
 /**
  * PostgreSQL as a stopped or restarting server looks to its clients: every connection to the test
  * database dropped and new ones refused, until the function it gives back is called.

@@ -5,7 +5,7 @@
 // (smtps://), and hears a password only inside the TLS session.
 import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { freePort } from './process.js';
 import type { ServerCertificate } from './test-certificates.js';
 import { expect } from 'vitest';
@@ -154,4 +154,39 @@ export async function emailFirstAttempt(baseUrl: string, apiKey: string, subject
     (e) => e.attempts > 0,
   );
   return { attempt: sent.attempt_log[0], paymentId: created.body.payment_id as string };
+}
+
+export type SigningInMailServer = Awaited<ReturnType<typeof startSigningInMailServer>>;
+
+/**
+ * A mail server in the clear that signs clients in as the test says (`onAuth`: a password, an
+ * XOAUTH2 token) and keeps each email's raw text: for the tests of credentials that change between
+ * two emails.
+ */
+export async function startSigningInMailServer(onAuth: NonNullable<SMTPServerOptions['onAuth']>, authMethods?: string[]) {
+  const received: string[] = [];
+  const server = new SMTPServer({
+    logger: false,
+    disabledCommands: ['STARTTLS'],
+    allowInsecureAuth: true,
+    ...(authMethods ? { authMethods } : {}),
+    onAuth,
+    onData: (stream, _session, callback) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        received.push(Buffer.concat(chunks).toString('utf8'));
+        callback(null, 'OK: queued');
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    received,
+    /** Whether an email whose text holds `text` (a payment id) was handed over. */
+    delivered: (text: string) => received.some((raw) => raw.includes(text)),
+    openConnections: () => server.connections.size,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createSandboxAccount, deleteSandboxAccount } from '../../app/sandbox-accounts.js';
 import { DomainError } from '../../domain/errors.js';
 import type { SandboxFixtures } from '../../domain/sandbox-fixtures.js';
-import { addressScope } from '../../domain/network-address.js';
+import { isThisMachine } from '../../domain/network-address.js';
 import { requireOperator } from '../operator/auth.js';
 import { SANDBOX_ACCOUNT_EXAMPLE } from '../request-examples.js';
 import { accountSnapshotRoutes } from './account-snapshots.js';
@@ -34,12 +34,10 @@ const Create = Type.Object(
   { additionalProperties: false, examples: [SANDBOX_ACCOUNT_EXAMPLE] },
 );
 
-const isLoopback = (address: string) => address === 'localhost' || addressScope(address) === 'loopback';
-
 /** The operator's token where one is set; else the installation must listen on loopback alone and the caller be local. */
 async function requireSandboxCaller(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (request.ctx.config.operatorToken) return requireOperator(request, reply);
-  if (isLoopback(request.ctx.config.host) && isLoopback(request.ip)) return;
+  if (isThisMachine(request.ctx.config.host) && isThisMachine(request.ip)) return;
   throw new DomainError('forbidden', 'Set OPERATOR_TOKEN to create sandbox accounts on an installation that listens beyond loopback');
 }
 
