@@ -27,7 +27,7 @@ export interface SignIn {
   kerberos: boolean;
   /** The role signs in with Amazon RDS's IAM tokens (a member of rds_iam), valid 15 minutes. */
   platformTokens: boolean;
-  /** No password given, to PostgreSQL on this machine: the operating system's account is the credential (peer). */
+  /** No password given, to PostgreSQL on this machine (a Unix socket or loopback): no credential to be unchanging; the machine's accounts are the boundary. */
   operatingSystemAccount: boolean;
 }
 

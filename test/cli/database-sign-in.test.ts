@@ -35,7 +35,7 @@ describe('the rule', () => {
     );
   });
 
-  it('takes a certificate, Kerberos, IAM tokens, the operating system account or a short-lived password', () => {
+  it('takes a certificate, Kerberos, IAM tokens, no password on this machine or a short-lived password', () => {
     for (const way of ['clientCertificate', 'kerberos', 'platformTokens', 'operatingSystemAccount', 'shortLived'] as const)
       expect(unchangingSignInProblem({ ...fixed, [way]: true }), way).toBeUndefined();
   });
@@ -137,7 +137,7 @@ describe.skipIf(testDatabaseKind() !== 'postgres')('a production start on Postgr
     expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
   });
 
-  it('starts on this machine with no password (the operating system account), and in developer mode whatever the password', async () => {
+  it('starts on this machine with no password (no credential to be unchanging), and in developer mode whatever the password', async () => {
     const local = await serveOnFreePort(
       { ...PRODUCTION_SETTINGS, DATABASE_URL: processes.database.url, DATA_DIR: processes.database.dataDir },
       processes.started,

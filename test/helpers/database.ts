@@ -131,17 +131,22 @@ function pgBouncerPort(): number {
   return port;
 }
 
-/** One piece of work as the PostgreSQL server's administrator (TEST_DATABASE_URL), in `database` when named. */
-export async function asPostgresAdmin<T>(work: (db: pg.Client) => Promise<T>, database?: string): Promise<T> {
-  const url = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  if (database) url.pathname = `/${database}`;
-  const db = new pg.Client({ connectionString: url.toString() });
+/** One piece of work on a connection of its own to `url`, closed after it. */
+export async function withPostgresClient<T>(url: string, work: (db: pg.Client) => Promise<T>): Promise<T> {
+  const db = new pg.Client({ connectionString: url });
   await db.connect();
   try {
     return await work(db);
   } finally {
     await db.end();
   }
+}
+
+/** One piece of work as the PostgreSQL server's administrator (TEST_DATABASE_URL), in `database` when named. */
+export function asPostgresAdmin<T>(work: (db: pg.Client) => Promise<T>, database?: string): Promise<T> {
+  const url = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  if (database) url.pathname = `/${database}`;
+  return withPostgresClient(url.toString(), work);
 }
 
 /**
