@@ -7,10 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeliveryWorker } from '../../src/delivery/worker.js';
-import { testWorker } from '../helpers/delivery.js';
-import { emailFirstAttempt, type SigningInMailServer, startSigningInMailServer } from '../helpers/mail-server.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { type SigningInMailServer, startEmailingServer, startSigningInMailServer } from '../helpers/mail-server.js';
 
 const USER = 'quipu';
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'quipu-smtp-secret-'));
@@ -23,9 +20,7 @@ let mailServer: SigningInMailServer;
 const renderUrl = (password: string) =>
   fs.writeFileSync(file, `smtp://${USER}:${encodeURIComponent(password)}@127.0.0.1:${mailServer.port}\n`, { mode: 0o600 });
 
-let server: TestServer;
-let worker: DeliveryWorker;
-let apiKey: string;
+let emailing: Awaited<ReturnType<typeof startEmailingServer>>;
 
 beforeAll(async () => {
   mailServer = await startSigningInMailServer((auth, _session, callback) => {
@@ -33,18 +28,15 @@ beforeAll(async () => {
     return auth.username === USER && auth.password === current ? callback(null, { user: USER }) : callback(new Error('Invalid username or password'));
   });
   renderUrl(current);
-  server = await startTestServer({ SMTP_URL_FILE: file });
-  worker = testWorker(server);
-  apiKey = (await server.account({ developer: false })).api_key;
+  emailing = await startEmailingServer({ SMTP_URL_FILE: file });
 });
 afterAll(async () => {
-  await worker?.stop();
-  await server?.close();
+  await emailing?.close();
   await mailServer?.close();
   fs.rmSync(folder, { recursive: true, force: true });
 });
 
-const emailAttempt = (subject: string) => emailFirstAttempt(server.baseUrl, apiKey, subject);
+const emailAttempt = (subject: string) => emailing.emailAttempt(subject);
 
 describe('SMTP_URL_FILE', () => {
   it('is read again before each email: after the password changes, the next email signs in with the new one', async () => {

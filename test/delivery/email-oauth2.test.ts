@@ -10,11 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeliveryWorker } from '../../src/delivery/worker.js';
-import { testWorker } from '../helpers/delivery.js';
-import { emailFirstAttempt, type SigningInMailServer, startSigningInMailServer } from '../helpers/mail-server.js';
+import { type SigningInMailServer, startEmailingServer, startSigningInMailServer } from '../helpers/mail-server.js';
 import { eventually } from '../helpers/notification-receiver.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const USER = 'quipu@tienda.example';
 const TOKEN_A = 'ya29.a0-first-access-token-4f1c9e';
@@ -30,9 +27,7 @@ let mailServer: SigningInMailServer;
 
 /** Every line the server's worker logs, at every level. */
 const logged: string[] = [];
-let server: TestServer;
-let worker: DeliveryWorker;
-let apiKey: string;
+let emailing: Awaited<ReturnType<typeof startEmailingServer>>;
 
 beforeAll(async () => {
   mailServer = await startSigningInMailServer(
@@ -45,19 +40,18 @@ beforeAll(async () => {
     ['XOAUTH2'],
   );
   renderToken(TOKEN_A);
-  server = await startTestServer({ SMTP_URL: `smtp://${encodeURIComponent(USER)}@127.0.0.1:${mailServer.port}`, SMTP_OAUTH2_TOKEN_FILE: file });
-  const log = pino({ level: 'trace' }, { write: (line: string) => logged.push(line) });
-  worker = testWorker({ ...server, ctx: { ...server.ctx, log } });
-  apiKey = (await server.account({ developer: false })).api_key;
+  emailing = await startEmailingServer(
+    { SMTP_URL: `smtp://${encodeURIComponent(USER)}@127.0.0.1:${mailServer.port}`, SMTP_OAUTH2_TOKEN_FILE: file },
+    pino({ level: 'trace' }, { write: (line: string) => logged.push(line) }),
+  );
 });
 afterAll(async () => {
-  await worker?.stop();
-  await server?.close();
+  await emailing?.close();
   await mailServer?.close();
   fs.rmSync(folder, { recursive: true, force: true });
 });
 
-const emailAttempt = (subject: string) => emailFirstAttempt(server.baseUrl, apiKey, subject);
+const emailAttempt = (subject: string) => emailing.emailAttempt(subject);
 
 describe('SMTP_OAUTH2_TOKEN_FILE', () => {
   it('signs in with the token of the file, read again before each email: a refreshed token is used from the next email on', async () => {

@@ -5,12 +5,15 @@
 // (smtps://), and hears a password only inside the TLS session.
 import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
+import type { Logger } from 'pino';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { freePort } from './process.js';
 import type { ServerCertificate } from './test-certificates.js';
 import { expect } from 'vitest';
+import { testWorker } from './delivery.js';
 import { client } from './http.js';
 import { eventually } from './notification-receiver.js';
+import { startTestServer } from './server.js';
 
 export const MAIL_USER = 'quipu';
 export const MAIL_PASSWORD = 's3cret pass';
@@ -188,5 +191,24 @@ export async function startSigningInMailServer(onAuth: NonNullable<SMTPServerOpt
     delivered: (text: string) => received.some((raw) => raw.includes(text)),
     openConnections: () => server.connections.size,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * A test server with `env` whose delivery worker (logging to `log`, when given) hands the email
+ * channel to the mail server `env` names, and a production account whose collection emails the
+ * test sends one at a time: for the tests of how Quipu signs in to a mail server.
+ */
+export async function startEmailingServer(env: Record<string, string>, log?: Logger) {
+  const server = await startTestServer(env);
+  const worker = testWorker(log ? { ...server, ctx: { ...server.ctx, log } } : server);
+  const apiKey = (await server.account({ developer: false })).api_key;
+  return {
+    /** Creates a payment with a collection email and answers the email's first attempt. */
+    emailAttempt: (subject: string) => emailFirstAttempt(server.baseUrl, apiKey, subject),
+    close: async () => {
+      await worker.stop();
+      await server.close();
+    },
   };
 }
