@@ -22,3 +22,19 @@ export function useTestServer(
   afterAll(async () => started.server?.close());
   return started as { server: TestServer; account: TestAccount };
 }
+
+/**
+ * Starts servers with the environment a test gives each, as its tests need them, and closes them
+ * all after the tests of this file.
+ */
+export function serversClosedAfterAll(): (env: Record<string, string>) => Promise<TestServer> {
+  const servers: TestServer[] = [];
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+  });
+  return async (env) => {
+    const server = await startTestServer(env);
+    servers.push(server);
+    return server;
+  };
+}

@@ -19,7 +19,7 @@ import { countRows, DEMO_CREDIT } from '../helpers/payments.js';
 import type { PayerSession } from '../helpers/payer-session.js';
 import { quipu } from '../helpers/quipu-processes.js';
 import { validReceiver } from '../helpers/receivers.js';
-import { CHOSEN_PASSWORD, startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { CHOSEN_PASSWORD, serversClosedAfterAll, startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { createSubscriptionOver, NEW_SUBSCRIPTION, newCharge } from '../helpers/subscriptions.js';
 
 const NOT_REGISTERED =
@@ -29,15 +29,7 @@ const NEW_PAYMENT = { amount: 1000, currency: 'CLP', subject: 'Registered hosts'
 const SETTINGS = '/dashboard/settings';
 const HOSTS_FORM = '/dashboard/settings/notify-hosts';
 
-const servers: TestServer[] = [];
-const started = async (env: Record<string, string>) => {
-  const server = await startTestServer(env);
-  servers.push(server);
-  return server;
-};
-afterAll(async () => {
-  for (const server of servers) await server.close();
-});
+const started = serversClosedAfterAll();
 
 /** The notification of `paymentId` once its first attempt is logged. */
 async function firstAttempt(server: TestServer, account: TestAccount, paymentId: string) {

@@ -8,20 +8,16 @@ import { s256Challenge } from '../../src/domain/oauth-pkce.js';
 import { call } from '../helpers/http.js';
 import { authorizeParams, PageClient, redirectParams, registerRedirectUris } from '../helpers/oauth.js';
 import { countRows } from '../helpers/payments.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { serversClosedAfterAll, startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 
 const CALLBACK = 'https://client.example/callback';
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 const S256 = { code_challenge: s256Challenge(VERIFIER), code_challenge_method: 'S256' };
 
-const servers: TestServer[] = [];
-afterAll(async () => {
-  for (const server of servers) await server.close();
-});
+const started = serversClosedAfterAll();
 
 async function installation(env: Record<string, string>): Promise<{ server: TestServer; account: TestAccount }> {
-  const server = await startTestServer(env);
-  servers.push(server);
+  const server = await started(env);
   const account = await server.account();
   await registerRedirectUris(server, account, [CALLBACK]);
   return { server, account };

@@ -12,22 +12,14 @@ import { call, client } from '../helpers/http.js';
 import { eventually, type Receiver, startReceiver } from '../helpers/notification-receiver.js';
 import { countRows } from '../helpers/payments.js';
 import { validReceiver } from '../helpers/receivers.js';
-import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
+import { serversClosedAfterAll, startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { NEW_SUBSCRIPTION } from '../helpers/subscriptions.js';
 
 const NEW_PAYMENT = { amount: 1000, currency: 'CLP', subject: 'Outbound' };
 const HTTPS_ONLY = 'must be an https URL: this installation sends notifications over TLS only';
 const NOT_ALLOWED = "names a host this installation's operator does not allow notifications to";
 
-const servers: TestServer[] = [];
-const started = async (env: Record<string, string>) => {
-  const server = await startTestServer(env);
-  servers.push(server);
-  return server;
-};
-afterAll(async () => {
-  for (const server of servers) await server.close();
-});
+const started = serversClosedAfterAll();
 
 const v2Form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 

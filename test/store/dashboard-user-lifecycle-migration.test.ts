@@ -3,26 +3,20 @@
 // recovery codes of migration 021, whose unsalted 50-bit hashes ASVS 6.5.2 refuses and which cannot
 // be carried to the salted form without the codes themselves.
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/store/migrate.js';
-import { databaseBefore, earlyMerchantRow, type EarlierDatabase } from '../helpers/database.js';
+import { earlyMerchantRow } from '../helpers/database.js';
+import { useDatabaseBefore } from '../helpers/migration-test.js';
 
-let earlier: EarlierDatabase;
-let db: Kysely<any>;
-
-beforeAll(async () => {
-  earlier = await databaseBefore('024');
-  db = earlier.db;
-});
-afterAll(async () => earlier?.close());
+const earlier = useDatabaseBefore('024');
 
 const T = 1_790_000_000_000;
 
 describe('migration 024-dashboard-user-lifecycle', () => {
   it('leaves existing users and sessions as they were, and withdraws the old recovery codes', async () => {
-    await db.insertInto('merchants').values(earlyMerchantRow(111111, T)).execute();
-    await db
+    await earlier.db.insertInto('merchants').values(earlyMerchantRow(111111, T)).execute();
+    await earlier.db
       .insertInto('dashboard_users')
       .values({
         user_id: 'u1',
@@ -35,23 +29,23 @@ describe('migration 024-dashboard-user-lifecycle', () => {
         updated_at: T,
       })
       .execute();
-    await db
+    await earlier.db
       .insertInto('dashboard_sessions')
       .values({ token_hash: 'a'.repeat(64), user_id: 'u1', created_at: T, last_seen_at: T, second_factor_due: 0 })
       .execute();
-    await db
+    await earlier.db
       .insertInto('dashboard_recovery_codes')
       .values({ code_hash: createHash('sha256').update('abcde12345').digest('hex'), user_id: 'u1', used_at: null })
       .execute();
 
-    expect((await migrateToLatest(db)).applied).toContain('024-dashboard-user-lifecycle');
+    expect((await migrateToLatest(earlier.db)).applied).toContain('024-dashboard-user-lifecycle');
 
-    expect(await db.selectFrom('dashboard_users').select(['email', 'totp_secret_enc', 'password_expires_at', 'disabled_at']).execute()).toEqual([
+    expect(await earlier.db.selectFrom('dashboard_users').select(['email', 'totp_secret_enc', 'password_expires_at', 'disabled_at']).execute()).toEqual([
       { email: 'ana@shop.test', totp_secret_enc: 'sealed', password_expires_at: null, disabled_at: null },
     ]);
-    expect(await db.selectFrom('dashboard_sessions').select(['user_id', 'address', 'user_agent']).execute()).toEqual([
+    expect(await earlier.db.selectFrom('dashboard_sessions').select(['user_id', 'address', 'user_agent']).execute()).toEqual([
       { user_id: 'u1', address: null, user_agent: null },
     ]);
-    expect(await db.selectFrom('dashboard_recovery_codes').selectAll().execute()).toEqual([]);
+    expect(await earlier.db.selectFrom('dashboard_recovery_codes').selectAll().execute()).toEqual([]);
   });
 });

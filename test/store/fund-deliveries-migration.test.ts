@@ -1,25 +1,18 @@
 // Migration 013 gives every existing account the rendition_url it was opened with (kept until then
 // in its receiver-create profile), and leaves every payment outside any delivery.
-import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/store/migrate.js';
-import { databaseBefore, earlyMerchantRow, type EarlierDatabase } from '../helpers/database.js';
+import { earlyMerchantRow } from '../helpers/database.js';
+import { useDatabaseBefore } from '../helpers/migration-test.js';
 
-let earlier: EarlierDatabase;
-let db: Kysely<any>;
-
-beforeAll(async () => {
-  earlier = await databaseBefore('013');
-  db = earlier.db;
-});
-afterAll(async () => earlier?.close());
+const earlier = useDatabaseBefore('013');
 
 const T = 1_790_000_000_000;
 
 describe('migration 013-fund-deliveries', () => {
   it("takes each account's rendition_url from its profile, and no payment is in a delivery", async () => {
     const merchant = (receiverId: number, profile: Record<string, string>) => earlyMerchantRow(receiverId, T, profile);
-    await db
+    await earlier.db
       .insertInto('merchants')
       .values([
         merchant(111111, { business_name: 'Tienda', rendition_url: 'https://shop.example/rendition?a=1&b=\u00f1' }),
@@ -27,7 +20,7 @@ describe('migration 013-fund-deliveries', () => {
         merchant(333333, {}),
       ])
       .execute();
-    await db
+    await earlier.db
       .insertInto('payments')
       .values({
         payment_id: 'aaaaaaaaaaaa',
@@ -52,15 +45,15 @@ describe('migration 013-fund-deliveries', () => {
       })
       .execute();
 
-    expect((await migrateToLatest(db)).applied).toContain('013-fund-deliveries');
+    expect((await migrateToLatest(earlier.db)).applied).toContain('013-fund-deliveries');
 
-    const urls = await db.selectFrom('merchants').select(['receiver_id', 'rendition_url']).orderBy('receiver_id').execute();
+    const urls = await earlier.db.selectFrom('merchants').select(['receiver_id', 'rendition_url']).orderBy('receiver_id').execute();
     expect(urls).toEqual([
       { receiver_id: 111111, rendition_url: 'https://shop.example/rendition?a=1&b=\u00f1' },
       { receiver_id: 222222, rendition_url: null },
       { receiver_id: 333333, rendition_url: null },
     ]);
-    expect(await db.selectFrom('payments').select('fund_delivery_id').execute()).toEqual([{ fund_delivery_id: null }]);
-    expect(await db.selectFrom('fund_deliveries').selectAll().execute()).toEqual([]);
+    expect(await earlier.db.selectFrom('payments').select('fund_delivery_id').execute()).toEqual([{ fund_delivery_id: null }]);
+    expect(await earlier.db.selectFrom('fund_deliveries').selectAll().execute()).toEqual([]);
   });
 });

@@ -1,24 +1,18 @@
 // Migration 010 turns the payment notification rows into outbox messages: ids, bodies, delivery
 // state and attempts are kept, and the old tables stay readable as views.
-import { type Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/store/migrate.js';
-import { databaseBefore, earlyMerchantRow, type EarlierDatabase } from '../helpers/database.js';
+import { earlyMerchantRow } from '../helpers/database.js';
+import { useDatabaseBefore } from '../helpers/migration-test.js';
 
-let earlier: EarlierDatabase;
-let db: Kysely<any>;
-
-beforeAll(async () => {
-  earlier = await databaseBefore('010');
-  db = earlier.db;
-});
-afterAll(async () => earlier?.close());
+const earlier = useDatabaseBefore('010');
 
 const T = 1_790_000_000_000;
 
 describe('migration 010-outbox', () => {
   it('moves notifications and their attempts into the outbox unchanged, and keeps the old names as views', async () => {
-    await db.insertInto('merchants').values(earlyMerchantRow(123456, T)).execute();
+    await earlier.db.insertInto('merchants').values(earlyMerchantRow(123456, T)).execute();
     const payment = (id: string) => ({
       payment_id: id,
       receiver_id: 123456,
@@ -39,7 +33,7 @@ describe('migration 010-outbox', () => {
       created_at: T,
       updated_at: T,
     });
-    await db
+    await earlier.db
       .insertInto('payments')
       .values([payment('aaaaaaaaaaaa'), payment('bbbbbbbbbbbb')])
       .execute();
@@ -63,7 +57,7 @@ describe('migration 010-outbox', () => {
       created_at: T,
       updated_at: T,
     });
-    await db
+    await earlier.db
       .insertInto('notifications')
       .values([notification('n-13', 'aaaaaaaaaaaa', '1.3', 'delivered'), notification('n-30', 'bbbbbbbbbbbb', '3.0', 'pending')])
       .execute();
@@ -80,34 +74,34 @@ describe('migration 010-outbox', () => {
       error: status === 200 ? null : 'HTTP 500',
       response_excerpt: 'ok',
     });
-    await db
+    await earlier.db
       .insertInto('notification_attempts')
       .values([attempt('n-13', 200), attempt('n-30', 500)])
       .execute();
-    const oldNotifications = await db.selectFrom('notifications').selectAll().orderBy('notification_id').execute();
-    const oldAttempts = await db.selectFrom('notification_attempts').selectAll().orderBy('attempt_id').execute();
+    const oldNotifications = await earlier.db.selectFrom('notifications').selectAll().orderBy('notification_id').execute();
+    const oldAttempts = await earlier.db.selectFrom('notification_attempts').selectAll().orderBy('attempt_id').execute();
 
-    expect((await migrateToLatest(db)).applied).toContain('010-outbox');
+    expect((await migrateToLatest(earlier.db)).applied).toContain('010-outbox');
 
-    const messages = await db.selectFrom('messages').selectAll().orderBy('message_id').execute();
+    const messages = await earlier.db.selectFrom('messages').selectAll().orderBy('message_id').execute();
     expect(messages.map((m) => [m.message_id, m.kind, m.subject_type, m.subject_id, m.signing, m.status, m.body])).toEqual([
       ['n-13', 'payment.notification.1.3', 'payment', 'aaaaaaaaaaaa', 'none', 'delivered', 'body of n-13'],
       ['n-30', 'payment.notification.3.0', 'payment', 'bbbbbbbbbbbb', 'khipu-signature', 'pending', 'body of n-30'],
     ]);
-    const attempts = await db.selectFrom('message_attempts').selectAll().orderBy('attempt_id').execute();
+    const attempts = await earlier.db.selectFrom('message_attempts').selectAll().orderBy('attempt_id').execute();
     expect(attempts.map((a) => [a.message_id, a.status_code, a.error])).toEqual([
       ['n-13', 200, null],
       ['n-30', 500, 'HTTP 500'],
     ]);
     // The views read exactly what the tables held.
-    expect(await db.selectFrom('notifications').selectAll().orderBy('notification_id').execute()).toEqual(oldNotifications);
-    expect(await db.selectFrom('notification_attempts').selectAll().orderBy('attempt_id').execute()).toEqual(oldAttempts);
+    expect(await earlier.db.selectFrom('notifications').selectAll().orderBy('notification_id').execute()).toEqual(oldNotifications);
+    expect(await earlier.db.selectFrom('notification_attempts').selectAll().orderBy('attempt_id').execute()).toEqual(oldAttempts);
     // New attempts are numbered after the copied ones.
-    await db
+    await earlier.db
       .insertInto('message_attempts')
       .values({ ...attempt('n-30', 500), message_id: 'n-30', notification_id: undefined, http_status: undefined, status_code: 500, number: 2 })
       .execute();
-    const ids = (await sql<{ attempt_id: number }>`select attempt_id from message_attempts order by attempt_id`.execute(db)).rows.map((r) =>
+    const ids = (await sql<{ attempt_id: number }>`select attempt_id from message_attempts order by attempt_id`.execute(earlier.db)).rows.map((r) =>
       Number(r.attempt_id),
     );
     expect(new Set(ids).size).toBe(3);

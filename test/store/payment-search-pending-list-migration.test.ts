@@ -2,20 +2,14 @@
 // (fastupdate off), and what was pending when it ran is in the index, so no create after the
 // upgrade pays for moving it; searches find the payments written before and after. On SQLite,
 // whose search index is a B-tree, it changes nothing.
-import { type Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { listPaymentRows } from '../../src/store/payment-list.js';
-import { databaseBefore, earlyMerchantRow, type EarlierDatabase } from '../helpers/database.js';
+import { earlyMerchantRow } from '../helpers/database.js';
+import { useDatabaseBefore } from '../helpers/migration-test.js';
 
-let earlier: EarlierDatabase;
-let db: Kysely<any>;
-
-beforeAll(async () => {
-  earlier = await databaseBefore('033');
-  db = earlier.db;
-});
-afterAll(async () => earlier?.close());
+const earlier = useDatabaseBefore('033');
 
 const T = 1_790_000_000_000;
 const RECEIVER = 333333;
@@ -50,26 +44,26 @@ const payments = (tag: string, count: number) =>
 const isPostgres = () => earlier.database.kind === 'postgres';
 /** Moves whatever the index has pending into it; answers how many pages that was. */
 const movePending = async () =>
-  Number((await sql<{ pages: string }>`select gin_clean_pending_list('payments_list_search') as pages`.execute(db)).rows[0]!.pages);
+  Number((await sql<{ pages: string }>`select gin_clean_pending_list('payments_list_search') as pages`.execute(earlier.db)).rows[0]!.pages);
 
 describe('migration 033-payment-search-pending-list', () => {
   it('turns the trigram index’s pending list off, empties it, and searches find payments from before and after', async () => {
-    await db.insertInto('merchants').values(earlyMerchantRow(RECEIVER, T)).execute();
-    await db.insertInto('payments').values(payments('before', 200)).execute();
+    await earlier.db.insertInto('merchants').values(earlyMerchantRow(RECEIVER, T)).execute();
+    await earlier.db.insertInto('payments').values(payments('before', 200)).execute();
 
-    await migrateToLatest(db);
+    await migrateToLatest(earlier.db);
 
     if (isPostgres()) {
-      const { rows } = await sql<{ reloptions: string[] | null }>`select reloptions from pg_class where relname = 'payments_list_search'`.execute(db);
+      const { rows } = await sql<{ reloptions: string[] | null }>`select reloptions from pg_class where relname = 'payments_list_search'`.execute(earlier.db);
       expect(rows[0]!.reloptions).toContain('fastupdate=off');
       expect(await movePending()).toBe(0);
     }
 
-    await db.insertInto('payments').values(payments('after', 200)).execute();
+    await earlier.db.insertInto('payments').values(payments('after', 200)).execute();
     // Inserted straight into the index: nothing waits in a list for a later insert to move.
     if (isPostgres()) expect(await movePending()).toBe(0);
 
-    const found = async (q: string) => (await listPaymentRows(db, RECEIVER, { q }, 50)).map((p) => p.payment_id);
+    const found = async (q: string) => (await listPaymentRows(earlier.db, RECEIVER, { q }, 50)).map((p) => p.payment_id);
     expect(await found('before-17 zapa')).toEqual(['before000017']);
     expect(await found('inv-after-199')).toEqual(['after0000199']);
     expect(await found('after0000042')).toEqual(['after0000042']);
