@@ -39,34 +39,17 @@ export function unchangingSignInProblem(signIn: SignIn): string | undefined {
   return `SANDBOX=false needs a database sign-in that is not an unchanging password (ASVS 13.2.1): role ${signIn.role} signs in with ${password}; sign in with a client certificate (sslcert and sslkey in DATABASE_URL), with roles VALID UNTIL at most ${SHORT_LIVED_DAYS} days ahead as a secrets manager issues them (Vault's database secrets engine, through DATABASE_URL_FILE), or say DATABASE_CREDENTIALS_ACCEPTED=true to accept it`;
 }
 
-interface SignInRow {
-  role: string;
-  valid_until: string | null;
-  short_lived: boolean;
-  client_certificate: boolean;
-  kerberos: boolean;
-  platform_tokens: boolean;
-}
-
 /** How the connection `db` hands out signed in, read from the server's own catalogues (all readable by an unprivileged role). */
-async function readSignIn(db: Kysely<DB>, days: number): Promise<Omit<SignIn, 'operatingSystemAccount'>> {
-  const { rows } = await sql<SignInRow>`
+async function readSignIn(db: Kysely<DB>): Promise<Omit<SignIn, 'operatingSystemAccount'>> {
+  const { rows } = await sql<Omit<SignIn, 'operatingSystemAccount'>>`
     select r.rolname as role,
-      case when r.rolvaliduntil = 'infinity' then null else r.rolvaliduntil::text end as valid_until,
-      coalesce(r.rolvaliduntil <= now() + make_interval(days => ${days}), false) as short_lived,
-      exists (select 1 from pg_stat_ssl s where s.pid = pg_backend_pid() and s.client_dn is not null) as client_certificate,
+      case when r.rolvaliduntil = 'infinity' then null else r.rolvaliduntil::text end as "validUntil",
+      coalesce(r.rolvaliduntil <= now() + make_interval(days => ${SHORT_LIVED_DAYS}), false) as "shortLived",
+      exists (select 1 from pg_stat_ssl s where s.pid = pg_backend_pid() and s.client_dn is not null) as "clientCertificate",
       exists (select 1 from pg_stat_gssapi g where g.pid = pg_backend_pid() and g.gss_authenticated) as kerberos,
-      exists (select 1 from pg_auth_members m join pg_roles iam on iam.oid = m.roleid where iam.rolname = 'rds_iam' and m.member = r.oid) as platform_tokens
+      exists (select 1 from pg_auth_members m join pg_roles iam on iam.oid = m.roleid where iam.rolname = 'rds_iam' and m.member = r.oid) as "platformTokens"
     from pg_roles r where r.rolname = current_user`.execute(db);
-  const row = rows[0]!;
-  return {
-    role: row.role,
-    validUntil: row.valid_until,
-    shortLived: row.short_lived,
-    clientCertificate: row.client_certificate,
-    kerberos: row.kerberos,
-    platformTokens: row.platform_tokens,
-  };
+  return rows[0]!;
 }
 
 /** What a production start lacks in how it signs in to PostgreSQL; none in developer mode, on SQLite, or when the operator accepted it. */
@@ -76,7 +59,7 @@ export async function databaseSignInProblems(
   env: Record<string, string | undefined>,
 ): Promise<string[]> {
   if (config.sandbox || config.databaseCredentialsAccepted || config.databaseUrl.startsWith('sqlite:')) return [];
-  const signIn = await readSignIn(db, SHORT_LIVED_DAYS);
+  const signIn = await readSignIn(db);
   const passwordGiven = holdsPassword(config.databaseUrl) || !!env.PGPASSWORD;
   const problem = unchangingSignInProblem({ ...signIn, operatingSystemAccount: !passwordGiven && reachesOnlyThisMachine(config.databaseUrl) });
   return problem ? [problem] : [];
