@@ -1,12 +1,13 @@
 // Snapshots of sandbox accounts (docs/testing-in-ci.md): a suite seeds an account once, records it,
-// and restores it before each test. A snapshot holds every record of the account (ACCOUNT_RECORDS),
-// its clock (merchants.clock_offset_ms) and so the schedule of its messages; a restore puts them all
-// back with their own ids in one transaction, so a message due again is sent again as itself.
+// and restores it before each test. A snapshot holds the account's state (SNAPSHOT_RECORDS), its
+// clock (merchants.clock_offset_ms) and so the schedule of its messages; a restore puts them all back
+// with their own ids in one transaction, so a message due again is sent again as itself. Credentials,
+// tokens, dashboard users and their sessions are not state: a restore leaves them as they are.
 import type { Kysely } from 'kysely';
 import { notFound } from '../domain/errors.js';
 import { newUuid } from '../domain/ids.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
-import { deleteAccountRecords, SNAPSHOT_RECORDS } from '../store/account-records.js';
+import { ACCOUNT_ROW, deleteAccountRecords, SNAPSHOT_RECORDS } from '../store/account-records.js';
 import { readAccountClock } from '../store/account-clocks.js';
 import {
   accountSnapshots,
@@ -20,12 +21,9 @@ import {
 } from '../store/account-snapshots.js';
 import { makeJobsDue } from '../store/jobs.js';
 import { findMerchantRow } from '../store/merchants.js';
-import { unrevokedTokenIds } from '../store/oauth-tokens.js';
 import type { DB } from '../store/schema.js';
 import { inTransaction } from '../store/transaction.js';
-import { REVOKED_TOPIC } from './bearer-verifier.js';
 import type { AppContext } from './context.js';
-import { API_KEY_TOPIC } from './merchant-directory.js';
 import { publishAccountChange, requireSandbox, sandboxAccountRow } from './sandbox-accounts.js';
 
 export interface SnapshotSummary {
@@ -75,9 +73,8 @@ export async function removeSnapshot(ctx: AppContext, receiverId: number, snapsh
 }
 
 /**
- * Replaces every record of the account with the snapshot's, in one transaction, and has every
- * process forget what it held of the account: its directory entries, its clock, and tokens issued
- * since. The clock and the versioned rows (payments, subscriptions) take a version above any the
+ * Replaces the account's state with the snapshot's, in one transaction, and has every process forget
+ * what it held of the account: its directory entries and its clock. The clock and the versioned rows (payments, subscriptions) take a version above any the
  * account ever had: versions only grow, so a restored row never meets a version a process already
  * holds with other content, and no process keeps an older read of the clock.
  */
@@ -92,14 +89,14 @@ export async function restoreSnapshot(ctx: AppContext, receiverId: number, snaps
     // Every version a row of the account had is at most the highest now or below a version written
     // by an earlier restore, which the clock's version, only ever counting up, is at least.
     const version = Math.max(stored.version, await highestRowVersion(trx, receiverId)) + 1;
-    const tokens = await unrevokedTokenIds(trx, receiverId);
-    await deleteAccountRecords(trx, receiverId, SNAPSHOT_RECORDS);
-    await restoreSnapshotRows(trx, snapshotId, version);
+    await deleteAccountRecords(
+      trx,
+      receiverId,
+      SNAPSHOT_RECORDS.filter((records) => records !== ACCOUNT_ROW),
+    );
+    await restoreSnapshotRows(trx, snapshot, version);
     const after = (await findMerchantRow(trx, receiverId))!;
     await publishAccountChange(publish, before);
-    for (const hash of [after.api_key_hash, after.previous_api_key_hash]) if (hash !== null) await publish(API_KEY_TOPIC, hash);
-    const kept = new Set(await unrevokedTokenIds(trx, receiverId));
-    for (const jti of tokens) if (!kept.has(jti)) await publish(REVOKED_TOPIC, jti);
     // Housekeeping runs at once on the restored records and clock, as after a move of the clock.
     await makeJobsDue(trx, clocks.now().getTime());
     return { snapshot, clock: { offsetMs: after.clock_offset_ms === null ? null : Number(after.clock_offset_ms), version } };

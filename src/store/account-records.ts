@@ -17,8 +17,14 @@ export interface AccountRecords {
   versioned?: true;
   /** Columns of a worker's lease on the row (wall clock): a hold of a process, not the account's state, so a restored row is free. */
   leases?: readonly string[];
-  /** Not the account's state but a log of what was asked of it: a snapshot leaves it out and a restore leaves it as it is. */
-  log?: true;
+  /**
+   * Not the account's state, so a snapshot leaves it out and a restore leaves it as it is: a log of
+   * what was asked of the account, or the credentials and sign-ins of the account and its people,
+   * which a restore must never bring back once rotated, changed, revoked or ended.
+   */
+  kept?: 'log' | 'credentials';
+  /** Columns of the account's own row that are credentials: kept as they are by a restore, as `kept` tables are. */
+  credentials?: readonly string[];
 }
 
 const own = { column: 'receiver_id' } as const;
@@ -30,9 +36,27 @@ const TRANSFER_ORDERS = [
   { table: 'operations', key: 'operation_id' },
 ] as const;
 
-/** Children after their parents: rows are written in this order and deleted in the reverse. */
+/**
+ * Children after their parents (every foreign key of the schema points up this list): rows are
+ * written in this order and deleted in the reverse. The first row is the account's own.
+ */
 export const ACCOUNT_RECORDS: readonly AccountRecords[] = [
-  { table: 'merchants', owner: own, dates: [] },
+  {
+    table: 'merchants',
+    owner: own,
+    dates: [],
+    credentials: [
+      'secret_enc',
+      'api_key_hash',
+      'api_key_enc',
+      'previous_api_key_hash',
+      'previous_api_key_until',
+      'previous_secret_enc',
+      'previous_secret_until',
+    ],
+  },
+  // Before the payments it paid out, which name it.
+  { table: 'fund_deliveries', owner: own, dates: ['delivered_at', 'created_at'] },
   {
     table: 'payments',
     owner: own,
@@ -50,7 +74,6 @@ export const ACCOUNT_RECORDS: readonly AccountRecords[] = [
     versioned: true,
   },
   { table: 'refunds', owner: own, dates: ['created_at'] },
-  { table: 'fund_deliveries', owner: own, dates: ['delivered_at', 'created_at'] },
   { table: 'idempotency_keys', owner: own, dates: ['expires_at'] },
   { table: 'payment_attempts', owner: own, dates: ['started_at', 'expires_at', 'updated_at'] },
   { table: 'bank_credits', owner: own, dates: ['credited_at', 'recorded_at'] },
@@ -71,12 +94,24 @@ export const ACCOUNT_RECORDS: readonly AccountRecords[] = [
   { table: 'debits', owner: own, dates: ['next_check_at', 'submitted_at', 'settled_at', 'created_at', 'updated_at'] },
   { table: 'operations', owner: own, dates: ['expires_at', 'created_at', 'updated_at'] },
   { table: 'oauth_redirect_uris', owner: own, dates: ['created_at'] },
-  { table: 'oauth_consents', owner: own, dates: ['created_at', 'updated_at'] },
-  { table: 'oauth_authorizations', owner: own, dates: ['authenticated_at', 'code_expires_at', 'redeemed_at', 'created_at'] },
-  { table: 'oauth_tokens', owner: own, dates: ['issued_at', 'expires_at', 'revoked_at'] },
-  { table: 'dashboard_users', owner: own, dates: [] },
-  { table: 'dashboard_sessions', owner: { column: 'user_id', parents: [{ table: 'dashboard_users', key: 'user_id' }] }, dates: [] },
-  { table: 'dashboard_recovery_codes', owner: { column: 'user_id', parents: [{ table: 'dashboard_users', key: 'user_id' }] }, dates: [] },
+  // Payers' grants and the tokens they and the account's credentials gave: credentials.
+  { table: 'oauth_consents', owner: own, dates: ['created_at', 'updated_at'], kept: 'credentials' },
+  { table: 'oauth_authorizations', owner: own, dates: ['authenticated_at', 'code_expires_at', 'redeemed_at', 'created_at'], kept: 'credentials' },
+  { table: 'oauth_tokens', owner: own, dates: ['issued_at', 'expires_at', 'revoked_at'], kept: 'credentials' },
+  // The dashboard's people: their passwords, roles, second factors and sessions.
+  { table: 'dashboard_users', owner: own, dates: [], kept: 'credentials' },
+  {
+    table: 'dashboard_sessions',
+    owner: { column: 'user_id', parents: [{ table: 'dashboard_users', key: 'user_id' }] },
+    dates: [],
+    kept: 'credentials',
+  },
+  {
+    table: 'dashboard_recovery_codes',
+    owner: { column: 'user_id', parents: [{ table: 'dashboard_users', key: 'user_id' }] },
+    dates: [],
+    kept: 'credentials',
+  },
   // DemoBank's books of the account's money: the simulated bank forgets an account with it.
   {
     table: 'demobank_mandates',
@@ -99,11 +134,14 @@ export const ACCOUNT_RECORDS: readonly AccountRecords[] = [
   // The API requests the account made (app/request-log.ts). Outside snapshots: a suite that restores
   // its account before each test still sees every request it sent, and a restore does not bring
   // back requests nobody is sending any more.
-  { table: 'request_logs', owner: own, dates: ['at'], log: true },
+  { table: 'request_logs', owner: own, dates: ['at'], kept: 'log' },
 ];
 
-/** The tables a snapshot records and a restore replaces: the account's state, without its logs. */
-export const SNAPSHOT_RECORDS: readonly AccountRecords[] = ACCOUNT_RECORDS.filter((records) => !records.log);
+/** The account's own row: a restore updates it in place, since the tables it keeps refer to it. */
+export const ACCOUNT_ROW: AccountRecords = ACCOUNT_RECORDS[0]!;
+
+/** The tables a snapshot records and a restore replaces: the account's state, without its logs and credentials. */
+export const SNAPSHOT_RECORDS: readonly AccountRecords[] = ACCOUNT_RECORDS.filter((records) => !records.kept);
 
 // The table walks every table by name, DemoBank's books (not in Quipu's schema type) included.
 const anyTable = (db: Kysely<DB>) => db as unknown as Kysely<Record<string, Record<string, unknown>>>;

@@ -9,15 +9,17 @@
 // they were: PostgreSQL's sequences and SQLite's AUTOINCREMENT only count up, so every restored id is
 // below the next one they hand out, and no later insert meets it.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { type AccountRecords, ownedBy, SNAPSHOT_RECORDS } from './account-records.js';
+import { ACCOUNT_ROW, type AccountRecords, ownedBy, SNAPSHOT_RECORDS } from './account-records.js';
 import { dialectOf } from './database.js';
 import type { DB, SandboxSnapshotsTable } from './schema.js';
 
 export type SnapshotRow = SandboxSnapshotsTable;
 
 const TABLES = SNAPSHOT_RECORDS.map((records) => records.table);
+/** The columns a snapshot leaves out of each table: the account's credentials. */
+const CREDENTIALS = new Map(SNAPSHOT_RECORDS.map((records) => [records.table, new Set(records.credentials)]));
 
-/** The columns of every table of SNAPSHOT_RECORDS, in their order, from the database's catalog. */
+/** The columns of every table of SNAPSHOT_RECORDS a snapshot holds (not the credentials), in their order, from the database's catalog. */
 async function tableColumns(db: Kysely<DB>): Promise<Map<string, string[]>> {
   const { rows } =
     dialectOf(db) === 'postgres'
@@ -33,13 +35,17 @@ async function tableColumns(db: Kysely<DB>): Promise<Map<string, string[]>> {
           where m.type = 'table' and m.name in (${sql.join(TABLES)})
           order by m.name, p.cid`.execute(db);
   const columns = new Map<string, string[]>();
-  for (const { table_name, column_name } of rows) columns.set(table_name, [...(columns.get(table_name) ?? []), column_name]);
+  for (const { table_name, column_name } of rows)
+    if (!CREDENTIALS.get(table_name)!.has(column_name)) columns.set(table_name, [...(columns.get(table_name) ?? []), column_name]);
   return columns;
 }
 
 /** The table's rows of the account as one JSON array of objects. */
 function rowsAsJson(db: Kysely<DB>, records: AccountRecords, columns: string[]): RawBuilder<string> {
-  if (dialectOf(db) === 'postgres') return sql<string>`coalesce(json_agg(${sql.table(records.table)})::text, '[]')`;
+  if (dialectOf(db) === 'postgres') {
+    const row = records.credentials ? sql`to_jsonb(${sql.table(records.table)}) - ${records.credentials}::text[]` : sql.table(records.table);
+    return sql<string>`coalesce(json_agg(${row})::text, '[]')`;
+  }
   return sql<string>`json_group_array(json_object(${sql.join(columns.map((column) => sql`${sql.lit(column)}, ${sql.ref(column)}`))}))`;
 }
 
@@ -109,10 +115,11 @@ function recordedRows(db: Kysely<DB>, snapshotId: string, records: AccountRecord
 }
 
 /**
- * Inserts the snapshot's rows, parents before children (the order of SNAPSHOT_RECORDS), into an
- * account whose records were deleted in the same transaction. `version`: see rewritten().
+ * Puts the snapshot's rows back, parents before children (the order of SNAPSHOT_RECORDS), into an
+ * account whose other records were deleted in the same transaction: its own row is updated in place
+ * (its credentials as they are now), every other one inserted. `version`: see rewritten().
  */
-export async function restoreSnapshotRows(trx: Kysely<DB>, snapshotId: string, version: number): Promise<void> {
+export async function restoreSnapshotRows(trx: Kysely<DB>, { snapshot_id: snapshotId, receiver_id: receiverId }: SnapshotRow, version: number): Promise<void> {
   const recorded = new Map(
     (await trx.selectFrom('sandbox_snapshot_tables').select(['table_name', 'columns', 'row_count']).where('snapshot_id', '=', snapshotId).execute()).map(
       (part) => [part.table_name, part],
@@ -123,9 +130,14 @@ export async function restoreSnapshotRows(trx: Kysely<DB>, snapshotId: string, v
     // A table without rows of the account then, or added to SNAPSHOT_RECORDS since: it stays empty.
     if (!part || Number(part.row_count) === 0) continue;
     const columns = JSON.parse(part.columns) as string[];
-    await sql`insert into ${sql.table(records.table)} (${sql.join(columns.map((column) => sql.ref(column)))}) ${recordedRows(trx, snapshotId, records, columns, version)}`.execute(
-      trx,
-    );
+    if (records === ACCOUNT_ROW) {
+      const changed = columns.filter((column) => column !== 'receiver_id');
+      await sql`update ${sql.table(records.table)} set (${sql.join(changed.map((column) => sql.ref(column)))}) = (${recordedRows(trx, snapshotId, records, changed, version)})
+        where receiver_id = ${receiverId}`.execute(trx);
+    } else
+      await sql`insert into ${sql.table(records.table)} (${sql.join(columns.map((column) => sql.ref(column)))}) ${recordedRows(trx, snapshotId, records, columns, version)}`.execute(
+        trx,
+      );
   }
 }
 

@@ -13,16 +13,18 @@ export async function runEveryJob(ctx: AppContext): Promise<void> {
   await Promise.all(JOBS.map((job) => job.run(ctx)));
 }
 
-/** Starts the server's job runner and delivery worker; stop() ends both. */
+/** Starts the server's job runner and delivery worker; stop() ends both (a second call waits for the first). */
 export function runInBackground(server: TestServer): { stop(): Promise<void> } {
   const worker = testWorker(server);
   const runner = new JobRunner(server.ctx, JOBS, { pollMs: 20, leaseMs: 10_000 });
   runner.start();
+  let stopped: Promise<void> | undefined;
   return {
-    stop: async () => {
-      await runner.stop();
-      await worker.stop();
-    },
+    stop: () =>
+      (stopped ??= (async () => {
+        await runner.stop();
+        await worker.stop();
+      })()),
   };
 }
 

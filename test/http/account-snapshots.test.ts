@@ -118,7 +118,7 @@ describe('snapshots of a sandbox account', () => {
     const recorded = await accountRows(account.receiver_id);
     expect(snapshot).toMatchObject({ receiver_id: account.receiver_id, rows: Object.values(recorded).flat().length });
     expect(Math.abs(Date.parse(snapshot.created_at) - Date.now())).toBeLessThan(60_000);
-    for (const table of ['payments', 'messages', 'message_attempts', 'refunds', 'subscriptions', 'demobank_mandates', 'debits', 'dashboard_users'])
+    for (const table of ['payments', 'messages', 'message_attempts', 'refunds', 'subscriptions', 'demobank_mandates', 'debits'])
       expect(recorded[table]!.length, table).toBeGreaterThan(0);
     const clockThen = (await api(account).get('/sandbox/clock')).body;
 
