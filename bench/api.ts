@@ -2,9 +2,10 @@
 // SQLite and on PostgreSQL, next to a bare Fastify baseline and a bare `pg` insert loop, all in the
 // same run on the same machine, in paired rounds (rounds.ts).
 import { createTestDatabase } from '../test/helpers/database.js';
-import { freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/quipu-processes.js';
+import { freePort, startServerProcess, waitForHttp } from '../test/helpers/quipu-processes.js';
 import { fmt, load, type LoadOptions, type LoadResult } from './load.js';
 import { pgInsertRate } from './pg-insert.js';
+import { quipuCommand } from './quipu-command.js';
 import { inRounds, mean, median, ratios as roundRatios, ROUND_SECONDS as SECONDS, ROUNDS, type Rounds } from './rounds.js';
 import { spawn } from 'node:child_process';
 
@@ -55,7 +56,7 @@ export async function startBaseline(): Promise<Baseline> {
   };
 }
 
-/** `quipu serve` (started by node with `entry`, see startServerProcess) on a fresh database, with an account and one payment to read. */
+/** `quipu serve` (started by node with `entry`, see startServerProcess) on a fresh database, with an account (made by the same build) and one payment to read. */
 export async function startQuipu(
   kind: 'sqlite' | 'postgres',
   settings: Record<string, string> = {},
@@ -68,7 +69,7 @@ export async function startQuipu(
   const port = await freePort();
   const server = startServerProcess({ ...env, PORT: String(port), DEMO_ACCOUNT: 'false' }, ['serve'], entry);
   await waitForHttp(`http://127.0.0.1:${port}/readyz`);
-  const account = JSON.parse((await quipu(['merchants', 'create', '--name', 'Bench', '--json', ...accountFlags], env)).stdout);
+  const account = JSON.parse(await quipuCommand(['merchants', 'create', '--name', 'Bench', '--json', ...accountFlags], env, entry));
   const url = `http://127.0.0.1:${port}`;
   const key = { 'x-api-key': account.api_key };
   const created = (await fetch(`${url}/v3/payments`, { method: 'POST', headers: { ...JSON_BODY, ...key }, body: PAYMENT }).then((r) => r.json())) as {

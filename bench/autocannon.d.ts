@@ -1,5 +1,5 @@
-// What the bench uses of autocannon's programmatic interface (the package ships no types; the
-// command line, which load.ts drives, needs none).
+// What the bench uses of autocannon's programmatic interface (the package ships no types; its
+// command line, which load.ts also drives, answers the same Result in JSON).
 declare module 'autocannon' {
   export interface Request {
     method?: 'GET' | 'POST';
@@ -20,12 +20,15 @@ declare module 'autocannon' {
     p50: number;
     p99: number;
   }
-  interface Result {
+  export interface Result {
     requests: Histogram;
     latency: Histogram;
     errors: number;
     timeouts: number;
     non2xx: number;
+    /** Dates, or their JSON text from the command line. */
+    start: Date | string;
+    finish: Date | string;
   }
   export default function autocannon(options: Options): Promise<Result>;
 }

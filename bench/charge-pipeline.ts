@@ -100,12 +100,31 @@ function watchDebitRequests(db: Kysely<any>): { stop(): Promise<Map<string, numb
   };
 }
 
-async function until(limitMs: number, what: string, reached: () => Promise<boolean>): Promise<void> {
+/** Waits until `reached()`, asked every `everyMs`, failing after `limitMs`. */
+export async function until(limitMs: number, what: string, reached: () => Promise<boolean>, everyMs = 100): Promise<void> {
   const deadline = performance.now() + limitMs;
   while (!(await reached())) {
     if (performance.now() > deadline) throw new Error(`the charge pipeline bench gave up waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** Debits the job has not yet submitted to their bank. */
+export const unsubmittedDebits = (db: Kysely<any>) => count(db, sql`select count(*) as n from debits where state in ('due', 'submitting')`);
+
+/** Notifications of every account recorded delivered. */
+export const deliveredNotifications = (db: Kysely<any>) => count(db, sql`select count(*) as n from notifications where status = 'delivered'`);
+
+/** Moves the developer clock of the account of `headers` past the next bank business day, when every debit submitted until now settles. */
+export async function moveClockPastSettlement(url: string, headers: Record<string, string>): Promise<void> {
+  const { now } = (await fetch(`${url}/sandbox/clock`, { headers }).then((r) => r.json())) as { now: string };
+  const settleAt = new Date(nextBusinessDay(new Date(now)).getTime() + 60_000);
+  const moved = await fetch(`${url}/sandbox/clock`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ to: settleAt.toISOString() }),
+  });
+  if (moved.status !== 200) throw new Error(`moving the developer clock answered ${moved.status}: ${await moved.text()}`);
 }
 
 export async function chargePipeline(kind: 'sqlite' | 'postgres', adminUrl: string, receiver: Receiver, n: number, workers = 0): Promise<PipelineRun> {
@@ -121,28 +140,16 @@ export async function chargePipeline(kind: 'sqlite' | 'postgres', adminUrl: stri
     const charges = await load({ ...server.charge, connections: CONNECTIONS, amount: n });
     const created = await count(db, sql`select count(*) as n from debits`);
     if (created !== n) throw new Error(`${n - created} of ${n} charge intents were refused (${charges.non2xx} non-2xx, ${charges.errors} errors)`);
-    await until(
-      SUBMISSION_LIMIT_MS,
-      'every debit submitted',
-      async () => (await count(db, sql`select count(*) as n from debits where state in ('due', 'submitting')`)) === 0,
-    );
+    await until(SUBMISSION_LIMIT_MS, 'every debit submitted', async () => (await unsubmittedDebits(db)) === 0);
     const submitted = Date.now();
 
-    // Every debit settles on the next bank business day after its submission: move past it.
-    const { now } = (await fetch(`${server.url}/sandbox/clock`, { headers: server.headers }).then((r) => r.json())) as { now: string };
-    const settleAt = new Date(nextBusinessDay(new Date(now)).getTime() + 60_000);
-    const moved = await fetch(`${server.url}/sandbox/clock`, {
-      method: 'POST',
-      headers: { ...server.headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ to: settleAt.toISOString() }),
-    });
-    if (moved.status !== 200) throw new Error(`moving the developer clock answered ${moved.status}: ${await moved.text()}`);
+    await moveClockPastSettlement(server.url, server.headers);
     const movedAt = performance.now();
     const delivered = await untilDelivered(
       n,
       movedAt,
       async () => (await receiver.stats()).distinct,
-      () => count(db, sql`select count(*) as n from notifications where status = 'delivered'`),
+      () => deliveredNotifications(db),
       SETTLEMENT_LIMIT_MS,
     );
     const finished = Date.now();

@@ -46,6 +46,15 @@ async function post(url: string, headers: Record<string, string>, body: unknown)
   return answer;
 }
 
+/** A charge intent on the subscription and a v3 payment create with the same amount, subject and URLs, their callbacks to `notifyUrl`. */
+export function chargeBodies(subscriptionId: string, notifyUrl: string): { charge: object; payment: object } {
+  const common = { amount: 1000, subject: 'Bench order', transaction_id: 'INV-1', notify_url: notifyUrl, notify_api_version: '3.0' };
+  return {
+    charge: { ...common, subscription_id: subscriptionId, body: 'Monthly fee', custom: 'bench', error_response_url: notifyUrl },
+    payment: { ...common, currency: 'CLP', return_url: 'https://shop.example/return' },
+  };
+}
+
 /**
  * Callbacks (the signing's, the charges' notifications and errors) go to `notifyUrl`. `workers`:
  * `quipu worker` processes beside the server, sharing its jobs and deliveries.
@@ -86,9 +95,7 @@ export async function startChargeServer(
     await signAtDemoBank(env, subscriptionId!);
     const status = await fetch(`${url}/v1/automatic-payment/subscription/${subscriptionId}`, { headers }).then((r) => r.json() as Promise<{ status: string }>);
     if (status.status !== 'ENABLED') throw new Error(`the bench subscription is ${status.status}, not ENABLED`);
-    const common = { amount: 1000, subject: 'Bench order', transaction_id: 'INV-1', notify_url: notifyUrl, notify_api_version: '3.0' };
-    const charge = { ...common, subscription_id: subscriptionId, body: 'Monthly fee', custom: 'bench', error_response_url: notifyUrl };
-    const payment = { ...common, currency: 'CLP', return_url: 'https://shop.example/return' };
+    const { charge, payment } = chargeBodies(subscriptionId!, notifyUrl);
     const pid = server.child.pid!;
     return {
       url,

@@ -1,5 +1,7 @@
 // Drives a server with autocannon from a separate process (so load generation does not share the
-// server's event loop) and samples the server's resident memory meanwhile.
+// server's event loop) and samples the server's resident memory meanwhile; or, where measures must
+// follow one another without a process started between them, from this process (loadHere).
+import autocannon, { type Result } from 'autocannon';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
@@ -22,6 +24,8 @@ export interface LoadOptions {
 
 export interface LoadResult {
   rps: number;
+  /** Requests answered in all (a yardstick that counts rows has none). */
+  requests?: number;
   p50: number;
   p99: number;
   errors: number;
@@ -42,6 +46,21 @@ export function rssMb(pid: number): number | undefined {
   }
 }
 
+/** Milliseconds a thread of a process has run on a CPU: its schedstat counts nanoseconds, where its stat counts ticks of 10 ms. */
+function ranMs(pid: number, thread: string): number {
+  return Number(fs.readFileSync(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+}
+
+/** CPU milliseconds the process has used, all its threads (Node's live as long as the process, so no time leaves the sum). */
+export function cpuMs(pid: number): number {
+  return fs.readdirSync(`/proc/${pid}/task`).reduce((sum, thread) => sum + ranMs(pid, thread), 0);
+}
+
+/** CPU milliseconds of the process's main thread alone: a Node server's event loop, the one thread its answers wait for. */
+export function eventLoopCpuMs(pid: number): number {
+  return ranMs(pid, String(pid));
+}
+
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const length = options.amount === undefined ? ['-d', String(options.seconds ?? 8)] : ['-a', String(options.amount)];
   const args = [AUTOCANNON, '-j', '-c', String(options.connections ?? 32), ...length, '-m', options.method ?? 'GET'];
@@ -52,20 +71,33 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const sampler = options.pid ? setInterval(() => (maxRss = Math.max(maxRss, rssMb(options.pid!) ?? 0)), 250) : undefined;
   try {
     const { stdout } = await run(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
-    const r = JSON.parse(stdout);
-    return {
-      rps: r.requests.average,
-      p50: r.latency.p50,
-      p99: r.latency.p99,
-      errors: r.errors + r.timeouts,
-      non2xx: r.non2xx,
-      maxRssMb: sampler ? maxRss : undefined,
-      startedAt: Date.parse(r.start),
-      finishedAt: Date.parse(r.finish),
-    };
+    return { ...resultOf(JSON.parse(stdout)), maxRssMb: sampler ? maxRss : undefined };
   } finally {
     if (sampler) clearInterval(sampler);
   }
+}
+
+/**
+ * `options.seconds` of load from autocannon in this process, which must have nothing else to do
+ * meanwhile: no process to start (on a loaded machine, seconds), so two measures run back to back.
+ */
+export async function loadHere(options: LoadOptions): Promise<LoadResult> {
+  const { url, method = 'GET', headers, body } = options;
+  return resultOf(await autocannon({ url, connections: options.connections ?? 32, duration: options.seconds ?? 8, requests: [{ method, headers, body }] }));
+}
+
+/** autocannon's result, as its command line prints it in JSON and its programmatic interface answers it. */
+function resultOf(r: Result): LoadResult {
+  return {
+    rps: r.requests.average,
+    requests: r.requests.total,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+    startedAt: new Date(r.start).getTime(),
+    finishedAt: new Date(r.finish).getTime(),
+  };
 }
 
 export const fmt = {

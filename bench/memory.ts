@@ -4,15 +4,16 @@
 import { execFile } from 'node:child_process';
 import os from 'node:os';
 import { promisify } from 'node:util';
-import { DEMO_COLLECTION_ACCOUNT } from '../src/domain/collection-account.js';
 import { type Quipu, startQuipu } from './api.js';
 import { fmt, rssMb } from './load.js';
 import type { MixedLoad } from './mixed-load.js';
+import { createPayments, payByCredits } from './paid-payments.js';
 
 const SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? 60);
 const CONNECTIONS = 50;
 const MIX = { creates: 7, reads: 11, refunds: 2 };
 const PAID = 1_000;
+const PAID_AMOUNT = 1_000_000;
 const LIMIT_MB = 300;
 const OPERATOR_TOKEN = 'operator-token-for-the-memory-bench-run';
 const SETTLE_SECONDS = 10;
@@ -30,33 +31,8 @@ export interface Run {
 
 /** Paid payments of a large amount, so each takes many small refunds. */
 async function paidPayments(server: Quipu): Promise<string[]> {
-  const headers = { 'content-type': 'application/json', 'x-api-key': server.apiKey };
-  const ids: string[] = [];
-  for (let i = 0; i < PAID; i++) {
-    const created = await fetch(`${server.url}/v3/payments`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ amount: 1_000_000, currency: 'CLP', subject: `Paid ${i}` }),
-    });
-    ids.push(((await created.json()) as { payment_id: string }).payment_id);
-  }
-  const credits = ids.map((id, i) => ({
-    bank_reference: `memory-${i}`,
-    account: DEMO_COLLECTION_ACCOUNT.number,
-    amount: 1_000_000,
-    currency: 'CLP',
-    reference: id,
-    credited_at: new Date().toISOString(),
-  }));
-  for (let i = 0; i < credits.length; i += 500) {
-    const fed = await fetch(`${server.url}/operator/v1/credits`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${OPERATOR_TOKEN}` },
-      body: JSON.stringify({ credits: credits.slice(i, i + 500) }),
-    });
-    const outcome = (await fed.json()) as { matched: number };
-    if (outcome.matched !== Math.min(500, credits.length - i)) throw new Error(`credits did not pay the payments: ${JSON.stringify(outcome)}`);
-  }
+  const ids = await createPayments(server, PAID, (i) => ({ amount: PAID_AMOUNT, currency: 'CLP', subject: `Paid ${i}` }));
+  await payByCredits(server.url, OPERATOR_TOKEN, ids, PAID_AMOUNT);
   return ids;
 }
 

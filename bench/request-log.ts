@@ -1,7 +1,7 @@
 // What the request log (docs/request-logs.md) costs the v3 API: the same server with it on (the
-// default) and off (REQUEST_LOG_RETENTION_DAYS=0: not even its hooks), creates and reads, on
-// SQLite and on PostgreSQL, in paired rounds (rounds.ts) so that each ratio compares the two in
-// the same minute of this shared machine.
+// developer-mode default: a file of its own, request-log.db) and off (REQUEST_LOG_RETENTION_DAYS=0:
+// not even its hooks), creates and reads, on SQLite and on PostgreSQL, in paired rounds (rounds.ts)
+// so that each ratio compares the two in the same minute of this shared machine.
 import { row, startQuipu, type Quipu } from './api.js';
 import { load, type LoadOptions } from './load.js';
 import { inRounds, ROUND_SECONDS as SECONDS, ROUNDS } from './rounds.js';
@@ -41,7 +41,7 @@ export async function benchRequestLog(): Promise<string> {
   return [
     '## The request log on the v3 API',
     '',
-    `autocannon from a separate process, ${CONNECTIONS} keep-alive connections, against two \`quipu serve\` processes on fresh databases that differ only in \`REQUEST_LOG_RETENTION_DAYS\`: \`0\` (no request log, not even its hooks) and the default \`7\` (every request a row, written in batches every 200 ms). After a warm-up, ${ROUNDS} rounds of ${SECONDS} s each, in the table's order and in reverse on alternate rounds; the ratio compares the server with the log to the one without it in the same round (median of the rounds).`,
+    `autocannon from a separate process, ${CONNECTIONS} keep-alive connections, against two \`quipu serve\` processes on fresh databases that differ only in \`REQUEST_LOG_RETENTION_DAYS\`: \`0\` (no request log, not even its hooks) and the default \`7\` (every request a row of the log's own file \`request-log.db\`, the developer-mode default of \`REQUEST_LOG_STORE\`, written in batches every 200 ms). After a warm-up, ${ROUNDS} rounds of ${SECONDS} s each, in the table's order and in reverse on alternate rounds; the ratio compares the server with the log to the one without it in the same round (median of the rounds).`,
     '',
     '| scenario | req/s | p50 | p99 | errors | ratio per round | ratio (median) | target | peak RSS |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |',

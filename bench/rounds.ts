@@ -12,11 +12,11 @@ export const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 4);
 /** A scenario's results, one per round. */
 export type Rounds = LoadResult[];
 
-/** Runs ROUNDS rounds of the scenarios, alternately in order and in reverse; each scenario's results, one per round. */
-export async function inRounds<K extends string, R = LoadResult>(scenarios: Record<K, () => Promise<R>>): Promise<Record<K, R[]>> {
+/** Runs `rounds` rounds of the scenarios, alternately in order and in reverse; each scenario's results, one per round. */
+export async function inRounds<K extends string, R = LoadResult>(scenarios: Record<K, () => Promise<R>>, rounds = ROUNDS): Promise<Record<K, R[]>> {
   const entries = Object.entries(scenarios) as [K, () => Promise<R>][];
   const results = Object.fromEntries(entries.map(([name]) => [name, []])) as unknown as Record<K, R[]>;
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (const [name, scenario] of round % 2 ? [...entries].reverse() : entries) results[name].push(await scenario());
   }
   return results;

@@ -9,18 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { row, startBaseline, startQuipu } from './api.js';
-import { fmt, load, type LoadOptions, type LoadResult } from './load.js';
+import { cpuMs, fmt, load, type LoadOptions, type LoadResult } from './load.js';
 import { inRounds, median, ROUND_SECONDS as SECONDS, ROUNDS, type Rounds } from './rounds.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 /** The most the fault hooks may cost per request: a twentieth, about this machine's noise between two identical servers. */
 const MOST = 1.05;
-
-/** CPU milliseconds the process has used (user and system; /proc counts in ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 type Measured = LoadResult & { cpuUs: number };
 

@@ -2,9 +2,11 @@
 // `node -e 0`, `quipu serve` from its spawn to its first healthy answer on an empty SQLite
 // database, and the resident memory of `quipu serve` under the memory section's mixed load, each
 // beside the same run from the TypeScript sources through tsx, as Quipu ran before it shipped
-// compiled. Times are taken in paired rounds (rounds.ts): a ratio is taken within a round, and a
+// compiled; and the CPU a command costs run as the README runs it, `node bin/quipu.js`, beside
+// `npx quipu`. Times are taken in paired rounds (rounds.ts): a ratio is taken within a round, and a
 // target applies to the median of the rounds.
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '../test/helpers/database.js';
 import { BIN, freePort, quipu, startServerProcess, waitForHttp } from '../test/helpers/quipu-processes.js';
 import { fmt } from './load.js';
@@ -25,6 +27,53 @@ async function timed(args: string[], env: Record<string, string>): Promise<numbe
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`node ${args.join(' ')} exited with ${code}`);
   return performance.now() - started;
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** `quipu --version` as a person types it in the repository's folder, against the command run by npm. */
+const TYPED = { node: ['node', 'bin/quipu.js', '--version'], npx: ['npx', 'quipu', '--version'] };
+/** `node bin/quipu.js` at most this share of the CPU `npx quipu` costs. */
+const TYPED_CPU_MOST = 0.25;
+
+/**
+ * CPU milliseconds (user and system, of the command and every process it waited for: the shell's
+ * `times`) and wall milliseconds of `command`, run in the repository's folder from an environment
+ * without `npm run`'s variables, as from a person's shell.
+ */
+async function cpuAndWall(command: string[]): Promise<{ cpu: number; wall: number }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('npm_')));
+  const started = performance.now();
+  const child = spawn('sh', ['-c', '"$@" >/dev/null 2>&1 || exit; times', 'sh', ...command], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let times = '';
+  child.stdout.on('data', (d) => (times += d));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  const wall = performance.now() - started;
+  if (code !== 0) throw new Error(`${command.join(' ')} exited with ${code}`);
+  // Its second line: the children's user and system times, as 0m1.230000s (dash) or 0m1.230s (bash).
+  const children = [...(times.trim().split('\n')[1] ?? '').matchAll(/(\d+)m([\d.]+)s/g)];
+  if (children.length !== 2) throw new Error(`times printed ${JSON.stringify(times)}`);
+  return { cpu: children.reduce((sum, [, m, s]) => sum + (Number(m) * 60 + Number(s)) * 1000, 0), wall };
+}
+
+/** A command's CPU and wall milliseconds, one of each per round. */
+interface TypedTimes {
+  cpu: number[];
+  wall: number[];
+}
+
+async function typedTimes(): Promise<Record<keyof typeof TYPED, TypedTimes>> {
+  const names = Object.keys(TYPED) as (keyof typeof TYPED)[];
+  const times: Record<keyof typeof TYPED, TypedTimes> = { node: { cpu: [], wall: [] }, npx: { cpu: [], wall: [] } };
+  // The first `npx quipu` in a checkout links it into npm's cache; the rounds measure the later ones.
+  for (const name of names) await cpuAndWall(TYPED[name]);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of round % 2 ? [...names].reverse() : names) {
+      const { cpu, wall } = await cpuAndWall(TYPED[name]);
+      times[name].cpu.push(cpu);
+      times[name].wall.push(wall);
+    }
+  }
+  return times;
 }
 
 /** Milliseconds from spawning `quipu serve` on an empty SQLite database (defaults otherwise) to its first 200 on /healthz. */
@@ -82,6 +131,12 @@ export async function benchStartup(): Promise<string> {
   const commandGoal = (values: number[]) => `≤ ${COMMAND_MOST}× ${median(values.map((ms, i) => ms / t.node[i]!)) <= COMMAND_MOST ? 'met' : '**missed**'}`;
   const serveGoal = `< ${SERVE_MOST_MS} ms ${median(t.serve) < SERVE_MOST_MS ? 'met' : '**missed**'}`;
 
+  const typed = await typedTimes();
+  const shares = typed.node.cpu.map((ms, i) => ms / typed.npx.cpu[i]!);
+  const share = (n: number) => `${Math.round(n * 100)}%`;
+  const typedRow = (name: string, r: TypedTimes, goal: string) =>
+    `| ${name} | ${times(r.cpu)} | ${fmt.ms(median(r.cpu))} | ${fmt.ms(median(r.wall))} | ${goal} |`;
+
   const compiled = await memoryRun('sqlite');
   const sources = await memoryRun('sqlite', '2', FROM_SOURCES);
   const saved = sources.peakMb - compiled.peakMb;
@@ -101,6 +156,17 @@ export async function benchStartup(): Promise<string> {
     row('`quipu serve` until /healthz answers 200', t.serve, serveGoal),
     row('`quipu --version`, from the sources', t.versionSources),
     row('`quipu serve` until /healthz answers 200, from the sources', t.serveSources),
+    '',
+    `The CPU a command costs as a person types it in the repository's folder after \`npm ci\` (the README's \`node bin/quipu.js\`, and \`npx quipu\`, which starts npm first): user and system time of the command and every process it waited for, from the shell's \`times\`, with none of \`npm run\`'s variables in the environment. After one run of each (the first \`npx quipu\` of a checkout links it into npm's cache), ${ROUNDS} rounds, in the table's order and in reverse on alternate rounds.`,
+    '',
+    '| command | CPU ms per round | CPU (median) | wall (median) | target |',
+    '| --- | --- | ---: | ---: | --- |',
+    typedRow(
+      '`node bin/quipu.js --version`',
+      typed.node,
+      `CPU ≤ ${share(TYPED_CPU_MOST)} of \`npx quipu\`'s: ${shares.map(share).join(' · ')}, median **${share(median(shares))}**, ${median(shares) <= TYPED_CPU_MOST ? 'met' : '**missed**'}`,
+    ),
+    typedRow('`npx quipu --version`', typed.npx, ''),
     '',
     `Resident memory of \`quipu serve\` on SQLite under the load of "Memory under mixed load" below (the same payments, mix, connections and duration, MALLOC_ARENA_MAX=2), compiled and from the sources.`,
     '',

@@ -11,9 +11,14 @@ import { PKCE_RULES, type PkceRule } from './domain/oauth-pkce.js';
 import { MAX_HASH_COST, MIN_HASH_COST, PASSWORD_HASH_COST } from './domain/password-hash.js';
 import { MIN_PASSWORD_LENGTH, PASSWORD_PROBLEMS, passwordProblem } from './domain/password-policy.js';
 import { formatRut, parseRut } from './domain/rut.js';
+import type { SnapshotLimits } from './domain/snapshot-limits.js';
 import { TWO_FACTOR_MODES, type TwoFactorMode } from './domain/two-factor.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** Where each API request's record goes (docs/request-logs.md): a file of its own, the API's database, the log stream, nowhere. */
+export const REQUEST_LOG_STORES = ['file', 'database', 'log', 'off'] as const;
+export type RequestLogStore = (typeof REQUEST_LOG_STORES)[number];
 
 /** A log collector on another machine: `tcp://`, `tls://` (TCP with a verified certificate) or `udp://` host and port. */
 export interface LogDestination {
@@ -55,7 +60,7 @@ export interface Config {
   requestTimeoutMs: number;
   /** KEEP_ALIVE_TIMEOUT_MS: an idle kept-alive connection is closed after this. */
   keepAliveTimeoutMs: number;
-  /** API_RATE_LIMIT: API requests per second per account (per client address before authentication), per process; 0 turns it off. */
+  /** API_RATE_LIMIT: API requests per second per account (per client address before authentication), per process; where it is on, failed credentials are limited per address too (domain/credential-failures.ts); 0 turns both off. */
   apiRateLimit: number;
   /** MAX_CONNECTIONS_PER_ADDRESS: open connections from one peer address; more are closed at once (0: no cap). */
   maxConnectionsPerAddress: number;
@@ -77,6 +82,8 @@ export interface Config {
   messageRetentionDays: number;
   /** REQUEST_LOG_RETENTION_DAYS: how long each account's log of API requests is kept (docs/request-logs.md); 0 records none. */
   requestLogRetentionDays: number;
+  /** REQUEST_LOG_STORE: where that log goes (default: `file` in developer mode, `log` with SANDBOX=false); `off` where REQUEST_LOG_RETENTION_DAYS is 0. */
+  requestLogStore: RequestLogStore;
   /** PAYMENT_DEFAULT_TTL_HOURS: expiry of a payment created without expires_date. */
   paymentDefaultTtlHours: number;
   /** DEMO_ACCOUNT: create a developer-mode demo account on first start with an empty database (default: the SANDBOX value). */
@@ -89,7 +96,7 @@ export interface Config {
   deliveryConcurrency: number;
   /** DELIVERY_CONCURRENCY_PER_DESTINATION: of those, at most this many to one receiver origin (default: a quarter of DELIVERY_CONCURRENCY). */
   deliveryConcurrencyPerDestination: number;
-  /** NOTIFY_URL_ALLOW_HTTP (default: the SANDBOX value), NOTIFY_URL_ALLOWED_HOSTS (comma-separated names, `*.name` wildcards and addresses; unset, any host), NOTIFY_URL_ACCOUNT_HOSTS (default: the opposite of SANDBOX; each account only at the hosts it registered): the rules of every URL notified. */
+  /** NOTIFY_URL_ALLOW_HTTP (default: the SANDBOX value), NOTIFY_URL_ALLOWED_HOSTS (comma-separated names, `*.name` wildcards and addresses; unset, any host), NOTIFY_URL_ACCOUNT_HOSTS (default: the opposite of SANDBOX; each account only at the hosts it registered), NOTIFY_URL_ALLOW_LINK_LOCAL (default: false; developer-mode accounts of a sandbox installation may notify link-local addresses too): the rules of every URL notified. */
   notifyDestinations: DestinationRules;
   /** DELIVERY_TIMEOUT_MS: a notification request that has not answered by then is a failed attempt. */
   deliveryTimeoutMs: number;
@@ -105,6 +112,8 @@ export interface Config {
   jobLeaseMs: number;
   /** SANDBOX: developer-mode extras (the movable clock at /sandbox/clock); turn off on a production installation. */
   sandbox: boolean;
+  /** SANDBOX_SNAPSHOTS_PER_ACCOUNT, SANDBOX_SNAPSHOT_BYTES_PER_ACCOUNT: how many snapshots a sandbox account keeps at most, and how many bytes they hold together. */
+  snapshotLimits: SnapshotLimits;
   /** SECRETS_FROM_ENVIRONMENT: the operator's word that secrets given as plain environment variables come from a secrets manager (the platform injects them): with SANDBOX=false they are otherwise refused for their `<NAME>_FILE`. */
   secretsFromEnvironment: boolean;
   /** DATABASE_CREDENTIALS_ACCEPTED: the operator's word that they accept how Quipu signs in to PostgreSQL (a password that does not expire soon, rotated or not): with SANDBOX=false it is otherwise refused (store/postgres-sign-in.ts). */
@@ -215,6 +224,7 @@ export function loadConfig(given: Env = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const sandbox = flag(env, 'SANDBOX', true);
+  const requestLogRetentionDays = integer(env, 'REQUEST_LOG_RETENTION_DAYS', 7, 0, 365);
   const publicBaseUrl = baseUrl(env.PUBLIC_BASE_URL || `http://localhost:${port}`);
   return {
     port,
@@ -252,7 +262,8 @@ export function loadConfig(given: Env = process.env): Config {
     idempotencyTtlHours: integer(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 24 * 365),
     idempotencyLockSeconds: integer(env, 'IDEMPOTENCY_LOCK_SECONDS', 60, 1, 3600),
     messageRetentionDays: messageRetentionDays(env),
-    requestLogRetentionDays: integer(env, 'REQUEST_LOG_RETENTION_DAYS', 7, 0, 365),
+    requestLogRetentionDays,
+    requestLogStore: requestLogStore(env, sandbox, requestLogRetentionDays),
     paymentDefaultTtlHours: integer(env, 'PAYMENT_DEFAULT_TTL_HOURS', 24, 1, 24 * 365),
     // A production installation (SANDBOX=false) gets no demo account unless asked for one.
     demoAccount: flag(env, 'DEMO_ACCOUNT', sandbox),
@@ -263,10 +274,16 @@ export function loadConfig(given: Env = process.env): Config {
       httpAllowed: flag(env, 'NOTIFY_URL_ALLOW_HTTP', sandbox),
       allowedHosts: allowedHosts(env.NOTIFY_URL_ALLOWED_HOSTS),
       accountHosts: flag(env, 'NOTIFY_URL_ACCOUNT_HOSTS', !sandbox),
+      // A developer's receiver is on localhost or the office network, never where a cloud answers with the machine's credentials.
+      linkLocalAllowed: flag(env, 'NOTIFY_URL_ALLOW_LINK_LOCAL', false),
     },
     jobsPollMs: integer(env, 'JOBS_POLL_MS', 1_000, 10, 60_000),
     jobLeaseMs: integer(env, 'JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     sandbox,
+    snapshotLimits: {
+      perAccount: integer(env, 'SANDBOX_SNAPSHOTS_PER_ACCOUNT', 20, 1, 10_000),
+      bytesPerAccount: integer(env, 'SANDBOX_SNAPSHOT_BYTES_PER_ACCOUNT', 256 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
+    },
     secretsFromEnvironment: flag(env, 'SECRETS_FROM_ENVIRONMENT', false),
     databaseCredentialsAccepted: flag(env, 'DATABASE_CREDENTIALS_ACCEPTED', false),
     operatorToken: operatorToken(env.OPERATOR_TOKEN),
@@ -351,6 +368,13 @@ function passwordHashCost(env: Env, sandbox: boolean): number {
   if (!sandbox && cost < PASSWORD_HASH_COST)
     throw new ConfigError(`PASSWORD_HASH_COST below ${PASSWORD_HASH_COST} is for test suites only and refused with SANDBOX=false, got ${cost}`);
   return cost;
+}
+
+/** REQUEST_LOG_RETENTION_DAYS=0 keeps nothing, wherever REQUEST_LOG_STORE would put it (a wrong value of it is still refused). */
+function requestLogStore(env: Env, sandbox: boolean, retentionDays: number): RequestLogStore {
+  // A production installation's API requests go to its log stream, never to its transactional store.
+  const store = oneOf(env, 'REQUEST_LOG_STORE', sandbox ? 'file' : 'log', REQUEST_LOG_STORES);
+  return retentionDays === 0 ? 'off' : store;
 }
 
 /** A shorter retention would prune messages the contract still promises to resend. */

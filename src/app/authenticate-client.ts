@@ -18,14 +18,21 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-export async function authenticateClient(ctx: AppContext, credentials: ClientCredentials | undefined): Promise<Merchant> {
+/** The client, and the generation of the secret it authenticated with: what a token issued to it records. */
+export interface AuthenticatedClient {
+  merchant: Merchant;
+  secretGeneration: number;
+}
+
+export async function authenticateClient(ctx: AppContext, credentials: ClientCredentials | undefined): Promise<AuthenticatedClient> {
   const refuse = () => new TokenEndpointError('invalid_client', 'Client authentication failed');
   if (!credentials) throw refuse();
   const receiverId = parseClientId(credentials.clientId);
   const merchant = receiverId === undefined ? undefined : await ctx.merchants.byReceiverId(receiverId);
   if (!merchant) throw refuse();
+  if (sameSecret(credentials.clientSecret, merchant.secret)) return { merchant, secretGeneration: merchant.secretGeneration };
   // A secret replaced with a grace period still authenticates until the period ends.
   const previous = inGrace(merchant.previousSecret, wallClockMs(ctx.clock));
-  if (!sameSecret(credentials.clientSecret, merchant.secret) && !(previous !== undefined && sameSecret(credentials.clientSecret, previous))) throw refuse();
-  return merchant;
+  if (previous !== undefined && sameSecret(credentials.clientSecret, previous)) return { merchant, secretGeneration: merchant.secretGeneration - 1 };
+  throw refuse();
 }

@@ -1,30 +1,37 @@
 // Bearer authentication of the merchant APIs. A token is checked in full once (signature with a
 // current or previous key, algorithm, issuer, audience, typ, expiry), then kept in a bounded cache,
-// so a repeated token costs two cache reads, about what an API key costs. Its jti's revocation
-// state is cached as well: a revocation reaches this cache as soon as it commits in the process
-// that made it, and through the invalidation feed (every INVALIDATION_POLL_MS) in every other one.
+// so a repeated token costs two cache reads, about what an API key costs. What its jti's row says is
+// cached as well: a revocation reaches this cache as soon as it commits in the process that made
+// it, and through the invalidation feed (every INVALIDATION_POLL_MS) in every other one. Each use
+// also checks what ends a token without touching its row: its longest life on the wall clock, and
+// the receiver secret it was obtained with, which must still authenticate the account as cached
+// (a rotation reaches every process's account cache through the same feed).
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { LRUCache } from 'lru-cache';
-import type { Merchant } from '../domain/merchant.js';
-import { findTokenState } from '../store/oauth-tokens.js';
+import { type Merchant, secretAuthenticates } from '../domain/merchant.js';
+import { outlivedMaximum } from '../domain/oauth-tokens.js';
+import { findTokenState, type TokenState } from '../store/oauth-tokens.js';
 import type { AppContext, BearerAuthentication } from './context.js';
 import { type AccessTokenFacts, verifyAccessToken } from './signed-tokens.js';
 import { KeyRing } from './token-keys.js';
 
 export const REVOKED_TOPIC = 'oauth-token-revoked';
 
+/** What each use checks again of a token's row, or 'refused' for good: revoked, never issued here, or issued to another account. */
+type RowFacts = Pick<TokenState, 'secret_generation' | 'wall_issued_at'> | 'refused';
+
 export class BearerVerifier implements BearerAuthentication {
   readonly #tokens: LRUCache<string, AccessTokenFacts>;
-  /** jti → revoked. A token whose jti was never issued here counts as revoked. */
-  readonly #revoked: LRUCache<string, boolean>;
+  /** jti → what its row says. */
+  readonly #rows: LRUCache<string, RowFacts>;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly keys: KeyRing,
   ) {
     this.#tokens = new LRUCache({ max: ctx.config.credentialCacheSize });
-    this.#revoked = new LRUCache({ max: ctx.config.credentialCacheSize });
-    ctx.feed.on(REVOKED_TOPIC, (jti) => this.#revoked.set(jti, true));
+    this.#rows = new LRUCache({ max: ctx.config.credentialCacheSize });
+    ctx.feed.on(REVOKED_TOPIC, (jti) => this.#rows.set(jti, 'refused'));
   }
 
   async verify(token: string): Promise<Merchant | undefined> {
@@ -38,29 +45,43 @@ export class BearerVerifier implements BearerAuthentication {
     }
     // The developer clock may have moved since the token was cached.
     if (this.#expired(facts)) return undefined;
-    if (await this.#isRevoked(facts)) return undefined;
-    return this.ctx.merchants.byReceiverId(facts.receiverId);
+    const row = await this.#row(facts);
+    if (row === 'refused') return undefined;
+    const merchant = await this.ctx.merchants.byReceiverId(facts.receiverId);
+    return merchant && this.#lives(row, merchant) ? merchant : undefined;
   }
 
   cached(token: string): Merchant | undefined {
     const facts = this.#tokens.get(token);
-    if (!facts || this.#expired(facts) || this.#revoked.get(facts.jti) !== false) return undefined;
-    return this.ctx.merchants.cachedByReceiverId(facts.receiverId);
+    if (!facts || this.#expired(facts)) return undefined;
+    const row = this.#rows.get(facts.jti);
+    if (row === undefined || row === 'refused') return undefined;
+    const merchant = this.ctx.merchants.cachedByReceiverId(facts.receiverId);
+    return merchant && this.#lives(row, merchant) ? merchant : undefined;
   }
 
   #expired(facts: AccessTokenFacts): boolean {
     return facts.exp * 1000 <= this.ctx.clocks.of(facts.receiverId).now().getTime();
   }
 
-  async #isRevoked(facts: AccessTokenFacts): Promise<boolean> {
-    const known = this.#revoked.get(facts.jti);
+  /** What ends a token without a change of its row: its longest life, and the end of the secret it was obtained with. */
+  #lives(row: Exclude<RowFacts, 'refused'>, merchant: Merchant): boolean {
+    const wallNow = wallClockMs(this.ctx.clocks);
+    return !outlivedMaximum(row.wall_issued_at, wallNow) && secretAuthenticates(merchant, row.secret_generation, wallNow);
+  }
+
+  async #row(facts: AccessTokenFacts): Promise<RowFacts> {
+    const known = this.#rows.get(facts.jti);
     if (known !== undefined) return known;
     const row = await findTokenState(this.ctx.db, facts.jti);
-    const revoked = !row || row.revoked_at !== null || row.receiver_id !== facts.receiverId;
+    const read: RowFacts =
+      !row || row.revoked_at !== null || row.receiver_id !== facts.receiverId
+        ? 'refused'
+        : { secret_generation: row.secret_generation, wall_issued_at: row.wall_issued_at };
     // A revocation heard while the row was being read wins over what the read saw.
-    if (this.#revoked.get(facts.jti) === true) return true;
-    this.#revoked.set(facts.jti, revoked);
-    return revoked;
+    if (this.#rows.get(facts.jti) === 'refused') return 'refused';
+    this.#rows.set(facts.jti, read);
+    return read;
   }
 }
 

@@ -8,8 +8,11 @@ import { notFound } from '../domain/errors.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import { PAYER_EMAIL_KINDS } from '../domain/message-kinds.js';
-import { PAYMENT_EVENT_MESSAGES, type PayerEmailChange, payerEmailChange } from '../domain/payment-messages.js';
+import { PAYMENT_EVENT_MESSAGES, type PayerEmailChange, payerEmailChange, sendsConfirmation } from '../domain/payment-messages.js';
 import { applyEvent, type PaymentEvent } from '../domain/payment-status.js';
+import { confirmationEmail } from '../render/payment-emails.js';
+import { isLang } from '../render/words.js';
+import { payerLanguages } from '../store/attempts.js';
 import { withdrawMessages } from '../store/messages.js';
 import type { DB, PaymentRow, PaymentUpdate } from '../store/schema.js';
 import { findPayment, toPayment, updatePayment, updatePaymentRows } from '../store/payments.js';
@@ -51,13 +54,26 @@ function plan(payment: Payment, decide: Decide, now: Date): Planned {
   return { change, update, emails };
 }
 
+type Followed = { planned: Planned; changed: Payment };
+
+/** The languages the payers of the changes that send a confirmation paid in (their attempts'), in one query. */
+function confirmationLanguages(trx: Kysely<DB>, followed: readonly Followed[]): Promise<Map<string, string>> {
+  const confirmed = followed.filter(({ planned, changed }) => sendsConfirmation(planned.change.event, changed)).map(({ changed }) => changed.paymentId);
+  return payerLanguages(trx, confirmed);
+}
+
 /** The writes that follow a payment's row: the change's own, and the messages it sends. */
-async function follow(ctx: AppContext, trx: Kysely<DB>, { change }: Planned, changed: Payment): Promise<void> {
+async function follow(ctx: AppContext, trx: Kysely<DB>, { planned: { change }, changed }: Followed, languages: ReadonlyMap<string, string>): Promise<void> {
   if (change.also) await change.also(trx, changed);
+  let merchant = change.merchant;
+  const merchantNow = async () => (merchant ??= await merchantOf(withDb(ctx, trx), changed.receiverId));
   const messages = change.event && PAYMENT_EVENT_MESSAGES[change.event];
-  if (!messages) return;
-  const draft = messages(changed, change.merchant ?? (await merchantOf(withDb(ctx, trx), changed.receiverId)));
+  const draft = messages && messages(changed, await merchantNow());
   if (draft) await ctx.outbox.write(trx, draft);
+  if (sendsConfirmation(change.event, changed)) {
+    const lang = languages.get(changed.paymentId);
+    await ctx.outbox.write(trx, await confirmationEmail(changed, await merchantNow(), isLang(lang) ? lang : 'es', ctx.config));
+  }
 }
 
 export async function changePayment(ctx: AppContext, receiverId: number, paymentId: string, decide: Decide): Promise<Payment> {
@@ -70,7 +86,8 @@ export async function changePayment(ctx: AppContext, receiverId: number, payment
     const changed = await updatePayment(trx, paymentId, payment.version, planned.update);
     if (!changed) throw new Error(`payment ${paymentId} changed during its own transaction`);
     if (planned.emails?.withdraw) await withdrawMessages(trx, [paymentId], PAYER_EMAIL_KINDS, now.getTime());
-    await follow(ctx, trx, planned, changed);
+    const followed = { planned, changed };
+    await follow(ctx, trx, followed, await confirmationLanguages(trx, [followed]));
     return changed;
   });
 }
@@ -88,7 +105,7 @@ export class HeldPayments {
   readonly #lockedVersions = new Map<string, number>();
   readonly #touched = new Set<keyof PaymentUpdate>();
   readonly #withdrawn: string[] = [];
-  readonly #followed: { planned: Planned; changed: Payment }[] = [];
+  readonly #followed: Followed[] = [];
 
   constructor(ctx: AppContext, rows: Map<string, PaymentRow>) {
     if (!ctx.db.isTransaction) throw new Error('held payments are changed in the transaction that locked them');
@@ -123,6 +140,7 @@ export class HeldPayments {
     const written = await updatePaymentRows(trx, rows, [...this.#touched, 'version']);
     if (written !== rows.length) throw new Error(`${rows.length - written} of ${rows.length} held payments changed during their own transaction`);
     if (this.#withdrawn.length > 0) await withdrawMessages(trx, this.#withdrawn, PAYER_EMAIL_KINDS, this.#ctx.clock.now().getTime());
-    for (const { planned, changed } of this.#followed) await follow(this.#ctx, trx, planned, changed);
+    const languages = await confirmationLanguages(trx, this.#followed);
+    for (const followed of this.#followed) await follow(this.#ctx, trx, followed, languages);
   }
 }

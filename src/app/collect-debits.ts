@@ -133,11 +133,11 @@ export async function claimAndSubmit(ctx: AppContext, debit: Debit): Promise<boo
   return claimed.length === 1;
 }
 
-/** Returns how many debits were submitted and how many asked about. */
-export async function collectDebits(ctx: AppContext): Promise<{ submitted: number; asked: number }> {
+/** Returns how many debits were submitted and how many asked about: every account's, or `account`'s alone. */
+export async function collectDebits(ctx: AppContext, account?: number): Promise<{ submitted: number; asked: number }> {
   let asked = 0;
   let submitted = 0;
-  const time = ctx.clocks.scanTime();
+  const time = ctx.clocks.scanTime(account);
   // A batch that could not be handled is tried again at the next run: asking for the next one
   // meanwhile would find it again.
   const safely = async (work: () => Promise<void>): Promise<boolean> => {

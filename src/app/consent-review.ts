@@ -5,14 +5,21 @@
 // flow, so a failed sign-in ends the review), and then sees the consents of that institution user,
 // and no one else's, with a live token. Withdrawing one revokes every token issued from it and
 // fails the client's unfinished flows for that user (withdraw-consents.ts), and is audited.
+// Anyone may open a review, unauthenticated, and each one is a row kept a day and a sign-in at the
+// institution: reviews opened are counted per address (domain/sign-in-throttle.ts), past a few
+// they wait, and only the institutions of this installation are offered (the test bank only where
+// SANDBOX is on).
 import type { PayerCredentials } from '../bank/connector.js';
 import { banksFor } from '../domain/banks.js';
 import { fieldError, notFound } from '../domain/errors.js';
 import type { FlowErrorCode } from '../domain/oauth-errors.js';
 import { FLOW_STEP_TIMEOUT_MS, flowSecretHash } from '../domain/oauth-tokens.js';
+import { consentReviewSubject } from '../domain/sign-in-throttle.js';
+import { wallClockMs } from '../runtime/wall-clock.js';
 import { advanceFlow } from '../store/browser-flow-step.js';
 import { findConsentOfUser, findReview, insertReview, type LiveConsent, liveConsentsOfUser } from '../store/oauth-consent-reviews.js';
 import type { OAuthConsentReviewRow } from '../store/schema.js';
+import { reserveAttempt } from './attempt-throttle.js';
 import { audit } from './audit.js';
 import { type BrowserSecret, startedIn } from './authorization-steps.js';
 import type { AppContext } from './context.js';
@@ -28,15 +35,25 @@ export type ReviewAnswer =
   | { kind: 'ended'; code: FlowErrorCode | 'timeout' }
   | { kind: 'other-browser' };
 
-/** The institutions a payer can sign in at: those with a connector in this process. */
+/**
+ * The institutions a payer can sign in at: those with a connector in this process, the test bank
+ * only on a sandbox installation (a production one may offer none).
+ */
 export function reviewInstitutions(ctx: AppContext): { bankId: string; name: string }[] {
-  return banksFor(true)
+  return banksFor(ctx.config.sandbox)
     .filter((bank) => ctx.banks.connectorFor(bank.bankId) !== undefined)
     .map(({ bankId, name }) => ({ bankId, name }));
 }
 
-export async function openReview(ctx: AppContext, institutionId: string): Promise<{ reviewId: string; browserSecret: string }> {
+/** A review opened from `address`, or how long that address must wait before it opens another. */
+export async function openReview(
+  ctx: AppContext,
+  institutionId: string,
+  address: string,
+): Promise<{ reviewId: string; browserSecret: string } | { retryAfterMs: number }> {
   if (!reviewInstitutions(ctx).some((bank) => bank.bankId === institutionId)) throw fieldError('institution_id', 'is not an institution you can sign in at');
+  const retryAfterMs = await reserveAttempt(ctx.db, [consentReviewSubject(address)], wallClockMs(ctx.clock));
+  if (retryAfterMs > 0) return { retryAfterMs };
   const now = ctx.clock.now().getTime();
   const reviewId = Buffer.from(ctx.random(18)).toString('base64url');
   const browserSecret = Buffer.from(ctx.random(32)).toString('base64url');

@@ -13,6 +13,7 @@ import type { InvalidationFeed } from '../runtime/invalidation-feed.js';
 import type { SecretBox } from '../runtime/secret-box.js';
 import type { DescriptorKeyRing } from './descriptor-keys.js';
 import type { MerchantDirectory } from './merchant-directory.js';
+import type { RequestRecords } from './request-records.js';
 
 export interface AppContext {
   config: Config;
@@ -35,6 +36,8 @@ export interface AppContext {
   banks: BankDirectory;
   /** The keys that seal and open operation descriptors. */
   descriptorKeys: DescriptorKeyRing;
+  /** Where each API request's record goes, and where the dashboard and `quipu listen` read it (REQUEST_LOG_STORE). */
+  requestRecords: RequestRecords;
   /** OAuth access tokens: the account a token acts for (set up by the authorization server). */
   bearer?: BearerAuthentication;
 }

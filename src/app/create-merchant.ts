@@ -32,6 +32,8 @@ export interface NewMerchant {
   profile?: Record<string, string>;
   /** Credentials given rather than generated (the demo account's DEMO_* settings). */
   fixed?: { receiverId?: number; secret?: string; apiKey?: string };
+  /** Made by the sandbox (POST /sandbox/accounts): the sandbox may delete, record and restore it. */
+  sandboxMade?: boolean;
 }
 
 export interface MerchantCredentials {
@@ -86,12 +88,14 @@ export async function createMerchant(
       previous_api_key_until: null,
       previous_secret_enc: null,
       previous_secret_until: null,
+      secret_generation: 0,
       clock_offset_ms: null,
       clock_version: 0,
       sandbox_faults: null,
       faults_refusals_left: 0,
       faults_drops_left: 0,
       faults_draws: 0,
+      sandbox_made: flag(input.sandboxMade ?? false),
       created_at: now,
       updated_at: now,
     };
@@ -110,12 +114,14 @@ export async function createMerchant(
 /**
  * An account with its first dashboard user, in one transaction: `email` defaults to
  * owner-<receiver_id>@quipu.local, the password is generated unless given (`developerDemo`:
- * add-dashboard-user.ts's passwordAndHash).
+ * add-dashboard-user.ts's passwordAndHash). `alongside` writes the caller's own rows in that
+ * transaction (the sandbox's audit record); the password is hashed before it begins.
  */
 export async function createMerchantWithUser(
   ctx: AppContext,
   input: NewMerchant,
   user: { email?: string; password?: string; developerDemo?: boolean } = {},
+  alongside: (trx: Kysely<DB>, merchant: Merchant) => Promise<void> = async () => {},
 ): Promise<{ merchant: Merchant; credentials: MerchantCredentials & DashboardCredentials }> {
   const password = await passwordAndHash(ctx, {
     given: user.password,
@@ -125,6 +131,7 @@ export async function createMerchantWithUser(
   return inTransaction(ctx.db, async (trx) => {
     const { merchant, credentials } = await createMerchant(ctx, input, trx);
     const email = await insertDashboardUser(ctx, trx, merchant.receiverId, user.email ?? `owner-${merchant.receiverId}@quipu.local`, password);
+    await alongside(trx, merchant);
     return { merchant, credentials: { ...credentials, email, password: password.password } };
   });
 }

@@ -10,7 +10,7 @@ import type { Merchant } from '../domain/merchant.js';
 import { notifyPolicy } from '../domain/network-address.js';
 import type { Payment } from '../domain/payment.js';
 import { paymentEmail } from '../render/payment-emails.js';
-import { type ApiSurface, parsePaymentRequest, type PaymentRequest } from '../domain/payment-request.js';
+import { type ApiSurface, parsePaymentRequest, type PaymentRequest, type PaymentRequestContext } from '../domain/payment-request.js';
 import { nextReminderAt } from '../domain/reminder-schedule.js';
 import type { RawValue } from '../domain/field-rules.js';
 import { insertPayment, toPayment } from '../store/payments.js';
@@ -31,13 +31,8 @@ export async function createPayment(
   found: readonly FieldError[] = [],
   doubts: FieldError[] = [],
 ): Promise<Payment> {
-  const now = ctx.clock.now();
-  const context = {
-    merchant,
-    notifyPolicy: notifyPolicy(merchant, ctx.config),
-    now,
-    defaultTtlHours: ctx.config.paymentDefaultTtlHours,
-  };
+  const context = paymentRequestContext(ctx, merchant);
+  const { now } = context;
   const req = parsePaymentRequest(surface, raw, context, found, doubts);
   return withFreshIds(async () => {
     const row = newPaymentRow(ctx, merchant, req, now);
@@ -54,6 +49,11 @@ export async function createPayment(
     }
     return payment;
   });
+}
+
+/** What the rules of a payment request read of the account and the installation, now on the context's clock. */
+export function paymentRequestContext(ctx: AppContext, merchant: Merchant): PaymentRequestContext {
+  return { merchant, notifyPolicy: notifyPolicy(merchant, ctx.config), now: ctx.clock.now(), defaultTtlHours: ctx.config.paymentDefaultTtlHours };
 }
 
 /**

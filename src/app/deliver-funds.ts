@@ -11,10 +11,10 @@ import { inTransaction } from '../store/transaction.js';
 import { type AppContext, forAccount, withDb } from './context.js';
 import { merchantOf } from './merchant-of.js';
 
-/** Returns how many deliveries it recorded. */
-export async function deliverFunds(ctx: AppContext): Promise<number> {
+/** Returns how many deliveries it recorded, for every account or for `account` alone. */
+export async function deliverFunds(ctx: AppContext, account?: number): Promise<number> {
   let recorded = 0;
-  for (const receiverId of await receiversWithFundsDue(ctx.db, ctx.clocks.scanTime()))
+  for (const receiverId of await receiversWithFundsDue(ctx.db, ctx.clocks.scanTime(account)))
     recorded += await deliverFundsOf(forAccount(ctx, receiverId), receiverId);
   return recorded;
 }

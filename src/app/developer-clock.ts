@@ -16,8 +16,8 @@ import { CLOCK_EPOCH_SETTING, CLOCK_OFFSET_SETTING } from '../runtime/clock.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { readAccountClock, writeAccountClock } from '../store/account-clocks.js';
 import { shiftAccountDates } from '../store/account-records.js';
+import { wakeAccount } from '../store/account-wakes.js';
 import { bringSchedulesBack } from '../store/clock-reset.js';
-import { makeJobsDue } from '../store/jobs.js';
 import { findMerchantRow, hasProductionAccounts } from '../store/merchants.js';
 import type { DB } from '../store/schema.js';
 import { lockSetting } from '../store/setting-lock.js';
@@ -127,9 +127,10 @@ export async function moveAccountClock(ctx: AppContext, receiverId: number, move
     const stored = await readAccountClock(trx, receiverId, true);
     const current = stored?.offsetMs ?? clocks.offsetMs;
     const written = await writeAccountClock(trx, receiverId, movedOffset(read, current, wallClockMs(clocks)));
-    // Housekeeping runs at once on the account's new time: its reminders, debits and deliveries
-    // fell due by the move, not by the installation's clock.
-    await makeJobsDue(trx, clocks.now().getTime());
+    // The account's work runs at once on its new time: its reminders, debits and deliveries fell
+    // due by the move, not by the installation's clock. No other account's, nor the installation's
+    // housekeeping (jobs/jobs.ts, perAccount).
+    await wakeAccount(trx, receiverId);
     await publish(ACCOUNT_CLOCK_TOPIC, String(receiverId));
     clocks.setAccount(receiverId, written);
   });

@@ -1,9 +1,10 @@
 // POST /oauth2/token: the client credentials grant, and the authorization code grant that redeems
 // a flow's code. Only the token's jti is stored, with the account, the flow and the consent it came
-// from (what revocation needs). No refresh tokens are ever issued.
+// from (what revocation needs), the generation of the secret the client authenticated with and the
+// wall-clock time of issue (what each use checks besides exp). No refresh tokens are ever issued.
+import type { Insertable } from 'kysely';
 import type { FieldError } from '../domain/errors.js';
 import { newUuid } from '../domain/ids.js';
-import type { Merchant } from '../domain/merchant.js';
 import { TokenEndpointError } from '../domain/oauth-errors.js';
 import { checkPkce, isPkceMethod } from '../domain/oauth-pkce.js';
 import { FLOW_SCOPE } from '../domain/oauth-request.js';
@@ -18,7 +19,9 @@ import {
 } from '../domain/oauth-tokens.js';
 import { consumeCode, findAuthorizationByCode, findConsentSubject } from '../store/oauth-authorizations.js';
 import { insertToken, revokeTokens } from '../store/oauth-tokens.js';
-import type { OAuthAuthorizationRow } from '../store/schema.js';
+import { wallClockMs } from '../runtime/wall-clock.js';
+import type { OAuthAuthorizationRow, OAuthTokensTable } from '../store/schema.js';
+import type { AuthenticatedClient } from './authenticate-client.js';
 import { REVOKED_TOPIC } from './bearer-verifier.js';
 import type { AppContext } from './context.js';
 import { signJwt } from './signed-tokens.js';
@@ -38,33 +41,41 @@ export interface IssuedTokens {
   custom: string | null;
 }
 
+type TokenOrigin = Pick<OAuthTokensTable, 'grant_type' | 'authorization_id' | 'consent_id'>;
+
+/** A token's row: `now` on its account's clock, and the secret's generation and the wall clock for the checks of each use. */
+function tokenRow(ctx: AppContext, client: AuthenticatedClient, jti: string, now: Date, origin: TokenOrigin): Insertable<OAuthTokensTable> {
+  return {
+    jti,
+    receiver_id: client.merchant.receiverId,
+    ...origin,
+    issued_at: now.getTime(),
+    expires_at: tokenExpiry(now),
+    revoked_at: null,
+    secret_generation: client.secretGeneration,
+    wall_issued_at: wallClockMs(ctx.clocks),
+  };
+}
+
 /** A requested scope Quipu does not grant is added to `doubts`; the response's `scope` says what was granted. */
 export async function issueClientCredentialsToken(
   ctx: AppContext,
   keys: KeyRing,
-  client: Merchant,
+  client: AuthenticatedClient,
   requestedScope: string | undefined,
   doubts: FieldError[] = [],
 ): Promise<IssuedTokens> {
   const scope = clientCredentialsScope(requestedScope, doubts);
   // A token's iat and exp are on its account's clock.
-  const now = ctx.clocks.of(client.receiverId).now();
+  const receiverId = client.merchant.receiverId;
+  const now = ctx.clocks.of(receiverId).now();
   const jti = newUuid(ctx.random);
   const accessToken = await signJwt(
     await keys.signingKey(),
-    accessTokenClaims({ issuer: ctx.config.publicBaseUrl, receiverId: client.receiverId, jti, now, scope, custom: null }),
+    accessTokenClaims({ issuer: ctx.config.publicBaseUrl, receiverId, jti, now, scope, custom: null }),
     ACCESS_TOKEN_TYPE,
   );
-  await insertToken(ctx.db, {
-    jti,
-    receiver_id: client.receiverId,
-    grant_type: 'client_credentials',
-    authorization_id: null,
-    consent_id: null,
-    issued_at: now.getTime(),
-    expires_at: tokenExpiry(now),
-    revoked_at: null,
-  });
+  await insertToken(ctx.db, tokenRow(ctx, client, jti, now, { grant_type: 'client_credentials', authorization_id: null, consent_id: null }));
   return { body: { access_token: accessToken, token_type: 'bearer', expires_in: TOKEN_LIFETIME_SECONDS, scope }, custom: null };
 }
 
@@ -101,15 +112,16 @@ type Redemption = { ok: true; tokens: IssuedTokens } | { ok: false; description:
  * Redeems a code. The first redemption attempt by its client uses the code up, whatever its
  * outcome; a code presented again is refused and revokes every token issued from it (RFC 9700).
  */
-export async function redeemAuthorizationCode(ctx: AppContext, keys: KeyRing, client: Merchant, params: CodeRedemption): Promise<IssuedTokens> {
+export async function redeemAuthorizationCode(ctx: AppContext, keys: KeyRing, client: AuthenticatedClient, params: CodeRedemption): Promise<IssuedTokens> {
   if (!params.code) throw new TokenEndpointError('invalid_request', 'code is required');
   if (!params.redirectUri) throw new TokenEndpointError('invalid_request', 'redirect_uri is required');
   const codeHash = flowSecretHash(params.code);
   const signingKey = await keys.signingKey();
+  const receiverId = client.merchant.receiverId;
   const outcome = await ctx.feed.transaction(ctx.db, async (trx, publish): Promise<Redemption> => {
     const row = await findAuthorizationByCode(trx, codeHash);
-    if (!row || row.receiver_id !== client.receiverId) return { ok: false, description: 'the code is not valid for this client' };
-    const now = ctx.clocks.of(client.receiverId).now();
+    if (!row || row.receiver_id !== receiverId) return { ok: false, description: 'the code is not valid for this client' };
+    const now = ctx.clocks.of(receiverId).now();
     const replayed = async (): Promise<Redemption> => {
       for (const jti of await revokeTokens(trx, { authorizationId: row.authorization_id }, now.getTime())) await publish(REVOKED_TOPIC, jti);
       return { ok: false, description: 'the code was already used; the tokens issued from it are revoked' };
@@ -124,24 +136,18 @@ export async function redeemAuthorizationCode(ctx: AppContext, keys: KeyRing, cl
     const issuer = ctx.config.publicBaseUrl;
     const accessToken = await signJwt(
       signingKey,
-      accessTokenClaims({ issuer, receiverId: client.receiverId, jti, now, scope: FLOW_SCOPE, custom: row.custom }),
+      accessTokenClaims({ issuer, receiverId, jti, now, scope: FLOW_SCOPE, custom: row.custom }),
       ACCESS_TOKEN_TYPE,
     );
     const idToken = await signJwt(
       signingKey,
-      idTokenClaims({ issuer, clientId: client.receiverId, subject, now, authTime: new Date(row.authenticated_at!), nonce: row.nonce, custom: row.custom }),
+      idTokenClaims({ issuer, clientId: receiverId, subject, now, authTime: new Date(row.authenticated_at!), nonce: row.nonce, custom: row.custom }),
       'JWT',
     );
-    await insertToken(trx, {
-      jti,
-      receiver_id: client.receiverId,
-      grant_type: 'authorization_code',
-      authorization_id: row.authorization_id,
-      consent_id: row.consent_id,
-      issued_at: now.getTime(),
-      expires_at: tokenExpiry(now),
-      revoked_at: null,
-    });
+    await insertToken(
+      trx,
+      tokenRow(ctx, client, jti, now, { grant_type: 'authorization_code', authorization_id: row.authorization_id, consent_id: row.consent_id }),
+    );
     return {
       ok: true,
       tokens: {

@@ -30,6 +30,7 @@ export function toMerchant(row: MerchantRow, secrets: SecretBox): Merchant {
       row.previous_secret_enc !== null && row.previous_secret_until !== null
         ? { value: secrets.open(row.previous_secret_enc), until: Number(row.previous_secret_until) }
         : null,
+    secretGeneration: row.secret_generation,
     previousApiKey:
       row.previous_api_key_hash !== null && row.previous_api_key_until !== null
         ? { value: row.previous_api_key_hash, until: Number(row.previous_api_key_until) }

@@ -4,6 +4,7 @@ import type { BankCredit } from '../domain/bank-credit.js';
 import { findBank } from '../domain/banks.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
+import { receiptPath } from '../domain/receipt.js';
 import { deliveryAfterReconciliation } from '../domain/settlement.js';
 import type { AppContext } from './context.js';
 import { changePayment, type PaymentChange } from './change-payment.js';
@@ -36,7 +37,7 @@ export function reconciliation(ctx: AppContext, merchant: Merchant, credit: Matc
       funds_source: credit.fundsSource,
       conciliation_at: now.getTime(),
       out_of_date_conciliation: credit.creditedAt > payment.expiresAt ? 1 : 0,
-      receipt_url: `${ctx.config.publicBaseUrl}/payment/receipt/${payment.paymentId}`,
+      receipt_url: ctx.config.publicBaseUrl + receiptPath(payment.paymentId, now),
       funds_delivery_at: deliveryAfterReconciliation(now, payment.confirmTimeoutAt, merchant.features.confirm)?.getTime() ?? null,
     },
     merchant,

@@ -13,10 +13,11 @@ import { type AppContext, forAccount } from './context.js';
 
 const BATCH = 100;
 
-/** Returns how many stale transfers it made uncertain. */
-export async function recoverStaleTransfers(ctx: AppContext): Promise<number> {
+/** Returns how many stale transfers it made uncertain: every account's, or `account`'s alone. */
+export async function recoverStaleTransfers(ctx: AppContext, account?: number): Promise<number> {
   let recovered = 0;
-  for (const attempt of await attemptsUnchangedFor(ctx.db, 'authorizing', ctx.clocks.scanTime(), abandonedAfterMs(ctx.config.bankTimeoutMs), BATCH)) {
+  const time = ctx.clocks.scanTime(account);
+  for (const attempt of await attemptsUnchangedFor(ctx.db, 'authorizing', time, abandonedAfterMs(ctx.config.bankTimeoutMs), BATCH)) {
     try {
       await applyTransferResult(forAccount(ctx, attempt.receiverId), attempt, 'authorizing', NO_ANSWER);
       recovered += 1;

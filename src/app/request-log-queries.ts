@@ -1,9 +1,9 @@
-// Reading the request log (app/request-log.ts): an account sees its own rows, newest first, a page
-// at a time; another account's row is as unknown as one never written.
+// Reading the request log where it is kept (app/request-records.ts): an account sees its own rows,
+// newest first, a page at a time; another account's row is as unknown as one never written.
 import { notFound } from '../domain/errors.js';
-import { accountRequestLogs, findRequestLog, type RequestLogFilter } from '../store/request-logs.js';
+import type { RequestLogFilter } from '../store/request-logs.js';
 import type { RequestLogRow } from '../store/schema.js';
-import type { AppContext } from './context.js';
+import type { KeptRequestRecords, RequestRecords } from './request-records.js';
 
 export interface RequestLogPage {
   rows: RequestLogRow[];
@@ -11,15 +11,16 @@ export interface RequestLogPage {
   nextBefore: number | null;
 }
 
-export async function requestLogPage(ctx: AppContext, receiverId: number, filter: RequestLogFilter): Promise<RequestLogPage> {
+export async function requestLogPage(kept: KeptRequestRecords, receiverId: number, filter: RequestLogFilter): Promise<RequestLogPage> {
   // One more than asked tells whether another page follows.
-  const found = await accountRequestLogs(ctx.db, receiverId, { ...filter, limit: filter.limit + 1 });
+  const found = await kept.ofAccount(receiverId, { ...filter, limit: filter.limit + 1 });
   const rows = found.slice(0, filter.limit);
   return { rows, nextBefore: found.length > filter.limit ? rows.at(-1)!.request_log_id : null };
 }
 
-export async function getRequestLog(ctx: AppContext, receiverId: number, id: number): Promise<RequestLogRow> {
-  const row = Number.isSafeInteger(id) ? await findRequestLog(ctx.db, id) : undefined;
+/** Not found as well where the log is not kept for Quipu to read (the log stream, off). */
+export async function getRequestLog(records: RequestRecords, receiverId: number, id: number): Promise<RequestLogRow> {
+  const row = records.kept && Number.isSafeInteger(id) ? await records.kept.find(id) : undefined;
   if (!row || Number(row.receiver_id) !== receiverId) throw notFound('Request');
   return row;
 }

@@ -1,15 +1,11 @@
-// Each account's log of its API requests, like Stripe's request logs (docs/request-logs.md). A
-// request's answer never waits for its row: rows are kept in the process and written together, one
-// statement every FLUSH_MS (sooner only past MAX_ROWS), and at close. Every commit counts: on SQLite
-// each one sends the answers that follow it to wait for the WAL's flush and makes the process read
-// again what it cached, so the log commits five times a second however busy the server is. A crash
-// loses the rows of that last fraction of a second, which is a log's loss, never the account's:
-// nothing reads these rows to decide anything. A failed write is logged and its rows dropped, for
-// the same reason.
-import type { Kysely } from 'kysely';
+// The rows of a request log kept in a table (table-request-records.ts), batched: a request's answer
+// never waits for its row. Rows are kept in the process and written together, one statement every
+// FLUSH_MS (sooner only past MAX_ROWS), and at close: every commit costs, wherever the table is, so
+// the log commits five times a second however busy the server is. A crash loses the rows of that
+// last fraction of a second, which is a log's loss, never the account's: nothing reads these rows
+// to decide anything. A failed write is logged and its rows dropped, for the same reason.
 import type { Logger } from 'pino';
-import { insertRequestLogs } from '../store/request-logs.js';
-import type { DB, NewRequestLogRow } from '../store/schema.js';
+import type { NewRequestLogRow } from '../store/schema.js';
 
 export const FLUSH_MS = 200;
 /** A bound on the memory the rows take between two writes under any load: 20 MB were every one a 4 KB error answer. */
@@ -21,7 +17,7 @@ export class RequestLog {
   readonly #writing = new Set<Promise<void>>();
 
   constructor(
-    private readonly db: Kysely<DB>,
+    private readonly write: (rows: readonly NewRequestLogRow[]) => Promise<void>,
     private readonly log: Logger,
   ) {}
 
@@ -39,7 +35,7 @@ export class RequestLog {
     const rows = this.#rows;
     this.#rows = [];
     if (rows.length > 0) {
-      const write = insertRequestLogs(this.db, rows).then(
+      const write = this.write(rows).then(
         () => undefined,
         (error: unknown) => this.log.warn({ err: error, rows: rows.length }, 'request log rows not written'),
       );

@@ -12,9 +12,9 @@ import { merchantOf } from './merchant-of.js';
 
 const BATCH = 100;
 
-/** Writes every reminder due now; returns how many were written. */
-export async function sendDueReminders(ctx: AppContext): Promise<number> {
-  const time = ctx.clocks.scanTime();
+/** Writes every reminder due now, of every account or of `account` alone; returns how many were written. */
+export async function sendDueReminders(ctx: AppContext, account?: number): Promise<number> {
+  const time = ctx.clocks.scanTime(account);
   let written = 0;
   for (;;) {
     const due = await listDueReminders(ctx.db, time, BATCH);

@@ -1,11 +1,13 @@
 // The payer starts an attempt to pay by simplified transfer: a bank that can pay this payment and
-// an email for the receipt. The attempt lasts 3 hours (or until the payment expires).
+// an email for the receipt, which is sent in the language of the pages the attempt starts from.
+// The attempt lasts 3 hours (or until the payment expires).
 import { findBank } from '../domain/banks.js';
 import { DomainError, FieldErrors, stateError } from '../domain/errors.js';
 import { isEmail } from '../domain/formats.js';
 import { newUuid } from '../domain/ids.js';
 import { allowsMethod, bankRefusal } from '../domain/payer-options.js';
 import { attemptDeadline, payerBlock, type PaymentAttempt } from '../domain/payment-attempt.js';
+import type { Lang } from '../render/words.js';
 import { insertAttempt, toAttempt } from '../store/attempts.js';
 import type { AppContext } from './context.js';
 import { getPayerPayment, refuseDirectDebit } from './payer-payment.js';
@@ -13,6 +15,8 @@ import { getPayerPayment, refuseDirectDebit } from './payer-payment.js';
 export interface AttemptRequest {
   bankId?: string;
   payerEmail?: string;
+  /** The payer pages' language; absent without the pages (`quipu payments pay`). */
+  lang?: Lang;
 }
 
 export async function startAttempt(ctx: AppContext, paymentId: string, request: AttemptRequest): Promise<PaymentAttempt> {
@@ -45,6 +49,7 @@ export async function startAttempt(ctx: AppContext, paymentId: string, request: 
     started_at: startedAt,
     expires_at: attemptDeadline(now, payment.expiresAt).getTime(),
     updated_at: startedAt,
+    payer_lang: request.lang ?? null,
   };
   await insertAttempt(ctx.db, row);
   return toAttempt(row);

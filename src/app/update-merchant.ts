@@ -2,6 +2,9 @@
 // cached copy (this one after the commit, so a request that cached the old key meanwhile cannot
 // keep it). A rotation may give the credential it replaces a grace period in which both work, so a
 // merchant rolls to the new one without downtime; a second rotation ends the first one's grace.
+// A secret's rotation counts its generation up: the access tokens the replaced secret obtained stop
+// working with it, at once or when its grace ends (the bearer verifier checks each token's against
+// the account's, domain/merchant.ts secretAuthenticates).
 import { hashApiKey } from '../domain/credentials.js';
 import { fieldError, notFound, validationError } from '../domain/errors.js';
 import { newApiKey, newReceiverSecret } from '../domain/ids.js';
@@ -98,6 +101,7 @@ export async function updateMerchant(ctx: AppContext, receiverId: number, change
       set.secret_enc = ctx.secrets.seal(newReceiverSecret(ctx.random));
       set.previous_secret_enc = until === null ? null : before.secret_enc;
       set.previous_secret_until = until;
+      set.secret_generation = before.secret_generation + 1;
     }
     if (changes.redirectUris !== undefined) await replaceRedirectUris(trx, receiverId, [...new Set(changes.redirectUris)], set.updated_at!);
     await updateMerchantRow(trx, receiverId, set);

@@ -1,5 +1,6 @@
-// `quipu audit verify|export`: checks the audit log's hash chain from its oldest record kept to its
-// head, and writes records as JSON lines (all, or one account's) for an auditor or a SIEM.
+// `quipu audit verify|export`: checks the audit log's hash chain from where the last prune cut it
+// (or its first record) to its head, and writes records as JSON lines (all, or one account's) for
+// an auditor or a SIEM.
 import { Command } from 'commander';
 import { auditTrail, verifyAudit } from '../app/audit.js';
 import { receiverId } from './options.js';
@@ -13,8 +14,9 @@ export function auditCommand(): Command {
     .description('check that no record was edited or removed (exit 1 naming the first that was)')
     .action(async () =>
       withRuntime(async (ctx) => {
-        const { records, fault } = await verifyAudit(ctx);
-        if (!fault) return console.log(`audit log: ${records} records, chain intact`);
+        const { records, prunedBefore, fault } = await verifyAudit(ctx);
+        const pruned = prunedBefore === undefined ? '' : ` (records dated before ${new Date(prunedBefore).toISOString()} pruned)`;
+        if (!fault) return console.log(`audit log: ${records} records, chain intact${pruned}`);
         console.error(`quipu: audit log broken at record ${fault.seq}: ${fault.problem} (${records} records before it are intact)`);
         process.exitCode = 1;
       }),

@@ -20,6 +20,7 @@ export const STATE_CHANGING_COMMANDS: ReadonlySet<string> = new Set([
   'keys reseal',
   'merchants create',
   'merchants update',
+  'merchants revoke-tokens',
   'payments mark-paid',
   'payments pay',
   'reconcile',

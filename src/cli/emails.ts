@@ -1,5 +1,5 @@
-// `quipu emails list|show`: the operator's view of every email Quipu wrote to payers, sent through
-// the mail server or kept in the local inbox, across accounts or for one (--receiver).
+// `quipu emails list|show`: the operator's view of the emails Quipu wrote to an account's payers
+// (account-choice.ts), sent through the mail server or kept in the local inbox.
 import { Command } from 'commander';
 import { getMessage, pageOfMessages } from '../app/message-queries.js';
 import { emailDetailView, emailView } from '../delivery/email-view.js';
@@ -7,17 +7,17 @@ import { EMAIL_KINDS } from '../domain/message-kinds.js';
 import { DEFAULT_PAGE_SIZE } from '../domain/message-page.js';
 import { MESSAGE_STATUSES } from '../store/messages.js';
 import { printHuman } from './merchant-view.js';
+import { chosenAccount, withAccountChoice } from './account-choice.js';
 import { oneOf, wholeNumber } from './options.js';
 import { withRuntime } from './runtime.js';
 import { printTable } from './table.js';
 
 export function emailsCommand(): Command {
-  const emails = new Command('emails').description('emails to payers (collection requests and reminders): the local inbox and what went to the mail server');
+  const emails = new Command('emails').description(
+    'emails to payers (collection requests, reminders, payment confirmations): the local inbox and what went to the mail server',
+  );
 
-  emails
-    .command('list')
-    .description('list emails, newest first')
-    .option('--receiver <id>', 'only this account', wholeNumber)
+  withAccountChoice(emails.command('list').description("list the emails to an account's payers, newest first"))
     .option('--payment <id>', 'only this payment')
     .option('--status <status>', `only this status (${MESSAGE_STATUSES.join(', ')})`, oneOf(MESSAGE_STATUSES))
     .option('--limit <n>', 'at most this many', wholeNumber, DEFAULT_PAGE_SIZE)
@@ -26,7 +26,7 @@ export function emailsCommand(): Command {
     .action(async (options) =>
       withRuntime(async (ctx) => {
         const page = await pageOfMessages(ctx, {
-          receiverId: options.receiver,
+          receiverId: (await chosenAccount(ctx, options)).receiverId,
           kinds: EMAIL_KINDS,
           subjectId: options.payment,
           status: options.status,
@@ -61,8 +61,9 @@ export function emailsCommand(): Command {
         const { message, attempts } = await getMessage(ctx, id, { kinds: EMAIL_KINDS, noun: 'Email' });
         const view = emailDetailView(message, attempts);
         if (options.json) return console.log(JSON.stringify(view));
-        const { attempt_log: log, text, html: _html, ...rest } = view;
+        const { attempt_log: log, text, html: _html, attachments, ...rest } = view;
         printHuman(rest);
+        for (const a of attachments) console.log(`attachment: ${a.filename} (${a.content_type}, ${Buffer.from(a.content_base64, 'base64').length} bytes)`);
         console.log(`\n${text}`);
         for (const a of log) {
           console.log(

@@ -1,5 +1,5 @@
-// `quipu events list|show|resend`: the operator's view of everything Quipu sends, of every kind,
-// across accounts or for one (--receiver).
+// `quipu events list|show|resend`: the operator's view of everything Quipu sends about an account
+// (account-choice.ts), of every kind.
 import { Command } from 'commander';
 import { getEvent } from '../app/event-queries.js';
 import { pageOfMessages } from '../app/message-queries.js';
@@ -12,6 +12,7 @@ import { MESSAGE_KIND_NAMES } from '../domain/message-kinds.js';
 import { MESSAGE_STATUSES } from '../store/messages.js';
 import { printHuman } from './merchant-view.js';
 import { lastAttempt } from './attempt-line.js';
+import { chosenAccount, withAccountChoice } from './account-choice.js';
 import { oneOf, wholeNumber } from './options.js';
 import { withRuntime } from './runtime.js';
 import { printTable } from './table.js';
@@ -19,10 +20,7 @@ import { printTable } from './table.js';
 export function eventsCommand(): Command {
   const events = new Command('events').description('everything Quipu sends (every kind of message) and its delivery attempts');
 
-  events
-    .command('list')
-    .description('list events, newest first, a page at a time')
-    .option('--receiver <id>', 'only this account', wholeNumber)
+  withAccountChoice(events.command('list').description("list an account's events, newest first, a page at a time"))
     .option('--kind <kind>', `only this kind (${MESSAGE_KIND_NAMES.join(', ')})`, oneOf(MESSAGE_KIND_NAMES))
     .option('--subject <id>', 'only events about this payment, ...')
     .option('--status <status>', `only this status (${MESSAGE_STATUSES.join(', ')})`, oneOf(MESSAGE_STATUSES))
@@ -32,7 +30,7 @@ export function eventsCommand(): Command {
     .action(async (options) =>
       withRuntime(async (ctx) => {
         const page = await pageOfMessages(ctx, {
-          receiverId: options.receiver,
+          receiverId: (await chosenAccount(ctx, options)).receiverId,
           kinds: options.kind === undefined ? undefined : [options.kind],
           subjectId: options.subject,
           status: options.status,

@@ -1,7 +1,8 @@
 // `quipu listen`: a live tail of everything Quipu sends and every API request it answers, like
 // `stripe listen`. Each request is printed once its row is in the request log, each message as it
 // is written and each delivery attempt as it is logged, until Ctrl-C. It reads the database
-// (DATABASE_URL), so it sees what every server and worker on it does; how nothing is missed or
+// (DATABASE_URL), so it sees what every server and worker on it does, and the request log where
+// the installation keeps it (its own file in DATA_DIR, or that database); how nothing is missed or
 // printed twice, and within which bound, is store/id-tail.ts and delivery/message-tail.ts
 // (docs/events.md). With --forward-to, each message sent over HTTP is also POSTed there, signed
 // as a delivery of it would be at that moment (delivery/http-transport.ts), and the answer printed.
@@ -16,7 +17,6 @@ import { kindRule, MESSAGE_KIND_NAMES } from '../domain/message-kinds.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { IdTail } from '../store/id-tail.js';
 import type { AttemptOfMessage } from '../store/messages.js';
-import { lastRequestLogId, listRequestLogsAfter } from '../store/request-logs.js';
 import type { MessageRow, RequestLogRow } from '../store/schema.js';
 import { oneOf, wholeNumber } from './options.js';
 import { withRuntime } from './runtime.js';
@@ -90,12 +90,13 @@ export function listenCommand(): Command {
         const json = options.json === true;
         const forwardTo: string | undefined = options.forwardTo;
         const tail = new MessageTail(ctx.db, ctx.clocks, { receiverId: options.receiver, kinds: options.kind && [options.kind] });
+        const { store, kept } = ctx.requestRecords;
         const requests =
-          options.kind === undefined
+          options.kind === undefined && kept
             ? new IdTail<RequestLogRow>(
                 {
-                  last: () => lastRequestLogId(ctx.db),
-                  after: (afterId, ids, limit) => listRequestLogsAfter(ctx.db, afterId, ids, limit),
+                  last: () => kept.last(),
+                  after: (afterId, ids, limit) => kept.after(afterId, ids, limit),
                   id: (row) => Number(row.request_log_id),
                 },
                 (row) => options.receiver === undefined || Number(row.receiver_id) === options.receiver,
@@ -106,11 +107,14 @@ export function listenCommand(): Command {
         const transport =
           forwardTo === undefined
             ? undefined
-            : new HttpTransport(ctx.config.deliveryTimeoutMs, 1, { httpAllowed: true, allowedHosts: [], accountHosts: false });
+            : new HttpTransport(ctx.config.deliveryTimeoutMs, 1, { httpAllowed: true, allowedHosts: [], accountHosts: false, linkLocalAllowed: true });
         try {
           await requests?.start(wallClockMs(ctx.clocks));
           await tail.start();
-          const which = `${options.receiver === undefined ? 'every account' : `account ${options.receiver}`}, ${options.kind ?? 'every kind and API requests'}`;
+          const everything = kept
+            ? 'every kind and API requests'
+            : `every kind; ${store === 'log' ? 'API requests go to the log stream' : 'the request log is off'}`;
+          const which = `${options.receiver === undefined ? 'every account' : `account ${options.receiver}`}, ${options.kind ?? everything}`;
           console.error(`quipu listen: listening (${which}${forwardTo ? `, forwarding to ${forwardTo}` : ''}); Ctrl-C to stop`);
           while (!interrupted.signal.aborted) {
             for (const row of (await requests?.poll(wallClockMs(ctx.clocks))) ?? []) printRequest(row, json);

@@ -1,6 +1,7 @@
-// `quipu merchants create|list|show|update`: collection accounts from the command line.
+// `quipu merchants create|list|show|update|revoke-tokens`: collection accounts from the command line.
 import { Command, InvalidArgumentError } from 'commander';
 import { createMerchantWithUser } from '../app/create-merchant.js';
+import { revokeAccountTokens } from '../app/revoke-account-tokens.js';
 import { updateMerchant, type MerchantChanges } from '../app/update-merchant.js';
 import { isEmail, isWebUrl } from '../domain/formats.js';
 import { FEATURE_NAMES, type MerchantFeatures, NOTIFY_API_VERSIONS } from '../domain/merchant.js';
@@ -186,5 +187,16 @@ export function merchantsCommand(): Command {
       );
     }),
   );
+
+  merchants
+    .command('revoke-tokens <receiver_id>')
+    .description('revoke every access token of the account at once (its secret still obtains new ones: rotate it too if it may have leaked)')
+    .option('--json', 'print JSON')
+    .action(async (id: string, options) =>
+      withRuntime(async (ctx) => {
+        const account = receiverId(id);
+        output({ receiver_id: account, revoked_tokens: await revokeAccountTokens(ctx, account) }, options.json === true);
+      }),
+    );
   return merchants;
 }

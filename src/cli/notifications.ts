@@ -1,5 +1,5 @@
-// `quipu notifications list|show|resend`: the operator's view of notification delivery, across
-// accounts or for one (--receiver).
+// `quipu notifications list|show|resend`: the operator's view of an account's notification delivery
+// (account-choice.ts).
 import { Command } from 'commander';
 import { getMessage, listMessages } from '../app/message-queries.js';
 import { resendMessage } from '../app/resend-message.js';
@@ -7,6 +7,7 @@ import { notificationDetailView, notificationView } from '../delivery/notificati
 import { PAYMENT_NOTIFICATION_KINDS } from '../domain/message-kinds.js';
 import { NOTIFICATION_STATUSES } from '../store/messages.js';
 import { printHuman } from './merchant-view.js';
+import { chosenAccount, withAccountChoice } from './account-choice.js';
 import { oneOf, wholeNumber } from './options.js';
 import { withRuntime } from './runtime.js';
 import { printTable } from './table.js';
@@ -16,10 +17,7 @@ const NOTIFICATIONS = { kinds: PAYMENT_NOTIFICATION_KINDS, noun: 'Notification' 
 export function notificationsCommand(): Command {
   const notifications = new Command('notifications').description('payment notifications and their delivery attempts');
 
-  notifications
-    .command('list')
-    .description('list notifications, newest first')
-    .option('--receiver <id>', 'only this account', wholeNumber)
+  withAccountChoice(notifications.command('list').description("list an account's notifications, newest first"))
     .option('--payment <id>', 'only this payment')
     .option('--status <status>', `only this status (${NOTIFICATION_STATUSES.join(', ')})`, oneOf(NOTIFICATION_STATUSES))
     .option('--limit <n>', 'at most this many', wholeNumber, 100)
@@ -27,7 +25,7 @@ export function notificationsCommand(): Command {
     .action(async (options) =>
       withRuntime(async (ctx) => {
         const rows = await listMessages(ctx, {
-          receiverId: options.receiver,
+          receiverId: (await chosenAccount(ctx, options)).receiverId,
           kinds: PAYMENT_NOTIFICATION_KINDS,
           subjectId: options.payment,
           status: options.status,

@@ -2,19 +2,16 @@
 // does it (docs/payment-list.md), a page at a time.
 import { Command } from 'commander';
 import { listPayments } from '../app/payment-list.js';
-import { notFound } from '../domain/errors.js';
 import { formatAmount } from '../domain/money.js';
 import { DEFAULT_PAYMENT_PAGE, MAX_PAYMENT_PAGE, parsePaymentFilter } from '../domain/payment-filter.js';
 import { PAYMENT_STATUSES, STATUS_DETAILS } from '../domain/payment-status.js';
 import { paymentResource } from '../http/payment-resource.js';
-import { wholeNumber } from './options.js';
+import { chosenAccount, withAccountChoice } from './account-choice.js';
 import { withRuntime } from './runtime.js';
 import { printTable } from './table.js';
 
 export function paymentListCommand(): Command {
-  return new Command('list')
-    .description("list an account's payments, newest first, a page at a time")
-    .requiredOption('--receiver <id>', 'the account', wholeNumber)
+  return withAccountChoice(new Command('list').description("list an account's payments, newest first, a page at a time"))
     .option('--status <status>', `only this status (${PAYMENT_STATUSES.join(', ')})`)
     .option('--status-detail <detail>', `only this status_detail (${STATUS_DETAILS.join(', ')})`)
     .option('--from <date>', 'created at or after: YYYY-MM-DD (the day in Chile) or an ISO 8601 date-time with a time zone')
@@ -25,8 +22,7 @@ export function paymentListCommand(): Command {
     .option('--json', 'print JSON as GET /quipu/v1/payments answers: {"items": [...], "next_cursor": ...}')
     .action(async (options) =>
       withRuntime(async (ctx) => {
-        const merchant = await ctx.merchants.byReceiverId(options.receiver);
-        if (!merchant) throw notFound('Merchant');
+        const merchant = await chosenAccount(ctx, options);
         const { status, statusDetail, from, to, q, limit, cursor } = options;
         const page = await listPayments(ctx, merchant, parsePaymentFilter({ status, status_detail: statusDetail, from, to, q, limit, cursor }));
         if (options.json) {

@@ -3,6 +3,7 @@
 // a CI script that has the installation's database rather than its operator token. Prints the
 // credentials (and each fixture's ids) as the route answers them, one JSON object.
 import fs from 'node:fs';
+import os from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { createSandboxAccount } from '../app/sandbox-accounts.js';
 import { fieldError, validationError } from '../domain/errors.js';
@@ -43,13 +44,17 @@ export function sandboxCommand(): Command {
     .action(async (options: { fixtures?: string; dashboard?: boolean; name?: string; notifyUrl?: string; refunds?: boolean }) =>
       withRuntime(async (ctx) => {
         const fixtures = options.fixtures === undefined ? undefined : readFixtures(options.fixtures);
-        const account = await createSandboxAccount(ctx, {
-          name: options.name,
-          notifyUrl: options.notifyUrl,
-          dashboard: options.dashboard === true,
-          refunds: options.refunds === true,
-          fixtures,
-        });
+        const account = await createSandboxAccount(
+          ctx,
+          {
+            name: options.name,
+            notifyUrl: options.notifyUrl,
+            dashboard: options.dashboard === true,
+            refunds: options.refunds === true,
+            fixtures,
+          },
+          { actorKind: 'cli', actor: os.userInfo().username, address: null },
+        );
         console.log(JSON.stringify(account));
       }),
     );

@@ -1,6 +1,8 @@
 // `quipu serve`: the HTTP server and, unless RUN_WORKER is off, the notification delivery worker
 // and the background jobs.
+import net from 'node:net';
 import { ensureDemoAccount } from '../app/demo-account.js';
+import type { Config } from '../config.js';
 import { Readiness } from '../http/health.js';
 import { buildServer } from '../http/server.js';
 import { startBackgroundWork } from '../main/background.js';
@@ -23,6 +25,11 @@ export async function serve(): Promise<void> {
   const app = await buildServer(runtime.ctx, readiness);
   let address: string;
   try {
+    // The port is tried before a new database's demo account is made: a start that cannot listen
+    // must not make an account whose credentials its next start would not print.
+    await tryListening(config.host, config.port);
+    // Printed before listening: whoever waits for /healthz finds the credentials already printed.
+    if (config.demoAccount) printDemoAccount(config, await ensureDemoAccount(runtime.ctx));
     address = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     const reason = listenFailure(error as NodeJS.ErrnoException, config.host, config.port);
@@ -37,8 +44,6 @@ export async function serve(): Promise<void> {
   announceDatabase(config);
   // What the one-shot commands write links with when their environment names no URL (cli/public-url.ts).
   await recordPublicBaseUrl(runtime.ctx.db, config.publicBaseUrl);
-  // Once listening: a start that fails before must not spend the demo account's one showing.
-  const demo = config.demoAccount ? await ensureDemoAccount(runtime.ctx) : undefined;
   // Stopped gracefully from the moment it says it listens: a signal right after must not kill it.
   const background = config.runWorker ? startBackgroundWork(runtime.ctx) : undefined;
   const drain = { ms: config.shutdownDrainMs, begin: () => (readiness.draining = true) };
@@ -55,25 +60,6 @@ export async function serve(): Promise<void> {
   if (!config.sandbox && !config.operatorToken) log.warn(OPERATOR_API_OFF);
   if (runtime.ctx.clocks.offsetMs !== 0)
     console.log(`The developer clock is ahead of real time: ${describeClock(runtime.ctx.clocks)}; \`quipu clock reset\` brings it back.`);
-  if (demo) {
-    console.log(
-      [
-        '',
-        'Quipu created a developer-mode demo account (shown once; keep it):',
-        `  receiver_id  ${demo.receiver_id}`,
-        `  secret       ${demo.secret}`,
-        `  api_key      ${demo.api_key}`,
-        '',
-        `  dashboard    ${config.dashboardBaseUrl ?? config.publicBaseUrl}/`,
-        `  email        ${demo.email}`,
-        `  password     ${demo.password}`,
-        '',
-        `  curl -H 'x-api-key: ${demo.api_key}' ${config.publicBaseUrl}/v3/banks`,
-        `  API reference: ${config.publicBaseUrl}/docs`,
-        '',
-      ].join('\n'),
-    );
-  }
 }
 
 // A production installation may run without the operator API, but its operator should know: bank
@@ -81,6 +67,37 @@ export async function serve(): Promise<void> {
 // stops the start instead: config.ts.)
 const OPERATOR_API_OFF =
   'OPERATOR_TOKEN is not set: the operator API (/operator/v1) and /metrics answer 403 to every request; set a token of at least 32 characters (openssl rand -hex 32) to turn them on';
+
+/** Resolves when `host:port` can be listened on; rejects with the error listening there meets. */
+function tryListening(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port }, () => probe.close(() => resolve()));
+  });
+}
+
+/** The credentials of a demo account made now (undefined: the database already had accounts). */
+function printDemoAccount(config: Config, demo: Awaited<ReturnType<typeof ensureDemoAccount>>): void {
+  if (!demo) return;
+  console.log(
+    [
+      '',
+      'Quipu created a developer-mode demo account in the new database (printed at its first start only):',
+      `  receiver_id  ${demo.receiver_id}`,
+      `  secret       ${demo.secret}`,
+      `  api_key      ${demo.api_key}`,
+      '',
+      `  dashboard    ${config.dashboardBaseUrl ?? config.publicBaseUrl}/`,
+      `  email        ${demo.email}`,
+      `  password     ${demo.password}`,
+      '',
+      `  curl -H 'x-api-key: ${demo.api_key}' ${config.publicBaseUrl}/v3/banks`,
+      `  API reference: ${config.publicBaseUrl}/docs`,
+      '',
+    ].join('\n'),
+  );
+}
 
 /** What an operator reads when the port cannot be had; undefined for a failure that is not theirs to fix. */
 function listenFailure(error: NodeJS.ErrnoException, host: string, port: number): string | undefined {

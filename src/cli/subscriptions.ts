@@ -10,6 +10,7 @@ import { wireStatus } from '../domain/mandate-status.js';
 import { amountToNumber } from '../domain/money.js';
 import { NO_BANK, type Subscription } from '../domain/subscription.js';
 import { findSubscriptionById, listSubscriptions, type MandateChange } from '../store/subscriptions.js';
+import { chosenAccount, withAccountChoice } from './account-choice.js';
 import { printHuman } from './merchant-view.js';
 import { wholeNumber } from './options.js';
 import { withRuntime } from './runtime.js';
@@ -58,15 +59,13 @@ async function detail(ctx: AppContext, id: string) {
 export function subscriptionsCommand(): Command {
   const subscriptions = new Command('subscriptions').description('subscriptions of the automatic payment API and their mandates');
 
-  subscriptions
-    .command('list')
-    .description('list subscriptions, newest first')
-    .option('--receiver <id>', 'only this account', wholeNumber)
+  withAccountChoice(subscriptions.command('list').description("list an account's subscriptions, newest first"))
     .option('--limit <n>', 'at most this many', wholeNumber, 100)
     .option('--json', 'print JSON')
     .action(async (options) =>
       withRuntime(async (ctx) => {
-        const views = (await listSubscriptions(ctx.db, { receiverId: options.receiver, limit: options.limit })).map(subscriptionView);
+        const { receiverId } = await chosenAccount(ctx, options);
+        const views = (await listSubscriptions(ctx.db, { receiverId, limit: options.limit })).map(subscriptionView);
         if (options.json) return console.log(JSON.stringify(views));
         printTable(
           [

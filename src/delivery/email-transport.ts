@@ -165,6 +165,7 @@ class SmtpTransport implements Transport {
         subject: email.subject,
         text: email.text,
         html: email.html,
+        attachments: email.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.contentBase64, encoding: 'base64' })),
         messageId: emailMessageId(message.message_id, email.from),
         date: new Date(message.created_at),
         signal: attempt.signal,

@@ -17,6 +17,7 @@ export function emailView(row: MessageRow) {
     subject: email.subject,
     text: email.text,
     html: email.html,
+    attachments: email.attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, content_base64: a.contentBase64 })),
     ...deliveryStateView(row),
   };
 }

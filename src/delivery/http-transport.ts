@@ -1,7 +1,7 @@
 // Messages of the http channel: a POST of the stored bytes, signed per attempt as the message says,
 // to a URL the installation's rules and the account's registered hosts still allow (a URL stored
 // before either changed is not sent to).
-import { notifyUrlProblem } from '../domain/network-address.js';
+import { notifyUrlProblem, reachOf } from '../domain/network-address.js';
 import { type DestinationRules, registeredHosts } from '../domain/notify-destinations.js';
 import { signingHeaders } from '../domain/notification-signature.js';
 import type { MessageRow } from '../store/schema.js';
@@ -34,7 +34,7 @@ export class HttpTransport implements Transport {
         retryAfter: undefined,
       };
     const headers = signingHeaders(message.signing, account.secret, startedAt, message.body);
-    return this.#sender.send({ url: message.url, contentType: message.content_type, body: message.body, headers }, publicOnly);
+    return this.#sender.send({ url: message.url, contentType: message.content_type, body: message.body, headers }, reachOf(policy));
   }
 
   close(): Promise<void> {

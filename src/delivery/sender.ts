@@ -1,9 +1,10 @@
 // Sends one message over HTTP (undici, keep-alive) and reports what happened: only a 200 is
 // a delivery; redirects are not followed; every request has a timeout (deadlines.ts). Accounts
 // that may not notify private addresses (production accounts; every account when SANDBOX=false)
-// go through a guarded connector that refuses non-public addresses, judged on the address the
-// socket actually connects to (the resolved one), so a name that resolves differently at
-// delivery time (DNS rebinding) cannot reach the internal network.
+// go through a guarded connector that refuses non-public addresses, and the others through one
+// that refuses link-local addresses unless the operator allows them, each judged on the address
+// the socket actually connects to (the resolved one), so a name that resolves differently at
+// delivery time (DNS rebinding) cannot reach the internal network or a cloud's metadata service.
 //
 // Requests go through undici's dispatch interface rather than request(): no response stream and
 // no abort signal per request, which measured at half the client-side cost per message. undici is
@@ -13,7 +14,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Agent, buildConnector as BuildConnector, Dispatcher } from 'undici';
-import { addressScope, nonPublicHostReason, PUBLIC_ONLY } from '../domain/network-address.js';
+import { type AddressReach, addressScope, beyondReach, hostBeyondReach, reachRule } from '../domain/network-address.js';
 import { DeadlineExceeded, Deadlines, type Expirable } from './deadlines.js';
 import { requestHeaders } from './request-headers.js';
 
@@ -42,28 +43,30 @@ const MAX_READ_BYTES = 64 * 1024;
 export class RefusedAddressError extends Error {
   readonly code = 'QUIPU_REFUSED_ADDRESS';
 
-  constructor(host: string, reason: string) {
-    super(`refused: ${host} ${reason}; ${PUBLIC_ONLY}`);
+  constructor(host: string, reason: string, reach: AddressReach) {
+    super(`refused: ${host} ${reason}; ${reachRule(reach)}`);
   }
 }
 
-/** dns.lookup, failing when any address the name resolves to is not public. */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '', 0);
-    const bad = addresses.find((a) => addressScope(a.address) !== 'public');
-    if (bad) return callback(new RefusedAddressError(hostname, `resolves to ${bad.address}, a ${addressScope(bad.address)} address`), '', 0);
-    if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
-    return callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-};
+/** dns.lookup, failing when any address the name resolves to is beyond `reach`. */
+const lookupWithin =
+  (reach: AddressReach): LookupFunction =>
+  (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const bad = addresses.find((a) => beyondReach(addressScope(a.address)!, reach));
+      if (bad) return callback(new RefusedAddressError(hostname, `resolves to ${bad.address}, a ${addressScope(bad.address)} address`, reach), '', 0);
+      if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+      return callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
 
-function guardedConnector(buildConnector: typeof BuildConnector, timeoutMs: number): BuildConnector.connector {
-  const connect = buildConnector({ lookup: publicOnlyLookup, timeout: timeoutMs });
+function guardedConnector(buildConnector: typeof BuildConnector, timeoutMs: number, reach: AddressReach): BuildConnector.connector {
+  const connect = buildConnector({ lookup: lookupWithin(reach), timeout: timeoutMs });
   return (options, callback) => {
     // An address literal is connected to without a lookup: judge it here.
-    const reason = nonPublicHostReason(options.hostname);
-    if (reason) return callback(new RefusedAddressError(options.hostname, reason), null);
+    const reason = hostBeyondReach(options.hostname, reach);
+    if (reason) return callback(new RefusedAddressError(options.hostname, reason, reach), null);
     return connect(options, callback);
   };
 }
@@ -149,10 +152,8 @@ class Exchange implements Dispatcher.DispatchHandler, Expirable {
   }
 }
 
-interface Agents {
-  open: Agent;
-  guarded: Agent;
-}
+/** An agent per reach: each connects only within its own. */
+type Agents = Record<AddressReach, Agent>;
 
 export class HttpSender {
   #agents: Promise<Agents> | undefined;
@@ -171,22 +172,23 @@ export class HttpSender {
     // undici is CommonJS: bundled (scripts/build.js), its dynamic import has only the default export.
     this.#agents ??= import('undici').then(({ default: { Agent, buildConnector } }) => {
       const options = { connections: this.#connectionsPerOrigin, keepAliveTimeout: 30_000, connectTimeout: this.#timeoutMs };
-      return { open: new Agent(options), guarded: new Agent({ ...options, connect: guardedConnector(buildConnector, this.#timeoutMs) }) };
+      const within = (reach: AddressReach) => new Agent({ ...options, connect: guardedConnector(buildConnector, this.#timeoutMs, reach) });
+      return { any: new Agent(options), private: within('private'), public: within('public') };
     });
     return this.#agents;
   }
 
-  /** `publicOnly` for accounts that may not notify private addresses. Never throws: a failure is a result. */
-  async send(outgoing: OutgoingRequest, publicOnly: boolean): Promise<SendResult> {
+  /** Connects only to addresses within `reach` (network-address.ts). Never throws: a failure is a result. */
+  async send(outgoing: OutgoingRequest, reach: AddressReach): Promise<SendResult> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     // Loaded before the exchange's deadline runs: one that expired meanwhile would reject with nothing awaiting it yet.
-    const { open, guarded } = await this.#loadAgents();
+    const agents = await this.#loadAgents();
     const exchange = new Exchange();
     this.#deadlines.track(exchange);
     try {
       const url = new URL(outgoing.url);
-      (publicOnly ? guarded : open).dispatch(
+      agents[reach].dispatch(
         {
           origin: url.origin,
           path: `${url.pathname}${url.search}`,
@@ -215,7 +217,6 @@ export class HttpSender {
 
   async close(): Promise<void> {
     if (!this.#agents) return;
-    const { open, guarded } = await this.#agents;
-    await Promise.all([open.close(), guarded.close()]);
+    await Promise.all(Object.values(await this.#agents).map((agent) => agent.close()));
   }
 }

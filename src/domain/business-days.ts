@@ -24,7 +24,8 @@ const dateParts = new Intl.DateTimeFormat('en-US', {
   hourCycle: 'h23',
 });
 
-function localParts(instant: Date): LocalDate & { hour: number; minute: number; second: number } {
+/** The date and time that Santiago's clocks show at `instant`. */
+export function localParts(instant: Date): LocalDate & { hour: number; minute: number; second: number } {
   const parts: Record<string, number> = {};
   for (const p of dateParts.formatToParts(instant)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
   return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour!, minute: parts.minute!, second: parts.second! };

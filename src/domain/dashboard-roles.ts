@@ -18,6 +18,8 @@ export const DASHBOARD_ACTIONS = {
   'demobank.decide': INTEGRATORS,
   'credentials.reveal': INTEGRATORS,
   'credentials.rotate': INTEGRATORS,
+  /** Every access token of the account revoked at once. */
+  'tokens.revoke': INTEGRATORS,
   'settings.update': INTEGRATORS,
   'message.resend': INTEGRATORS,
   /** An event sent once to a URL the user types: the account's signed bytes leave for anywhere public. */

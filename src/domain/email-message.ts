@@ -4,6 +4,13 @@
 
 export const EMAIL_CONTENT_TYPE = 'application/vnd.quipu.email+json';
 
+/** A file sent with an email: its bytes as base64, as stored and as handed to the mail server. */
+export interface EmailAttachment {
+  filename: string;
+  contentType: string;
+  contentBase64: string;
+}
+
 export interface Email {
   /** `Name <address>` or an address (SMTP_FROM). */
   from: string;
@@ -14,15 +21,48 @@ export interface Email {
   subject: string;
   text: string;
   html: string;
+  attachments: EmailAttachment[];
 }
 
+interface StoredAttachment {
+  filename: string;
+  content_type: string;
+  content_base64: string;
+}
+
+// An email without attachments is stored without the member, as every email was before attachments.
 export function encodeEmail(email: Email): string {
-  return JSON.stringify({ from: email.from, to: email.to, to_name: email.toName, subject: email.subject, text: email.text, html: email.html });
+  const attachments = email.attachments.map((a): StoredAttachment => ({ filename: a.filename, content_type: a.contentType, content_base64: a.contentBase64 }));
+  return JSON.stringify({
+    from: email.from,
+    to: email.to,
+    to_name: email.toName,
+    subject: email.subject,
+    text: email.text,
+    html: email.html,
+    ...(attachments.length > 0 && { attachments }),
+  });
 }
 
 export function decodeEmail(body: string): Email {
-  const stored = JSON.parse(body) as { from: string; to: string; to_name: string | null; subject: string; text: string; html: string };
-  return { from: stored.from, to: stored.to, toName: stored.to_name, subject: stored.subject, text: stored.text, html: stored.html };
+  const stored = JSON.parse(body) as {
+    from: string;
+    to: string;
+    to_name: string | null;
+    subject: string;
+    text: string;
+    html: string;
+    attachments?: StoredAttachment[];
+  };
+  return {
+    from: stored.from,
+    to: stored.to,
+    toName: stored.to_name,
+    subject: stored.subject,
+    text: stored.text,
+    html: stored.html,
+    attachments: (stored.attachments ?? []).map((a) => ({ filename: a.filename, contentType: a.content_type, contentBase64: a.content_base64 })),
+  };
 }
 
 /**

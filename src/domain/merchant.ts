@@ -27,6 +27,16 @@ export interface GraceCredential {
 export const inGrace = (credential: GraceCredential | null, nowMs: number): string | undefined =>
   credential !== null && nowMs < credential.until ? credential.value : undefined;
 
+/**
+ * Whether the receiver secret of this generation (Merchant.secretGeneration when it was current)
+ * still authenticates the account at `nowMs` (wall clock): the current secret, or the one it
+ * replaced while its grace period lasts. What a secret obtained lives no longer than it does.
+ */
+export function secretAuthenticates(merchant: Pick<Merchant, 'secretGeneration' | 'previousSecret'>, generation: number, nowMs: number): boolean {
+  if (generation === merchant.secretGeneration) return true;
+  return generation === merchant.secretGeneration - 1 && inGrace(merchant.previousSecret, nowMs) !== undefined;
+}
+
 /** Grace periods a rotation may give the credential it replaces: at most a month, as the peers allow. */
 export const MAX_CREDENTIAL_GRACE_MS = 30 * 24 * 3_600_000;
 
@@ -38,6 +48,8 @@ export interface Merchant {
   secret: string;
   /** The secret it replaced, while its grace period lasts: v2 requests and OAuth clients may still use it. */
   previousSecret: GraceCredential | null;
+  /** Counts the rotations of the secret; the replaced one in its grace is of the generation before. */
+  secretGeneration: number;
   /** The hash of the API key it replaced, while its grace period lasts. */
   previousApiKey: GraceCredential | null;
   notifyUrl: string | null;

@@ -49,6 +49,12 @@ export const MESSAGE_KINDS = {
     signing: 'none',
     description: 'A reminder emailed to the payer before expiry while the payment is unpaid (send_reminders)',
   },
+  'payment.email.confirmation': {
+    channel: 'email',
+    subject: 'payment',
+    signing: 'none',
+    description: "A reconciled payment's confirmation emailed to its payer, in the payer's language, with the receipt PDF attached",
+  },
   'subscription.signing': {
     channel: 'http',
     subject: 'subscription',

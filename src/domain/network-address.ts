@@ -1,6 +1,9 @@
 // Which network an IP address belongs to, so that notifications can never be aimed at the
 // service's own machine or internal network (server-side request forgery). Only developer-mode
-// accounts on a sandbox installation may notify such addresses: a receiver on localhost is their point.
+// accounts on a sandbox installation may notify such addresses: a receiver on localhost is their
+// point. Even they reach no link-local address (169.254.0.0/16, fe80::/10), where clouds answer
+// with the machine's metadata and credentials, unless the operator allows it
+// (NOTIFY_URL_ALLOW_LINK_LOCAL).
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Merchant } from './merchant.js';
 import { type DestinationRules, destinationRuleProblem, registeredHosts } from './notify-destinations.js';
@@ -100,6 +103,40 @@ export function mayNotifyPrivateAddresses(developer: boolean, sandbox: boolean):
   return developer && sandbox;
 }
 
+/**
+ * The addresses a notification may reach: the public internet only; also this machine and private
+ * networks, but no link-local address; or every address.
+ */
+export type AddressReach = 'public' | 'private' | 'any';
+
+export function reachOf(policy: { privateAllowed: boolean; linkLocalAllowed: boolean }): AddressReach {
+  if (!policy.privateAllowed) return 'public';
+  return policy.linkLocalAllowed ? 'any' : 'private';
+}
+
+/** Whether an address of `scope` lies beyond `reach`. */
+export function beyondReach(scope: AddressScope, reach: AddressReach): boolean {
+  if (reach === 'public') return scope !== 'public';
+  return reach === 'private' && scope === 'link-local';
+}
+
+/** Who may notify only the public internet, and who no link-local address, in the words of every refusal. */
+export const PUBLIC_ONLY = 'only public internet addresses may be notified (production accounts, and every account when SANDBOX=false)';
+export const NO_LINK_LOCAL = 'link-local addresses are not notified unless the operator sets NOTIFY_URL_ALLOW_LINK_LOCAL=true';
+
+export const reachRule = (reach: AddressReach) => (reach === 'public' ? PUBLIC_ONLY : NO_LINK_LOCAL);
+
+/**
+ * Why a URL host is beyond `reach` without even resolving it: an address literal beyond it, or a
+ * `localhost` name for the public internet. Undefined when it is not, or when it is a name that
+ * must be resolved to judge.
+ */
+export function hostBeyondReach(hostname: string, reach: AddressReach): string | undefined {
+  if (reach === 'public') return nonPublicHostReason(hostname);
+  const scope = addressScope(hostname);
+  return scope !== undefined && beyondReach(scope, reach) ? `is a ${scope} address` : undefined;
+}
+
 /** Where an account may send notifications: its own leave for private addresses, the hosts it registered, and the installation's rules. */
 export interface NotifyPolicy extends DestinationRules {
   privateAllowed: boolean;
@@ -120,14 +157,13 @@ export function notifyPolicy(account: NotifyingAccount, installation: { sandbox:
 
 /**
  * Why an account may not be notified at `url`: only accounts that may notify private addresses
- * (mayNotifyPrivateAddresses) may use localhost; the others only notify the public internet; and
+ * (mayNotifyPrivateAddresses) may use localhost, and a link-local address only where the operator
+ * allows it; the others only notify the public internet; and
  * every account keeps to the installation's rules (https, the allowlist, the hosts it registered).
  * One rule for a payment's notify_url and for an account's default.
  */
 export function notifyUrlProblem(url: string, policy: NotifyPolicy): string | undefined {
-  const reason = policy.privateAllowed ? undefined : nonPublicHostReason(new URL(url).hostname);
-  return reason ? `${reason}; ${PUBLIC_ONLY}` : destinationRuleProblem(url, policy);
+  const reach = reachOf(policy);
+  const reason = hostBeyondReach(new URL(url).hostname, reach);
+  return reason ? `${reason}; ${reachRule(reach)}` : destinationRuleProblem(url, policy);
 }
-
-/** Who may notify only the public internet, in the words of every refusal. */
-export const PUBLIC_ONLY = 'only public internet addresses may be notified (production accounts, and every account when SANDBOX=false)';

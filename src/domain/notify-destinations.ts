@@ -14,6 +14,8 @@ export interface DestinationRules {
   allowedHosts: readonly string[];
   /** NOTIFY_URL_ACCOUNT_HOSTS: each account is notified only at the hosts it registered (registeredHosts). */
   accountHosts: boolean;
+  /** NOTIFY_URL_ALLOW_LINK_LOCAL: accounts that may notify private addresses may notify link-local ones too (network-address.ts). */
+  linkLocalAllowed: boolean;
 }
 
 const NAME_PATTERN = /^(?:\*\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;

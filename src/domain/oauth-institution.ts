@@ -1,5 +1,6 @@
 // The institution the user signs in at (institution_id is a bank id of the catalogue). The flow
-// can only start where Quipu has a bank connector (today DemoBank, for developer-mode accounts);
+// can only start where Quipu has a bank connector (today DemoBank, for developer-mode accounts on
+// a sandbox installation: a production one, SANDBOX=false, offers no test bank to anyone);
 // the login itself is the connector's, exactly as on the payer pages.
 import { DEMO_BANK_ID, findBank } from './banks.js';
 import { type FlowError, flowError } from './oauth-errors.js';

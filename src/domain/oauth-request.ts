@@ -44,6 +44,7 @@ export interface AuthorizationRequest {
 /** What the rules need to know about the client named by client_id. */
 export interface ClientView {
   receiverId: number;
+  /** A developer-mode account on a sandbox installation: only its flows may sign in at the test bank. */
   developer: boolean;
   redirectUris: readonly string[];
 }

@@ -11,6 +11,16 @@ export const TOKEN_ALGORITHM = 'ES256';
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
 /** The contract: one full year, and no refresh tokens. */
 export const TOKEN_LIFETIME_SECONDS = 31_536_000;
+/**
+ * The longest a token lives in real time (wall clock ms), whatever its exp says: exp is on its
+ * account's clock, which a developer moves ahead, and a token issued ten years ahead would live
+ * eleven once that clock is reset. Checked on every use, so it bounds every token ever issued.
+ */
+export const MAX_TOKEN_LIFE_MS = TOKEN_LIFETIME_SECONDS * 1000;
+
+/** Whether a token issued at `wallIssuedAt` has lived its maximum at `wallNow` (both wall clock ms). */
+export const outlivedMaximum = (wallIssuedAt: number, wallNow: number): boolean => wallNow - wallIssuedAt >= MAX_TOKEN_LIFE_MS;
+
 /** Authorization codes are single-use and short-lived (RFC 9700: at most 10 minutes). */
 export const CODE_LIFETIME_MS = 10 * 60_000;
 /** How long the user has for each step: to sign in at the institution (else A003), then to consent (else E001). */

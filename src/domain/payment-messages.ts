@@ -5,6 +5,7 @@ import type { MessageDraft } from './message-kinds.js';
 import { paymentNotificationMessage } from './notification-body.js';
 import type { Payment } from './payment.js';
 import { isPayable, type PaymentEvent, type PaymentState } from './payment-status.js';
+import { hasReceipt, type ReceiptPayment } from './receipt.js';
 import { nextReminderAt } from './reminder-schedule.js';
 
 type MessagesOf = (payment: Payment, merchant: Merchant) => MessageDraft | undefined;
@@ -13,6 +14,16 @@ type MessagesOf = (payment: Payment, merchant: Merchant) => MessageDraft | undef
 export const PAYMENT_EVENT_MESSAGES: Partial<Record<PaymentEvent, MessagesOf>> = {
   reconciled: paymentNotificationMessage,
 };
+
+/**
+ * A reconciled payment's payer is sent its confirmation, with the receipt, when the payment names
+ * their email (the one given at creation or on the payer pages, or the bank's). The provider does
+ * not say it emails payers: this is Quipu's own choice (docs/emails.md). A payment marked paid by
+ * its merchant has no receipt and its payer paid outside Quipu: nothing is sent.
+ */
+export function sendsConfirmation(event: PaymentEvent | undefined, payment: Payment): payment is ReceiptPayment & { payerEmail: string } {
+  return event === 'reconciled' && hasReceipt(payment) && !!payment.payerEmail;
+}
 
 /** What a change does to the payer's emails: withdraw those not sent yet, and when to remind next. */
 export interface PayerEmailChange {

@@ -70,6 +70,21 @@ export interface SandboxFixtures {
 /** Where a fixture sits in the request body, as a 400 names it: `fixtures.payments.2`. */
 export const fixturePath = (kind: FixtureKind, index: number): string => `fixtures.${kind}.${index}`;
 
+type FixtureOf<K extends FixtureKind> = NonNullable<SandboxFixtures[K]>[number];
+
+/**
+ * The fixtures of one kind, each with its index. The checks run on a request the schema refused
+ * too, so that one 400 names every problem: of such a request, only the entries that are objects,
+ * of a list that is one.
+ */
+export function fixturesOf<K extends FixtureKind>(fixtures: SandboxFixtures, kind: K): [fixture: FixtureOf<K>, index: number][] {
+  const list: unknown = fixtures[kind];
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((fixture: unknown, index) =>
+    typeof fixture === 'object' && fixture !== null && !Array.isArray(fixture) ? [[fixture as FixtureOf<K>, index]] : [],
+  );
+}
+
 /**
  * What is wrong with the fixtures as a whole, every problem named by its path: a ref used twice (refs
  * name fixtures of every kind in the answer), a charge on a subscription the request does not ask
@@ -79,15 +94,15 @@ export function fixtureProblems(fixtures: SandboxFixtures, account: { refunds: b
   const problems: FieldError[] = [];
   const seen = new Map<string, string>();
   for (const kind of FIXTURE_KINDS) {
-    (fixtures[kind] ?? []).forEach((fixture, index) => {
+    for (const [fixture, index] of fixturesOf(fixtures, kind)) {
       const path = fixturePath(kind, index);
       const first = seen.get(fixture.ref);
       if (first !== undefined) problems.push({ field: `${path}.ref`, message: `is already the ref of ${first}` });
       else seen.set(fixture.ref, path);
-    });
+    }
   }
-  const subscriptions = new Map((fixtures.subscriptions ?? []).map((s) => [s.ref, s.status]));
-  (fixtures.charges ?? []).forEach((charge, index) => {
+  const subscriptions = new Map(fixturesOf(fixtures, 'subscriptions').map(([s]) => [s.ref, s.status]));
+  for (const [charge, index] of fixturesOf(fixtures, 'charges')) {
     const status = subscriptions.get(charge.subscription);
     if (status === undefined)
       problems.push({ field: `${fixturePath('charges', index)}.subscription`, message: 'must be the ref of a subscription of fixtures.subscriptions' });
@@ -96,11 +111,10 @@ export function fixtureProblems(fixtures: SandboxFixtures, account: { refunds: b
         field: `${fixturePath('charges', index)}.subscription`,
         message: `must be an enabled subscription (${charge.subscription} is ${status})`,
       });
-  });
+  }
   if (!account.refunds)
-    (fixtures.payments ?? []).forEach((payment, index) => {
+    for (const [payment, index] of fixturesOf(fixtures, 'payments'))
       if (payment.status === 'reversed')
         problems.push({ field: `${fixturePath('payments', index)}.status`, message: 'reversed needs an account that refunds: send "refunds": true' });
-    });
   return problems;
 }

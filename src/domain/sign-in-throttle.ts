@@ -7,9 +7,11 @@
 // guesses spread over many addresses slow the owner a little and the guesser a lot. Measured on
 // the wall clock: moving the developer clock neither ages nor extends an attacker's failures.
 // The operator API's token is guessed the same way, and slowed per address as its own kind; a
-// second factor's codes are slowed per user, whoever types them.
+// second factor's codes are slowed per user, whoever types them. A payer's consent review is
+// opened by anyone, unauthenticated, and writes a row kept a day: each one opened counts against
+// the address, so a flood of them is bounded as guesses are.
 
-export type ThrottleKind = 'pair' | 'address' | 'email' | 'operator' | 'second-factor';
+export type ThrottleKind = 'pair' | 'address' | 'email' | 'operator' | 'second-factor' | 'consent-review';
 
 interface ThrottleRule {
   /** Failures allowed in a row before the first delay. */
@@ -24,6 +26,7 @@ export const SIGN_IN_THROTTLES: Readonly<Record<ThrottleKind, ThrottleRule>> = {
   email: { free: 20, firstDelayMs: 1_000, maxDelayMs: 60_000 },
   operator: { free: 10, firstDelayMs: 1_000, maxDelayMs: 15 * 60_000 },
   'second-factor': { free: 5, firstDelayMs: 1_000, maxDelayMs: 15 * 60_000 },
+  'consent-review': { free: 10, firstDelayMs: 1_000, maxDelayMs: 15 * 60_000 },
 };
 
 /** A subject's failures are forgotten after this long without one: longer than any delay, so waiting one out never restarts the count. */
@@ -59,6 +62,9 @@ export const operatorSubject = (address: string): ThrottleSubject => ({ kind: 'o
 
 /** The subject of wrong second-factor codes of one user: a million codes must not be tried from many places. */
 export const secondFactorSubject = (userId: string): ThrottleSubject => ({ kind: 'second-factor', key: `second-factor:${userId}` });
+
+/** The subject of consent reviews opened from one address: each review opened counts, none is taken back. */
+export const consentReviewSubject = (address: string): ThrottleSubject => ({ kind: 'consent-review', key: `consent-review:${address}` });
 
 /** How long a subject waits after its `failures`-th failure in a row. */
 export function delayAfter(kind: ThrottleKind, failures: number): number {

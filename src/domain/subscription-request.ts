@@ -124,11 +124,12 @@ export interface ChargeRequest {
 
 /**
  * Decodes a charge intent against its subscription (`undefined`: none of this account has that
- * id, reported on `subscription_id` with the other fields' problems).
+ * id, reported on `subscription_id` with the other fields' problems): its mandate's state, currency
+ * and max_amount, all a charge is held to.
  */
 export function parseChargeRequest(
   raw: Readonly<Record<string, RawValue>>,
-  subscription: Subscription | undefined,
+  subscription: Pick<Subscription, 'state' | 'currency' | 'maxAmount'> | undefined,
   notifyPolicy: NotifyPolicy,
   found: readonly FieldError[] = [],
   doubts: FieldError[] = [],

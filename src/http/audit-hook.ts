@@ -2,7 +2,7 @@
 // (`config.auditAction`), and once it has answered, a record says which account's credentials asked,
 // from where, on what, and how it ended. The dashboard records its own actions with the user who
 // signed in (dashboard/index.ts); the operator API its calls (operator/auth.ts).
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { audit } from '../app/audit.js';
 import { type AuditAction, outcomeOf } from '../domain/audit.js';
 
@@ -16,20 +16,25 @@ declare module 'fastify' {
 /** What a request acted on: its path, without the query string (which may hold a token). */
 export const auditTarget = (request: FastifyRequest) => request.url.split('?')[0]!;
 
-export function auditApiCall(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  const action = request.routeOptions.config.auditAction;
+function auditApiCall(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const merchant = request.merchant;
-  if (action !== undefined && merchant) {
+  if (merchant) {
     const receiverId = merchant.receiverId;
     void audit(request.ctx, {
       actorKind: 'api',
       actor: String(receiverId),
       receiverId,
-      action,
+      action: request.routeOptions.config.auditAction!,
       target: auditTarget(request),
       outcome: outcomeOf(reply.statusCode),
       address: request.ip,
     });
   }
   done();
+}
+
+/** An onRoute hook: only a route that names its action carries the audit hook, so a read pays nothing for it. */
+export function auditApiCallsOn(route: RouteOptions): void {
+  if (route.config?.auditAction === undefined) return;
+  route.onResponse = [...[route.onResponse ?? []].flat(), auditApiCall];
 }

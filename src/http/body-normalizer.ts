@@ -42,6 +42,12 @@ function emptyObjectIfMissing(request: FastifyRequest): void {
   if (request.body === undefined && (request.method === 'POST' || request.method === 'DELETE')) request.body = {};
 }
 
+/** For a route outside the API scopes whose every member is optional: a POST without a body is an empty object. */
+export function emptyObjectIfNoBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  emptyObjectIfMissing(request);
+  done();
+}
+
 /** Drops the null and empty members of `value`, when it is a JSON object (a body, or an object inside one); `kept` keep their "". */
 export function dropEmptyMembers(value: unknown, kept: ReadonlySet<string> = NONE): void {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {

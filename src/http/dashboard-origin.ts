@@ -3,7 +3,9 @@
 // ran on a payer's page, an OAuth page or the API reference shares no origin with a signed-in
 // dashboard user's pages and cookies. A page asked for on the wrong host is sent to the right one
 // (303: bookmarks, the dashboard's link to the API reference); any other method there is a 404
-// that reaches no route. The health checks and the metrics answer on both.
+// that reaches no route. The health checks and the metrics answer on both. Whose a path is, is the
+// route's that answers it, never the URL's spelling: the router decodes the path before matching,
+// so `/%64ashboard/sign-in` is the dashboard's sign-in.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 
@@ -16,7 +18,8 @@ export function separateDashboardOrigin(app: FastifyInstance, config: Pick<Confi
   if (config.dashboardBaseUrl === undefined) return;
   const dashboard = new URL(config.dashboardBaseUrl);
   app.addHook('onRequest', (request, reply, done) => {
-    const path = request.url.split('?')[0]!;
+    // No route (a 404) is no one's page: answered on the public host.
+    const path = request.routeOptions.url ?? '';
     if (ON_EVERY_HOST.has(path)) return done();
     const dashboardPath = isDashboardPath(path);
     if (dashboardPath === (request.host.toLowerCase() === dashboard.host)) return done();

@@ -1,12 +1,12 @@
 // Every request of the merchant APIs that authenticated as an account (an API key, a v2 signature,
-// a bearer token: request.merchant is set) goes to that account's request log (app/request-log.ts),
-// whatever its answer; dashboard pages, payer pages and health checks are no account's API calls.
+// a bearer token: request.merchant is set) goes to that account's request log, wherever the process's
+// sink puts it (ctx.requestRecords, app/request-records.ts), whatever its answer; dashboard pages,
+// payer pages and health checks are no account's API calls.
 // A row holds no credential and no request body: the method, the path without its query string
 // (which may hold a token), the status, the duration, the request id, the fields the answer said
 // it ignored, and the beginning of an error answer's body, which is Quipu's own words.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { AppContext } from '../app/context.js';
-import { RequestLog } from '../app/request-log.js';
 import { auditTarget } from './audit-hook.js';
 import { IGNORED_FIELDS_HEADER } from './ignored-fields.js';
 
@@ -25,10 +25,10 @@ declare module 'fastify' {
 const excerpt = (payload: unknown): string | null =>
   typeof payload === 'string' || Buffer.isBuffer(payload) ? String(payload).slice(0, ERROR_BODY_CHARS) : null;
 
-/** Off where REQUEST_LOG_RETENTION_DAYS is 0: not even a hook. */
+/** Off (REQUEST_LOG_STORE=off, REQUEST_LOG_RETENTION_DAYS=0): not even a hook. */
 export function recordRequests(app: FastifyInstance, ctx: AppContext): void {
-  if (ctx.config.requestLogRetentionDays === 0) return;
-  const requestLog = new RequestLog(ctx.db, ctx.log);
+  const records = ctx.requestRecords;
+  if (records.store === 'off') return;
   app.decorateRequest('errorBody', null);
   app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
     if (request.merchant && reply.statusCode >= 400) request.errorBody = excerpt(payload);
@@ -38,7 +38,7 @@ export function recordRequests(app: FastifyInstance, ctx: AppContext): void {
     const merchant = request.merchant;
     if (merchant) {
       const ignored = reply.getHeader(IGNORED_FIELDS_HEADER);
-      requestLog.add({
+      records.add({
         receiver_id: merchant.receiverId,
         // request.ctx acts for the account: its clock is the account's.
         at: request.ctx.clock.now().getTime(),
@@ -54,5 +54,5 @@ export function recordRequests(app: FastifyInstance, ctx: AppContext): void {
     done();
   });
   // Closing waits for the requests in flight, then writes what they left.
-  app.addHook('onClose', () => requestLog.flush());
+  app.addHook('onClose', () => records.flush());
 }

@@ -16,9 +16,10 @@ import { errorHandler, notFoundHandler, V3_STATUS } from './errors.js';
 import { capConnectionsPerAddress } from './connection-cap.js';
 import { healthRoutes, Readiness } from './health.js';
 import { idempotencyPlugin } from './plugins/idempotency.js';
-import { auditApiCall } from './audit-hook.js';
+import { auditApiCallsOn } from './audit-hook.js';
 import { IGNORED_FIELDS_HEADER, ignoreUnknownFieldsOn, LIKELY_TYPOS_HEADER } from './ignored-fields.js';
 import { jsonBodyParser } from './json-body.js';
+import { lingerBeforeClosing } from './lingering-close.js';
 import { optionalBodies } from './openapi-optional-body.js';
 import { mandatePages } from './mandate/index.js';
 import { operationPages } from './operation/index.js';
@@ -99,6 +100,7 @@ export async function buildServer(ctx: AppContext, readiness = new Readiness()):
   // Unknown members leave the body first: a NUL inside one is ignored with it.
   app.addHook('onRoute', ignoreUnknownFieldsOn);
   app.addHook('onRoute', refuseNulOn);
+  app.addHook('onRoute', auditApiCallsOn);
   // Faults on demand of developer-mode accounts (docs/sandbox-faults.md): not even a hook without the sandbox.
   if (ctx.config.sandbox) app.addHook('onRoute', apiFaultsOn);
 
@@ -116,12 +118,14 @@ export async function buildServer(ctx: AppContext, readiness = new Readiness()):
   separateDashboardOrigin(app, ctx.config);
   // Nothing is acknowledged before it is durable: an answer waits for the flush of every commit
   // made before it is sent (SQLite; see src/store/wal-sync.ts). Usually there is none to wait for.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     // The API's answers hold payments, credentials and tokens: no cache keeps them, and no browser
     // reads them as anything but JSON (pages and public documents set their own Cache-Control).
     if (!reply.hasHeader('cache-control') && String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
       void reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
     }
+    // A body refused before it all arrived: its client may still be sending it.
+    if (reply.statusCode === 413 && !request.raw.complete) lingerBeforeClosing(request.raw, ctx.config.requestTimeoutMs);
     const flushed = durable(ctx.db);
     if (flushed === undefined) return done(null, payload);
     flushed.then(() => done(null, payload), done);
@@ -145,7 +149,6 @@ export async function buildServer(ctx: AppContext, readiness = new Readiness()):
     }
     done();
   });
-  app.addHook('onResponse', auditApiCall);
   recordRequests(app, ctx);
 
   await app.register(swagger, {

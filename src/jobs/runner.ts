@@ -5,12 +5,17 @@
 // for JOB_LEASE_MS of wall time and renews that lease while it runs: a long run is never taken over
 // meanwhile, and the job of a process that died mid-run is free again once its lease ends. A run
 // that finishes, failed or not, makes its job due `everyMs` later on the developer clock, so moving
-// that clock forward makes each job due once, however many intervals the move skips.
+// that clock forward makes each job due once, however many intervals the move skips. In developer
+// mode it also runs the per-account jobs for each account woken by a move of its own clock (or a
+// restore of its snapshot): that account's work alone, at once, holding the account's wake with a
+// lease as it holds a job, while every job keeps its own schedule.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../app/context.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
+import { readAccountClock } from '../store/account-clocks.js';
+import { claimAccountWake, endAccountWake, freeAccountWakes } from '../store/account-wakes.js';
 import { claimJob, createJobRows, dueJobNames, finishJob, renewJobLease } from '../store/jobs.js';
 import { type Job, JOBS } from './jobs.js';
 
@@ -25,6 +30,9 @@ export interface RunnerOptions {
  */
 const RENEWALS_PER_LEASE = 3;
 
+/** Woken accounts read at one poll; the rest wait for the next. */
+const WAKES_PER_POLL = 20;
+
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -32,11 +40,14 @@ function errorText(error: unknown): string {
 export class JobRunner {
   readonly #ctx: AppContext;
   readonly #jobs: ReadonlyMap<string, Job>;
+  readonly #perAccount: readonly Job[];
   readonly #options: RunnerOptions;
   /** Written into the rows this process takes, for operators to find the process that runs a job. */
   readonly #runner = `${os.hostname()}:${process.pid}`;
   /** The runs in progress here, by job name. */
   readonly #runs = new Map<string, Promise<void>>();
+  /** The woken accounts' work in progress here, one account after another. */
+  #accountRuns: Promise<void> | undefined;
   #polling: Promise<void> | undefined;
   #stopping = false;
   #wake: (() => void) | undefined;
@@ -44,6 +55,8 @@ export class JobRunner {
   constructor(ctx: AppContext, jobs: readonly Job[] = JOBS, options: RunnerOptions = { pollMs: ctx.config.jobsPollMs, leaseMs: ctx.config.jobLeaseMs }) {
     this.#ctx = ctx;
     this.#jobs = new Map(jobs.map((job) => [job.name, job]));
+    // Only the sandbox moves an account's clock or restores it.
+    this.#perAccount = ctx.config.sandbox ? jobs.filter((job) => job.perAccount) : [];
     this.#options = options;
   }
 
@@ -56,7 +69,7 @@ export class JobRunner {
     this.#stopping = true;
     this.#wake?.();
     await this.#polling;
-    await Promise.all(this.#runs.values());
+    await Promise.all([...this.#runs.values(), this.#accountRuns]);
   }
 
   async #poll(): Promise<void> {
@@ -68,6 +81,7 @@ export class JobRunner {
           rowsCreated = true;
         }
         await this.#takeDueJobs();
+        this.#runWokenAccounts();
       } catch (error) {
         this.#ctx.log.error({ err: error }, 'looking for due jobs failed');
       }
@@ -86,6 +100,43 @@ export class JobRunner {
       if (!claimed) continue;
       const run = this.#run(this.#jobs.get(name)!, leaseId).finally(() => this.#runs.delete(name));
       this.#runs.set(name, run);
+    }
+  }
+
+  /** Starts on the woken accounts' work unless it is under way (or there is no per-account job). */
+  #runWokenAccounts(): void {
+    if (this.#accountRuns !== undefined || this.#perAccount.length === 0) return;
+    this.#accountRuns = this.#runWoken()
+      .catch((error: unknown) => this.#ctx.log.error({ err: error }, "running woken accounts' work failed"))
+      .finally(() => (this.#accountRuns = undefined));
+  }
+
+  async #runWoken(): Promise<void> {
+    const { db } = this.#ctx;
+    for (const { receiverId } of await freeAccountWakes(db, wallClockMs(this.#ctx.clock), WAKES_PER_POLL)) {
+      if (this.#stopping) return;
+      const wallNow = wallClockMs(this.#ctx.clock);
+      const leaseId = randomUUID();
+      const wake = await claimAccountWake(db, { receiverId, leaseId, wallNow, leaseUntil: wallNow + this.#options.leaseMs });
+      if (!wake) continue;
+      await this.#runForAccount(receiverId);
+      await endAccountWake(db, wake, leaseId);
+    }
+  }
+
+  /** Every per-account job for the account alone; a job that fails is logged, and its own runs catch up. */
+  async #runForAccount(receiverId: number): Promise<void> {
+    // The move may have been made by another process, which this one hears of only at its next read
+    // of the invalidation feed: the account's clock is read now. An account removed since has no work.
+    const clock = await readAccountClock(this.#ctx.db, receiverId);
+    if (!clock) return;
+    this.#ctx.clocks.setAccount(receiverId, clock);
+    for (const job of this.#perAccount) {
+      try {
+        await job.run(this.#ctx, receiverId);
+      } catch (failure) {
+        this.#ctx.log.error({ err: failure, job: job.name, receiverId }, `job failed for an account: ${job.name}`);
+      }
     }
   }
 

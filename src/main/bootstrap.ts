@@ -1,4 +1,5 @@
-// Assembles a process's context: configuration, database (migrated), clock, caches and secrets.
+// Assembles a process's context: configuration, database (migrated), clock, caches, secrets and
+// where the request log goes (request-records.ts).
 // The server, the workers and the CLI all start here: this folder is the one that knows every
 // other, so that none of them needs to know what sits above it.
 import type { Logger } from 'pino';
@@ -9,6 +10,7 @@ import type { Config } from '../config.js';
 import { Outbox } from '../delivery/outbox.js';
 import { openDatabase } from '../store/database.js';
 import { bankDirectory } from './bank-connectors.js';
+import { requestRecordsFor } from './request-records.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { followAccountClocks } from '../runtime/account-clock-feed.js';
 import { ShiftableClock } from '../runtime/clock.js';
@@ -62,11 +64,14 @@ export async function startRuntime(config: Config, log: Logger = createLogger(co
       outbox: new Outbox(clock, random),
       banks: bankDirectory({ config, db: database.db }),
       descriptorKeys: new DescriptorKeyRing(database.db, secrets, clock, feed, random),
+      requestRecords: requestRecordsFor(config, database.db, log),
     };
     return {
       ctx,
       close: async () => {
         await feed.stop();
+        // Its last rows first: the file's are checked against the accounts of the database.
+        await ctx.requestRecords.close();
         await database.close();
       },
     };

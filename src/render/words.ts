@@ -7,6 +7,10 @@ import type { SdkResult } from '../domain/operation.js';
 export const LANGUAGES = ['es', 'en'] as const;
 export type Lang = (typeof LANGUAGES)[number];
 
+export function isLang(value: unknown): value is Lang {
+  return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
+}
+
 const es = {
   htmlLang: 'es',
   locale: 'es-CL',
@@ -30,10 +34,12 @@ const es = {
   minimumAmount: (amount: string) => `monto mínimo ${amount}`,
   otherCurrency: 'no paga en esta moneda',
   email: 'Tu correo electrónico',
+  emailHint: 'Necesario para continuar a tu banco. El comercio lo recibe con tu pago.',
   continue: 'Continuar',
   noBanks: 'Ningún banco puede pagar este cobro por transferencia simplificada. Usa una transferencia normal.',
   bankIdError: 'Elige un banco que pueda pagar este cobro.',
   emailError: 'Escribe un correo electrónico válido.',
+  emailMissing: 'Escribe tu correo electrónico para continuar.',
   noConnectorTitle: 'Banco sin conexión',
   noConnector: (bank: string) => `Quipu aún no tiene conexión con ${bank}. Puedes pagar este cobro con una transferencia normal.`,
   payByManual: 'Pagar con transferencia normal',
@@ -184,6 +190,11 @@ const es = {
   personalIdentifier: 'RUT',
   method: 'Medio de pago',
   lateConciliation: 'El abono llegó después del vencimiento del cobro.',
+  currency: 'Moneda',
+  transactionId: 'ID de transacción del comercio',
+  receiptPdf: 'Descargar el comprobante (PDF)',
+  noReceiptTitle: 'Comprobante no disponible',
+  noReceipt: 'Este cobro no tiene comprobante: solo lo tiene un pago recibido y conciliado.',
   /** DemoBank's test values beside its forms (src/http/demobank-test-values.ts): each value is shown with what it does. */
   demoBankTestValues: {
     title: 'Valores de prueba de DemoBank',
@@ -254,10 +265,12 @@ const en: Messages = {
   minimumAmount: (amount) => `minimum amount ${amount}`,
   otherCurrency: 'does not pay in this currency',
   email: 'Your email',
+  emailHint: 'Needed to continue to your bank. The merchant receives it with your payment.',
   continue: 'Continue',
   noBanks: 'No bank can pay this charge by simplified transfer. Use a normal transfer.',
   bankIdError: 'Choose a bank that can pay this charge.',
   emailError: 'Enter a valid email address.',
+  emailMissing: 'Enter your email to continue.',
   noConnectorTitle: 'Bank not connected',
   noConnector: (bank) => `Quipu has no connection to ${bank} yet. You can pay this charge with a normal transfer.`,
   payByManual: 'Pay with a normal transfer',
@@ -405,6 +418,11 @@ const en: Messages = {
   personalIdentifier: 'RUT',
   method: 'Payment method',
   lateConciliation: 'The credit arrived after the charge expired.',
+  currency: 'Currency',
+  transactionId: "Merchant's transaction ID",
+  receiptPdf: 'Download the receipt (PDF)',
+  noReceiptTitle: 'No receipt',
+  noReceipt: 'This charge has no receipt: only a payment received and reconciled has one.',
   demoBankTestValues: {
     title: "DemoBank's test values",
     anyRut: 'An example RUT: any valid RUT logs in.',

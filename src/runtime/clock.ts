@@ -90,8 +90,12 @@ export class ShiftableClock implements Clock {
     else this.#own.set(receiverId, state.offsetMs);
   }
 
-  /** What a scan across accounts compares with: real time, the installation's offset, and how far ahead any account runs. */
-  scanTime(): ScanTime {
+  /** What a scan across accounts compares with: real time, the installation's offset, and how far ahead any account runs; given an account, a scan of its rows alone, on its clock. */
+  scanTime(account?: number): ScanTime {
+    if (account !== undefined) {
+      const offsetMs = this.offsetOf(account);
+      return { wallMs: Date.now(), offsetMs, aheadMs: offsetMs, ownClocks: false, account };
+    }
     let aheadMs = this.#offsetMs;
     for (const offset of this.#own.values()) if (offset > aheadMs) aheadMs = offset;
     return { wallMs: Date.now(), offsetMs: this.#offsetMs, aheadMs, ownClocks: this.#own.size > 0 };

@@ -18,11 +18,11 @@ export interface AccountRecords {
   /** Columns of a worker's lease on the row (wall clock): a hold of a process, not the account's state, so a restored row is free. */
   leases?: readonly string[];
   /**
-   * Not the account's state, so a snapshot leaves it out and a restore leaves it as it is: a log of
-   * what was asked of the account, or the credentials and sign-ins of the account and its people,
-   * which a restore must never bring back once rotated, changed, revoked or ended.
+   * Credentials and sign-ins of the account and its people: not the account's state, so a snapshot
+   * leaves them out and a restore leaves them as they are, never bringing back what was rotated,
+   * changed, revoked or ended.
    */
-  kept?: 'log' | 'credentials';
+  kept?: 'credentials';
   /** Columns of the account's own row that are credentials: kept as they are by a restore, as `kept` tables are. */
   credentials?: readonly string[];
 }
@@ -53,6 +53,7 @@ export const ACCOUNT_RECORDS: readonly AccountRecords[] = [
       'previous_api_key_until',
       'previous_secret_enc',
       'previous_secret_until',
+      'secret_generation',
     ],
   },
   // Before the payments it paid out, which name it.
@@ -131,16 +132,12 @@ export const ACCOUNT_RECORDS: readonly AccountRecords[] = [
     owner: { column: 'order_id', parents: [...TRANSFER_ORDERS, { table: 'subscriptions', key: 'subscription_id' }] },
     dates: ['asked_at'],
   },
-  // The API requests the account made (app/request-log.ts). Outside snapshots: a suite that restores
-  // its account before each test still sees every request it sent, and a restore does not bring
-  // back requests nobody is sending any more.
-  { table: 'request_logs', owner: own, dates: ['at'], kept: 'log' },
 ];
 
 /** The account's own row: a restore updates it in place, since the tables it keeps refer to it. */
 export const ACCOUNT_ROW: AccountRecords = ACCOUNT_RECORDS[0]!;
 
-/** The tables a snapshot records and a restore replaces: the account's state, without its logs and credentials. */
+/** The tables a snapshot records and a restore replaces: the account's state, without its credentials. */
 export const SNAPSHOT_RECORDS: readonly AccountRecords[] = ACCOUNT_RECORDS.filter((records) => !records.kept);
 
 // The table walks every table by name, DemoBank's books (not in Quipu's schema type) included.

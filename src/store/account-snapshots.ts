@@ -172,3 +172,12 @@ export async function deleteAccountSnapshots(trx: Kysely<DB>, receiverId: number
   await trx.deleteFrom('sandbox_snapshot_tables').where('snapshot_id', 'in', ofAccount).execute();
   await trx.deleteFrom('sandbox_snapshots').where('receiver_id', '=', receiverId).execute();
 }
+
+/** The bytes the account's snapshots hold together: their tables' rows as stored, in JSON. */
+export async function snapshotBytes(db: Kysely<DB>, receiverId: number): Promise<number> {
+  const { rows } = await sql<{ bytes: number | string | null }>`
+    select sum(octet_length(t.content)) as bytes
+    from sandbox_snapshot_tables t join sandbox_snapshots s on s.snapshot_id = t.snapshot_id
+    where s.receiver_id = ${receiverId}`.execute(db);
+  return Number(rows[0]?.bytes ?? 0);
+}

@@ -2,7 +2,8 @@
 // account's dates with that account's clock: its own once moved in developer mode, else the
 // installation's. The store keeps each account's offset (merchants.clock_offset_ms); a scan asks for
 // it only when some account has a clock of its own, so an installation without one runs the same
-// statements as before, on the same indexes.
+// statements as before, on the same indexes. A scan may also be of one account alone (its work woken
+// by a move of its clock, jobs/runner.ts): every row compared is that account's, on its clock.
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 
 /** The instant a scan runs at, as the process's clocks see it. */
@@ -15,6 +16,8 @@ export interface ScanTime {
   aheadMs: number;
   /** Whether any account has a clock of its own. */
   ownClocks: boolean;
+  /** The one account whose rows the scan looks at (offsetMs is then its clock's); absent, every account's. */
+  account?: number;
 }
 
 /** The installation clock's instant of a scan. */
@@ -33,6 +36,8 @@ export function accountNow(time: ScanTime, table: string): RawBuilder<number> {
 export function onAccountClock(table: string, column: string, op: '<' | '<=', time: ScanTime, shiftMs = 0): RawBuilder<SqlBool> {
   const ref = sql.ref(`${table}.${column}`);
   const compare = sql.raw(op);
+  if (time.account !== undefined)
+    return sql<SqlBool>`(${sql.ref(`${table}.receiver_id`)} = ${time.account} and ${ref} ${compare} ${installationNow(time) + shiftMs})`;
   if (!time.ownClocks) return sql<SqlBool>`${ref} ${compare} ${installationNow(time) + shiftMs}`;
   return sql<SqlBool>`(${ref} ${compare} ${time.wallMs + time.aheadMs + shiftMs} and ${ref} ${compare} ${accountNow(time, table)} + ${shiftMs})`;
 }

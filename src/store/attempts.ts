@@ -51,6 +51,19 @@ export async function latestAttemptIn(db: Kysely<DB>, paymentId: string, states:
   return row && toAttempt(row);
 }
 
+/** The language each payer last started an attempt in, by payment, for those of `paymentIds` that have one. */
+export async function payerLanguages(db: Kysely<DB>, paymentIds: readonly string[]): Promise<Map<string, string>> {
+  if (paymentIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('payment_attempts')
+    .select(['payment_id', 'payer_lang'])
+    .where('payment_id', 'in', paymentIds)
+    .where('payer_lang', 'is not', null)
+    .orderBy('started_at')
+    .execute();
+  return new Map(rows.map((row) => [row.payment_id, row.payer_lang!]));
+}
+
 /** Attempts in `state` unchanged for longer than `ageMs` on their account's clock, oldest first. */
 export async function attemptsUnchangedFor(db: Kysely<DB>, state: AttemptState, time: ScanTime, ageMs: number, limit: number): Promise<PaymentAttempt[]> {
   const rows = await db

@@ -1,8 +1,10 @@
 // The audit log's rows. Appending locks the chain's head (a setting row), so appends from every
-// process of an installation line up one after the other and each links to the one before.
-import type { Kysely } from 'kysely';
-import { AUDIT_GENESIS, type AuditEntry, type AuditHead, auditHash, type AuditRecord } from '../domain/audit.js';
+// process of an installation line up one after the other and each links to the one before; a prune
+// leaves the chain's anchor (another setting row) in its own transaction.
+import { type Kysely, sql } from 'kysely';
+import { AUDIT_GENESIS, type AuditAnchor, type AuditEntry, type AuditHead, auditHash, type AuditRecord } from '../domain/audit.js';
 import type { AuditLogTable, DB } from './schema.js';
+import { dialectOf } from './database.js';
 import { inChunks } from './group-commit.js';
 import { perDatabase } from './per-database.js';
 import { lockSetting } from './setting-lock.js';
@@ -10,6 +12,7 @@ import { inTransaction } from './transaction.js';
 
 const HEAD = 'audit.head';
 const EMPTY_HEAD = JSON.stringify({ seq: 0, hash: AUDIT_GENESIS } satisfies AuditHead);
+const ANCHOR = 'audit.anchor';
 
 interface Append {
   entry: AuditEntry;
@@ -52,6 +55,17 @@ const appenderOf = perDatabase((db: Kysely<DB>) => {
       setImmediate(() => void appendWaiting());
     });
 });
+
+/**
+ * First in a repeatable-read transaction that appends (a snapshot's take), before its moment is
+ * fixed: on PostgreSQL the chain's head is a row of `settings`, and such a transaction fails on a row
+ * that another changed after its moment. A lock on the table fixes no moment; taken first, it keeps
+ * every other transaction from changing a setting, appends included, until this one ends. SQLite's
+ * transactions hold the whole database already.
+ */
+export async function holdChainHead(trx: Kysely<DB>): Promise<void> {
+  if (dialectOf(trx) === 'postgres') await sql`lock table settings in exclusive mode`.execute(trx);
+}
 
 export async function appendAudit(db: Kysely<DB>, entry: AuditEntry): Promise<AuditRecord> {
   if (db.isTransaction) return (await appendRecords(db, [entry]))[0]!;
@@ -151,14 +165,35 @@ export async function latestAuditRecords(db: Kysely<DB>, receiverId: number, lim
   return rows.map(toRecord);
 }
 
-/** Records older than `before` go, all but the newest (the head's): the oldest kept then anchors the chain. */
+/**
+ * Records dated before `before` go from the start of the chain up to the first that is not, and
+ * the last of them becomes the anchor, in one transaction: the chain then starts where the prune
+ * cut it, and nowhere else (domain/audit.ts, anchorFault).
+ */
 export async function pruneAudit(db: Kysely<DB>, before: number): Promise<void> {
-  const head = await auditHead(db);
-  const kept = await db
-    .selectFrom('audit_log')
-    .select((eb) => eb.fn.min('seq').as('seq'))
-    .where('at', '>=', before)
-    .executeTakeFirst();
-  const from = Math.min(kept?.seq === null || kept?.seq === undefined ? head.seq : Number(kept.seq), head.seq);
-  await db.deleteFrom('audit_log').where('seq', '<', from).execute();
+  await inTransaction(db, async (trx) => {
+    // One prune at a time: the anchor is the last record the latest prune removed.
+    await lockSetting(trx, ANCHOR, 'null');
+    const kept = await trx.selectFrom('audit_log').select('seq').where('at', '>=', before).orderBy('seq').limit(1).executeTakeFirst();
+    const last = await trx
+      .selectFrom('audit_log')
+      .selectAll()
+      .$if(kept !== undefined, (q) => q.where('seq', '<', kept!.seq))
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!last) return;
+    await trx.deleteFrom('audit_log').where('seq', '<=', last.seq).execute();
+    await trx
+      .updateTable('settings')
+      .set({ value: JSON.stringify({ record: toRecord(last), cut: before } satisfies AuditAnchor) })
+      .where('name', '=', ANCHOR)
+      .execute();
+  });
+}
+
+/** The anchor the last prune left; none if nothing was ever pruned. */
+export async function auditAnchor(db: Kysely<DB>): Promise<AuditAnchor | undefined> {
+  const row = await db.selectFrom('settings').select('value').where('name', '=', ANCHOR).executeTakeFirst();
+  return (JSON.parse(row?.value ?? 'null') as AuditAnchor | null) ?? undefined;
 }

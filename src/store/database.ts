@@ -1,5 +1,5 @@
-// Opens the one database of a process: SQLite (embedded, the default) or PostgreSQL, behind the
-// same Kysely interface so every query has one code path.
+// Opens the database of a process (and the request log's own file, request-log-file.ts): SQLite
+// (embedded, the default) or PostgreSQL, behind the same Kysely interface so every query has one code path.
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';

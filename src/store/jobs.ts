@@ -93,8 +93,3 @@ export async function finishJob(db: Kysely<DB>, run: FinishedJob): Promise<boole
 export async function listJobRows(db: Kysely<DB>): Promise<JobRow[]> {
   return db.selectFrom('jobs').selectAll().orderBy('name').execute();
 }
-
-/** Every job due by `now` at the latest (an account's clock moved: what fell due for it runs at once). */
-export async function makeJobsDue(db: Kysely<DB>, now: number): Promise<void> {
-  await db.updateTable('jobs').set({ run_at: now }).where('run_at', '>', now).execute();
-}

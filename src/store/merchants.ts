@@ -38,6 +38,13 @@ export async function receiverIdExists(db: Kysely<DB>, receiverId: number): Prom
   return row !== undefined;
 }
 
+/** Those of `receiverIds` that name an account. */
+export async function existingReceiverIds(db: Kysely<DB>, receiverIds: readonly number[]): Promise<Set<number>> {
+  if (receiverIds.length === 0) return new Set();
+  const rows = await db.selectFrom('merchants').select('receiver_id').where('receiver_id', 'in', receiverIds).execute();
+  return new Set(rows.map((row) => Number(row.receiver_id)));
+}
+
 export async function listMerchantRows(db: Kysely<DB>): Promise<MerchantRow[]> {
   return db.selectFrom('merchants').selectAll().orderBy('created_at').orderBy('receiver_id').execute();
 }

@@ -34,6 +34,9 @@ import * as requestLogs from './migrations/030-request-logs.js';
 import * as oauthConsentReviews from './migrations/031-oauth-consent-reviews.js';
 import * as notifyHosts from './migrations/032-notify-hosts.js';
 import * as paymentSearchPendingList from './migrations/033-payment-search-pending-list.js';
+import * as tokenLifetime from './migrations/034-token-lifetime.js';
+import * as sandboxConfinement from './migrations/035-sandbox-confinement.js';
+import * as attemptLanguage from './migrations/036-attempt-language.js';
 
 /** Every migration by name, in order (tests start a database at an earlier one). */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -70,6 +73,9 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '031-oauth-consent-reviews': oauthConsentReviews,
   '032-notify-hosts': notifyHosts,
   '033-payment-search-pending-list': paymentSearchPendingList,
+  '034-token-lifetime': tokenLifetime,
+  '035-sandbox-confinement': sandboxConfinement,
+  '036-attempt-language': attemptLanguage,
 };
 
 export interface MigrationReport {
@@ -82,8 +88,8 @@ export interface MigrationReport {
  * start of every command), then is not started. Anything else (a new database, one a migration
  * behind or ahead) goes to the migrator, which applies or refuses as before.
  */
-async function upToDate(db: Kysely<any>): Promise<boolean> {
-  const names = Object.keys(MIGRATIONS);
+async function upToDate(db: Kysely<any>, migrations: Readonly<Record<string, Migration>>): Promise<boolean> {
+  const names = Object.keys(migrations);
   try {
     const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
     const applied = new Set(rows.map((row) => row.name));
@@ -94,9 +100,10 @@ async function upToDate(db: Kysely<any>): Promise<boolean> {
   }
 }
 
-export async function migrateToLatest(db: Kysely<any>): Promise<MigrationReport> {
-  if (await upToDate(db)) return { applied: [] };
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+/** `migrations`: the API database's by default; the request log's own file has its own (request-log-file.ts). */
+export async function migrateToLatest(db: Kysely<any>, migrations: Readonly<Record<string, Migration>> = MIGRATIONS): Promise<MigrationReport> {
+  if (await upToDate(db, migrations)) return { applied: [] };
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   const failed = results.find((r) => r.status === 'Error');

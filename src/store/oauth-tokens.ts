@@ -1,37 +1,38 @@
-// Issued access tokens: jti, owner, origin (flow and consent) and expiry; revocation marks them.
+// Issued access tokens: jti, owner, origin (flow and consent, the secret's generation), expiry and
+// wall-clock issue time; revocation marks them.
 import type { Insertable, Kysely } from 'kysely';
 import type { DB, OAuthTokensTable } from './schema.js';
 
-export interface TokenState {
-  receiver_id: number;
-  expires_at: number;
-  revoked_at: number | null;
-}
+export type TokenState = Pick<OAuthTokensTable, 'receiver_id' | 'revoked_at' | 'secret_generation' | 'wall_issued_at'>;
 
 export async function insertToken(db: Kysely<DB>, row: Insertable<OAuthTokensTable>): Promise<void> {
   await db.insertInto('oauth_tokens').values(row).execute();
 }
 
 export async function findTokenState(db: Kysely<DB>, jti: string): Promise<TokenState | undefined> {
-  return db.selectFrom('oauth_tokens').select(['receiver_id', 'expires_at', 'revoked_at']).where('jti', '=', jti).executeTakeFirst();
+  return db.selectFrom('oauth_tokens').select(['receiver_id', 'revoked_at', 'secret_generation', 'wall_issued_at']).where('jti', '=', jti).executeTakeFirst();
 }
 
-type Selector = { jti: string } | { authorizationId: string } | { consentIds: string[] };
+type Selector = { jti: string } | { authorizationId: string } | { consentIds: string[] } | { receiverId: number };
 
 /** Marks unrevoked tokens revoked and returns their jtis, so every process can be told. */
 export async function revokeTokens(db: Kysely<DB>, selector: Selector, at: number): Promise<string[]> {
   let query = db.updateTable('oauth_tokens').set({ revoked_at: at }).where('revoked_at', 'is', null);
   if ('jti' in selector) query = query.where('jti', '=', selector.jti);
   else if ('authorizationId' in selector) query = query.where('authorization_id', '=', selector.authorizationId);
+  else if ('receiverId' in selector) query = query.where('receiver_id', '=', selector.receiverId);
   else if (selector.consentIds.length === 0) return [];
   else query = query.where('consent_id', 'in', selector.consentIds);
   const rows = await query.returning('jti').execute();
   return rows.map((r) => r.jti);
 }
 
-/** Expired tokens no longer verify whatever their row says: their rows can go. */
-export async function deleteExpiredTokens(db: Kysely<DB>, now: number): Promise<void> {
-  await db.deleteFrom('oauth_tokens').where('expires_at', '<', now).execute();
+/** Tokens expired at `now`, or issued before `issuedBefore` on the wall clock, no longer verify whatever their row says: their rows can go. */
+export async function deleteExpiredTokens(db: Kysely<DB>, now: number, issuedBefore: number): Promise<void> {
+  await db
+    .deleteFrom('oauth_tokens')
+    .where((eb) => eb.or([eb('expires_at', '<', now), eb('wall_issued_at', '<', issuedBefore)]))
+    .execute();
 }
 
 /** The jtis of the account's unrevoked tokens. */

@@ -1,5 +1,7 @@
-// The request log's rows (migration 030): written in batches by app/request-log.ts, read newest
-// first per account by the dashboard, in id order across accounts by `quipu listen`, pruned by age.
+// The request log's rows (migration 030), in the API's database (REQUEST_LOG_STORE=database) or in
+// the same table of a file of its own (request-log-file.ts): written in batches by app/request-log.ts,
+// read newest first per account by the dashboard, in id order across accounts by `quipu listen`,
+// pruned by age, forgotten with their account.
 import { CompiledQuery, type Kysely } from 'kysely';
 import { dialectOf } from './database.js';
 import type { DB, NewRequestLogRow, RequestLogRow } from './schema.js';
@@ -11,14 +13,18 @@ const TYPES = ['bigint', 'bigint', 'text', 'text', 'integer', 'integer', 'text',
 /**
  * One statement whose SQL never changes, however many rows: the rows travel as one JSON array of
  * arrays, which the database takes apart (a VALUES list of a few thousand rows cost Kysely
- * milliseconds to build and the server as long to parse, on every batch). Only the rows of accounts
- * that still exist go in, so a deletion leaves nothing of the account behind. On PostgreSQL each
- * account is locked (KEY SHARE) until the insert commits: a deletion, which locks its account first
- * (account-records.ts), either waits for these rows and deletes them, or has deleted the account
- * before they are looked for.
+ * milliseconds to build and the server as long to parse, on every batch).
+ */
+const APPEND = `insert into request_logs (${COLUMNS.join(', ')}) select ${COLUMNS.map((_, i) => `value ->> ${i}`).join(', ')} from jsonb_each(?)`;
+
+/**
+ * In the API's database, only the rows of accounts that still exist go in, so a deletion leaves
+ * nothing of the account behind. On PostgreSQL each account is locked (KEY SHARE) until the insert
+ * commits: a deletion, which locks its account first (account-records.ts) and forgets its rows once
+ * it has committed, either finds these rows there, or has deleted the account before they are looked for.
  */
 const INSERT = {
-  sqlite: `insert into request_logs (${COLUMNS.join(', ')}) select ${COLUMNS.map((_, i) => `value ->> ${i}`).join(', ')} from jsonb_each(?)
+  sqlite: `${APPEND}
     where (value ->> 0) in (select receiver_id from merchants)`,
   // Each account locked once, not once a row: the rows of a batch are mostly of a few accounts.
   postgres: `with batch as (select r from json_array_elements($1::json) r),
@@ -28,11 +34,24 @@ const INSERT = {
 };
 nameStatement(INSERT.postgres);
 
-/** Inserts the rows of accounts that still exist, in one statement. */
+const asJson = (rows: readonly NewRequestLogRow[]) => JSON.stringify(rows.map((row) => COLUMNS.map((column) => row[column])));
+
+/** Inserts the rows of accounts that still exist, in one statement: the API's database, which holds the accounts. */
 export async function insertRequestLogs(db: Kysely<DB>, rows: readonly NewRequestLogRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const json = JSON.stringify(rows.map((row) => COLUMNS.map((column) => row[column])));
-  await db.executeQuery(CompiledQuery.raw(INSERT[dialectOf(db)], [json]));
+  await db.executeQuery(CompiledQuery.raw(INSERT[dialectOf(db)], [asJson(rows)]));
+}
+
+/** Inserts every row, in one statement: the log's own file, which holds no accounts to look for. */
+export async function appendRequestLogs(db: Kysely<DB>, rows: readonly NewRequestLogRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.executeQuery(CompiledQuery.raw(APPEND, [asJson(rows)]));
+}
+
+/** Deletes every row of these accounts. */
+export async function forgetRequestLogs(db: Kysely<DB>, receiverIds: readonly number[]): Promise<void> {
+  if (receiverIds.length === 0) return;
+  await db.deleteFrom('request_logs').where('receiver_id', 'in', receiverIds).execute();
 }
 
 export interface RequestLogFilter {

@@ -21,6 +21,8 @@ export interface MerchantsTable {
   /** A secret rotated with a grace period (sealed), verifying until previous_secret_until. */
   previous_secret_enc: string | null;
   previous_secret_until: number | null;
+  /** Counts the rotations of the secret: the generation a token's secret had (oauth_tokens) is checked against it (migration 034). */
+  secret_generation: number;
   developer: number;
   notify_url: string | null;
   /** JSON array of text: the hosts the account registered for notifications (migration 032). */
@@ -51,6 +53,8 @@ export interface MerchantsTable {
   faults_refusals_left: number;
   faults_drops_left: number;
   faults_draws: number;
+  /** 1 for an account POST /sandbox/accounts (or `quipu sandbox create`) made: the only ones the sandbox deletes, records and restores (migration 035). */
+  sandbox_made: number;
   created_at: number;
   updated_at: number;
 }
@@ -143,6 +147,16 @@ export interface JobsTable {
   /** The error of the latest run that failed, kept after later runs succeed; last_error_at says when. */
   last_error: string | null;
   last_error_at: number | null;
+}
+
+/** An account whose clock moved (or whose snapshot was restored): its work waits for a job runner to run it alone (jobs/runner.ts). */
+export interface AccountWakesTable {
+  receiver_id: number;
+  /** Counts the wakes: a run ends the wake only if no other came meanwhile. */
+  version: number;
+  lease_id: string | null;
+  /** Wall-clock milliseconds, as a job's lease. */
+  locked_until: number | null;
 }
 
 /** The outbox: one row per message Quipu sends (domain/message-kinds.ts), its exact body and its delivery state. */
@@ -241,6 +255,8 @@ export interface PaymentAttemptsTable {
   started_at: number;
   expires_at: number;
   updated_at: number;
+  /** The language of the payer pages the attempt was started from; null before migration 036. */
+  payer_lang: string | null;
 }
 
 /** A credit to a collection account reported by a bank or an operator; kept whether or not it matched (domain/bank-credit.ts). */
@@ -330,6 +346,10 @@ export interface OAuthTokensTable {
   issued_at: number;
   expires_at: number;
   revoked_at: number | null;
+  /** The generation of the receiver secret the client authenticated with when the token was issued (merchants.secret_generation). */
+  secret_generation: number;
+  /** When it was issued on the wall clock (issued_at is on the account's clock): it lives at most a token lifetime from then. */
+  wall_issued_at: number;
 }
 
 export interface SubscriptionsTable {
@@ -523,6 +543,7 @@ export interface DB {
   invalidations: InvalidationsTable;
   settings: SettingsTable;
   jobs: JobsTable;
+  account_wakes: AccountWakesTable;
   messages: MessagesTable;
   message_attempts: MessageAttemptsTable;
   notifications: NotificationsView;

@@ -48,7 +48,8 @@ async function receiptUrls(paymentId: string): Promise<{ read: string; notified:
 }
 
 describe('acting commands beside a running server', { timeout: 120_000 }, () => {
-  let serverReceipt: (paymentId: string) => string;
+  /** The receipt_url the server writes for a payment: its PDF, named after the minute it was reconciled. */
+  let serverReceipt: (paymentId: string) => unknown;
 
   it('the server itself writes its own address', async () => {
     expect((await quipu(['merchants', 'update', DEMO.DEMO_RECEIVER_ID, '--notify-url', receiver.url, '--notify-api-version', '3.0'], cliEnv)).code).toBe(0);
@@ -56,9 +57,10 @@ describe('acting commands beside a running server', { timeout: 120_000 }, () => 
     expect(run.status).toBe(200);
     const paidByServer = run.body.payment.payment_id as string;
     const { read, notified } = await receiptUrls(paidByServer);
-    expect(read).toBe(`${publicUrl}/payment/receipt/${paidByServer}`);
+    expect(read).toMatch(new RegExp(`^${publicUrl}/payment/receipt/CPKH-\\d{10}-${paidByServer}\\.pdf$`));
     expect(notified).toBe(read);
-    serverReceipt = (paymentId) => read.replace(paidByServer, paymentId);
+    const folder = read.slice(0, read.lastIndexOf('/') + 1);
+    serverReceipt = (paymentId) => expect.stringMatching(new RegExp(`^${folder}CPKH-\\d{10}-${paymentId}\\.pdf$`));
   });
 
   it('quipu payments pay writes the same links', async () => {

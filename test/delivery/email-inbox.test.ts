@@ -115,19 +115,23 @@ describe('the local inbox', () => {
     }
   });
 
-  it('is what `quipu emails list|show` shows the operator, across accounts or for one', async () => {
+  it('is what `quipu emails list|show` shows the operator, of the account named', async () => {
     const env = { DATABASE_URL: server.database.url, DATA_DIR: server.database.dataDir, LOG_LEVEL: 'warn' };
-    const listed = await quipu(['emails', 'list', '--json'], env);
+    const unnamed = await quipu(['emails', 'list', '--json'], env);
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.stderr).toContain('quipu: name the account with --receiver <receiver_id>');
+    const ofShop = ['emails', 'list', '--receiver', String(shop.receiver_id)];
+    const listed = await quipu([...ofShop, '--json'], env);
     expect(listed.code).toBe(0);
-    const everyone = JSON.parse(listed.stdout);
-    expect(everyone.emails.map((e: { to: string }) => e.to).sort()).toEqual(['ana@example.com', 'bea@example.com', 'cata@example.com', 'dora@example.com']);
-    expect(everyone.next_cursor).toBeNull();
+    const shops = JSON.parse(listed.stdout);
+    expect(shops.emails.map((e: { to: string }) => e.to).sort()).toEqual(['ana@example.com', 'bea@example.com', 'cata@example.com']);
+    expect(shops.next_cursor).toBeNull();
 
     const one = JSON.parse((await quipu(['emails', 'list', '--receiver', String(other.receiver_id), '--json'], env)).stdout);
     expect(one.emails.map((e: { to: string }) => e.to)).toEqual(['dora@example.com']);
-    const paged = JSON.parse((await quipu(['emails', 'list', '--limit', '3', '--json'], env)).stdout);
-    const rest = JSON.parse((await quipu(['emails', 'list', '--limit', '3', '--cursor', paged.next_cursor, '--json'], env)).stdout);
-    expect([...paged.emails, ...rest.emails].map((e: { id: string }) => e.id)).toEqual(everyone.emails.map((e: { id: string }) => e.id));
+    const paged = JSON.parse((await quipu([...ofShop, '--limit', '2', '--json'], env)).stdout);
+    const rest = JSON.parse((await quipu([...ofShop, '--limit', '2', '--cursor', paged.next_cursor, '--json'], env)).stdout);
+    expect([...paged.emails, ...rest.emails].map((e: { id: string }) => e.id)).toEqual(shops.emails.map((e: { id: string }) => e.id));
 
     const shown = await quipu(['emails', 'show', one.emails[0].id], env);
     expect(shown.code).toBe(0);

@@ -1,7 +1,8 @@
 // Payer emails through a real mail server: the collection request written with the payment (v3
 // and v2) and the reminders the housekeeping job writes on the developer clock, their content in
-// both languages as the mail server receives them; reminders stopped by paying, deleting and
-// expiry, pending ones withdrawn; and a create that fails leaves neither payment nor email.
+// both languages as the mail server receives them; a reconciled payment's confirmation with its
+// receipt attached; reminders stopped by paying, deleting and expiry, pending ones withdrawn; and a
+// create that fails leaves neither payment nor email.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordCredits } from '../../src/app/record-credits.js';
@@ -13,6 +14,7 @@ import { client } from '../helpers/http.js';
 import { ACCEPT, type MailServer, type ReceivedMail, startMailServer } from '../helpers/mail-server.js';
 import { eventually } from '../helpers/notification-receiver.js';
 import { countRows, payByTransfer } from '../helpers/payments.js';
+import { readPdf } from '../helpers/pdf-text.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { v2Client } from '../helpers/v2-clients.js';
 
@@ -173,6 +175,29 @@ describe('payer emails through the mail server', () => {
     expect(mailsTo('cata@example.com')).toEqual([]);
   });
 
+  it("confirms a reconciled payment to its payer in the payer pages' default language, the receipt PDF attached", async () => {
+    const created = await api().post('/v3/payments', { amount: 7000, currency: 'CLP', subject: HOSTILE_SUBJECT, payer_name: 'Eva' });
+    expect(created.status).toBe(200);
+    const paid = await payByTransfer(server.ctx, account.merchant, created.body.payment_id, { payerName: 'Eva', payerEmail: 'eva@example.com' });
+
+    await mail.waitFor(() => mailsTo('eva@example.com').length === 1);
+    const received = mailsTo('eva@example.com')[0]!;
+    const [confirmation] = await emailsOf(paid.paymentId);
+    expect(confirmation).toMatchObject({ kind: 'payment.email.confirmation', to: 'eva@example.com' });
+    expect(received.parsed.messageId).toBe(`<${confirmation!.id}@tienda.example>`);
+    expect(received.parsed.subject).toBe(`Comprobante de pago: ${HOSTILE_SUBJECT} · ${MERCHANT}`);
+    const text = plain(received.parsed.text!);
+    expect(text).toContain('Hola, Eva:');
+    expect(text).toContain('Monto: $7.000');
+    expect(text).toContain(`${paid.receiptUrl}?lang=es`);
+    expect(received.parsed.html).not.toContain('<script>');
+    expect(received.parsed.attachments).toHaveLength(1);
+    const [pdf] = received.parsed.attachments;
+    expect(pdf).toMatchObject({ contentType: 'application/pdf', filename: paid.receiptUrl!.split('/').pop() });
+    const lines = (await readPdf(pdf!.content)).lines.map(plain);
+    for (const line of [paid.paymentId, '$7.000', 'Comprobante de pago']) expect(lines).toContain(line);
+  });
+
   it('stops reminders when the payment is paid, deleted or expires, and withdraws emails still waiting for the mail server', async () => {
     mail.answer(() => ({ refuse: 451, message: 'Mailbox busy, try later' }));
     const t0 = accountClock().now().getTime();
@@ -276,13 +301,15 @@ describe('payer emails through the mail server', () => {
       'matched',
       'matched',
     ]);
+    // Each payer's confirmation, written with the reconciliation, is not among the emails it withdraws.
+    const kindsAndStatuses = async (id: string) => (await emailsOf(id)).map((e) => `${e.kind} ${e.status}`);
     for (const id of ids) {
       expect((await api().get(`/v3/payments/${id}`)).body.status).toBe('done');
-      expect((await emailsOf(id)).map((e) => e.status)).toEqual(['cancelled']);
+      expect(await kindsAndStatuses(id)).toEqual(['payment.email.confirmation pending', 'payment.email.collection cancelled']);
     }
     await clockTo(t0 + 47 * HOUR);
     await sendDueReminders(server.ctx);
-    for (const id of ids) expect(await emailsOf(id)).toHaveLength(1);
+    for (const id of ids) expect(await emailsOf(id)).toHaveLength(2);
     mail.answer(ACCEPT);
   });
 

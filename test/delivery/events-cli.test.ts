@@ -1,4 +1,4 @@
-// The operator's commands: `quipu events list|show|resend` across accounts, and `quipu listen`, a
+// The operator's commands: `quipu events list|show|resend` for an account, and `quipu listen`, a
 // real child process reading the database a running server writes, until Ctrl-C.
 import { moveClock } from '../../src/app/developer-clock.js';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -51,10 +51,14 @@ const json = async (args: string[]) => {
 };
 
 describe('quipu events', () => {
-  it('lists across accounts or for one, with filters and cursor paging', async () => {
-    const everyone = await json(['events', 'list', '--json']);
-    expect(everyone.events.map((e: { subject_id: string }) => e.subject_id)).toEqual([paid.b1.paymentId, paid.a2.paymentId, paid.a1.paymentId]);
-    expect(everyone).toMatchObject({ has_more: false, next_cursor: null });
+  it('lists the account named, with filters and cursor paging; of two, it must be named', async () => {
+    const unnamed = await quipu(['events', 'list', '--json'], env);
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.stderr).toContain('quipu: name the account with --receiver <receiver_id> (accounts: ');
+    for (const account of [a, b]) expect(unnamed.stderr).toContain(String(account.receiver_id));
+    const ofA = await json(['events', 'list', '--receiver', String(a.receiver_id), '--json']);
+    expect(ofA.events.map((e: { subject_id: string }) => e.subject_id)).toEqual([paid.a2.paymentId, paid.a1.paymentId]);
+    expect(ofA).toMatchObject({ has_more: false, next_cursor: null });
 
     const first = await json(['events', 'list', '--receiver', String(a.receiver_id), '--limit', '1', '--json']);
     expect(first.events.map((e: { subject_id: string }) => e.subject_id)).toEqual([paid.a2.paymentId]);
@@ -66,19 +70,21 @@ describe('quipu events', () => {
       next_cursor: null,
     });
 
-    const byKind = await json(['events', 'list', '--kind', PAYMENT_NOTIFICATION_KIND['1.3'], '--status', 'delivered', '--json']);
+    const ofKind = ['--kind', PAYMENT_NOTIFICATION_KIND['1.3'], '--status', 'delivered', '--json'];
+    const byKind = await json(['events', 'list', '--receiver', String(a.receiver_id), ...ofKind]);
     expect(byKind.events.map((e: { subject_id: string }) => e.subject_id)).toEqual([paid.a2.paymentId]);
-    const bySubject = await json(['events', 'list', '--subject', paid.b1.paymentId, '--json']);
+    expect((await json(['events', 'list', '--receiver', String(b.receiver_id), ...ofKind])).events).toEqual([]);
+    const bySubject = await json(['events', 'list', '--receiver', String(b.receiver_id), '--subject', paid.b1.paymentId, '--json']);
     expect(bySubject.events).toMatchObject([{ receiver_id: b.receiver_id, status: 'delivered' }]);
 
-    const text = await quipu(['events', 'list', '--limit', '2'], env);
+    const text = await quipu(['events', 'list', '--receiver', String(a.receiver_id), '--limit', '1'], env);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain(`payment ${paid.b1.paymentId}  ${ok.url}`);
+    expect(text.stdout).toContain(`payment ${paid.a2.paymentId}  ${ok.url}`);
     expect(text.stdout).toMatch(/^more: --cursor \S+$/m);
   }, 90_000);
 
   it('shows an event with each attempt and its signature, and resends it', async () => {
-    const [event] = (await json(['events', 'list', '--subject', paid.a1.paymentId, '--json'])).events;
+    const [event] = (await json(['events', 'list', '--receiver', String(a.receiver_id), '--subject', paid.a1.paymentId, '--json'])).events;
     const shown = await json(['events', 'show', event.id, '--json']);
     expect(shown).toMatchObject({ id: event.id, content_type: 'application/json', headers: { 'user-agent': 'Quipu-Notifications/1.0' } });
     const [, t, s] = /^t=(\d+),s=(.+)$/.exec(shown.attempt_log[0].headers['x-khipu-signature'])!;
@@ -112,10 +118,10 @@ describe('quipu events', () => {
     const status = await quipu(['events', 'list', '--status', 'lost'], env);
     expect(status.code).not.toBe(0);
     expect(status.stderr).toContain('pending, delivered, exhausted');
-    const cursor = await quipu(['events', 'list', '--cursor', 'bogus'], env);
+    const cursor = await quipu(['events', 'list', '--receiver', String(a.receiver_id), '--cursor', 'bogus'], env);
     expect(cursor.code).toBe(2);
     expect(cursor.stderr).toContain('cursor: is not a cursor this listing gave');
-    const limit = await quipu(['events', 'list', '--limit', '501'], env);
+    const limit = await quipu(['events', 'list', '--receiver', String(a.receiver_id), '--limit', '501'], env);
     expect(limit.code).toBe(2);
     expect(limit.stderr).toContain('limit: must be a whole number from 1 to 500');
   }, 90_000);

@@ -174,7 +174,9 @@ describe('quipu notifications', () => {
     const views = JSON.parse(listed.stdout);
     expect(views.every((v: { receiver_id: number }) => v.receiver_id === a.receiver_id)).toBe(true);
     expect(views.map((v: { payment_id: string }) => v.payment_id)).toEqual(expect.arrayContaining([paid.a1.paymentId, paid.a2.paymentId, paid.a3.paymentId]));
-    const byPayment = JSON.parse((await quipu(['notifications', 'list', '--payment', paid.a2.paymentId, '--json'], env)).stdout);
+    const byPayment = JSON.parse(
+      (await quipu(['notifications', 'list', '--receiver', String(a.receiver_id), '--payment', paid.a2.paymentId, '--json'], env)).stdout,
+    );
     expect(byPayment).toHaveLength(1);
     expect(byPayment[0]).toMatchObject({ payment_id: paid.a2.paymentId, api_version: '1.3', status: 'delivered' });
 
@@ -193,9 +195,11 @@ describe('quipu notifications', () => {
     );
     expect(after.body.attempt_log[1].trigger).toBe('resend');
 
-    // Without --receiver the operator sees every account's notifications.
-    const everyone = JSON.parse((await quipu(['notifications', 'list', '--json'], env)).stdout);
-    expect(everyone.map((v: { payment_id: string }) => v.payment_id)).toContain(paid.b1.paymentId);
+    // Of two accounts, the one listed must be named.
+    const unnamed = await quipu(['notifications', 'list', '--json'], env);
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.stderr).toContain('quipu: name the account with --receiver <receiver_id> (accounts: ');
+    for (const account of [a, b]) expect(unnamed.stderr).toContain(String(account.receiver_id));
     const json = JSON.parse((await quipu(['notifications', 'show', id, '--json'], env)).stdout);
     expect(json.attempt_log.map((x: { trigger: string }) => x.trigger)).toEqual(['first', 'resend']);
   }, 90_000);

@@ -1,11 +1,14 @@
 // Production accounts cannot aim notifications at this machine or its network: refused when the
 // payment is created (address literals) and when delivering (the address actually connected to).
 // Developer-mode accounts may: a receiver on localhost is what they integrate against, on an
-// installation with the sandbox on. A production installation (SANDBOX=false) refuses such
-// targets for every account, and opens no demo account unless told to.
+// installation with the sandbox on; but not a link-local address (a cloud's metadata service at
+// 169.254.169.254), unless the operator allows it (NOTIFY_URL_ALLOW_LINK_LOCAL). A production
+// installation (SANDBOX=false) refuses such targets for every account, and opens no demo account
+// unless told to.
+import resolver from 'node:dns';
 import dns from 'node:dns/promises';
 import os from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MERCHANT_TOPIC } from '../../src/app/merchant-directory.js';
 import { updateMerchant } from '../../src/app/update-merchant.js';
 import { loadConfig } from '../../src/config.js';
@@ -150,6 +153,79 @@ describe('delivery to non-public addresses', () => {
         )
       ).attempt_log[0].http_status,
     ).toBe(200);
+  });
+});
+
+describe('link-local addresses', () => {
+  const METADATA = 'http://169.254.169.254/latest/meta-data/iam/security-credentials/';
+  const NO_LINK_LOCAL = 'link-local addresses are not notified unless the operator sets NOTIFY_URL_ALLOW_LINK_LOCAL=true';
+
+  it.each([METADATA, 'http://[fe80::1]/notify', 'http://[::ffff:169.254.169.254]/notify'])("refuses %s as a developer account's notify_url", async (url) => {
+    const developer = await server.account();
+    const before = await countRows(server.ctx.db, 'payments');
+    const res = await client(server.baseUrl, developer.api_key).post('/v3/payments', { amount: 1000, currency: 'CLP', subject: 'x', notify_url: url });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ field: 'notify_url', message: `is a link-local address; ${NO_LINK_LOCAL}` }]);
+    expect(await countRows(server.ctx.db, 'payments')).toBe(before);
+  });
+
+  it("refuses a developer account's link-local URL stored before, at delivery, and sends nothing", async () => {
+    const developer = await withStoredNotifyUrl(server, await server.account(), METADATA);
+    const payment = await reconciledPayment(server, developer);
+    const n = await onlyNotification(developer.api_key, payment.paymentId);
+    expect(n.attempt_log[0]).toMatchObject({
+      outcome: 'failed',
+      http_status: null,
+      error: `refused: 169.254.169.254 is a link-local address; ${NO_LINK_LOCAL}`,
+    });
+  });
+
+  it('judges a name by the address it resolves to, as a name whose owner makes it resolve to the metadata service', async () => {
+    const lookup = resolver.lookup;
+    const rebound = vi
+      .spyOn(resolver, 'lookup')
+      .mockImplementation(((hostname: string, options: object, callback: (...args: unknown[]) => void) =>
+        hostname === 'hooks.rebound.example'
+          ? callback(null, [{ address: '169.254.169.254', family: 4 }])
+          : lookup(hostname, options, callback)) as typeof resolver.lookup);
+    try {
+      const developer = await server.account({ notifyUrl: 'http://hooks.rebound.example/notify' });
+      const payment = await reconciledPayment(server, developer);
+      const n = await onlyNotification(developer.api_key, payment.paymentId);
+      expect(n.attempt_log[0]).toMatchObject({
+        outcome: 'failed',
+        http_status: null,
+        error: `refused: hooks.rebound.example resolves to 169.254.169.254, a link-local address; ${NO_LINK_LOCAL}`,
+      });
+    } finally {
+      rebound.mockRestore();
+    }
+  });
+
+  it('lets a developer account give one where the operator allows it', async () => {
+    const installation = await startTestServer({ NOTIFY_URL_ALLOW_LINK_LOCAL: 'true' });
+    try {
+      const developer = await installation.account();
+      const res = await client(installation.baseUrl, developer.api_key).post('/v3/payments', {
+        amount: 1000,
+        currency: 'CLP',
+        subject: 'x',
+        notify_url: METADATA,
+      });
+      expect(res.status).toBe(200);
+      const production = await installation.account({ developer: false });
+      const refused = await client(installation.baseUrl, production.api_key).post('/v3/payments', {
+        amount: 1000,
+        currency: 'CLP',
+        subject: 'x',
+        notify_url: METADATA,
+      });
+      expect(refused.body.errors).toEqual([
+        { field: 'notify_url', message: expect.stringContaining('is a link-local address; only public internet addresses') },
+      ]);
+    } finally {
+      await installation.close();
+    }
   });
 });
 

@@ -97,11 +97,12 @@ describe('paying with DemoBank in a browser', () => {
       payment_method: 'simplified_transfer',
       funds_source: '',
       out_of_date_conciliation: false,
-      receipt_url: `${setup.server.baseUrl}/payment/receipt/${created.payment_id}`,
+      receipt_url: expect.stringMatching(new RegExp(`^${setup.server.baseUrl}/payment/receipt/CPKH-\\d{10}-${created.payment_id}\\.pdf$`)),
     });
     expect(paid.payer_name).toContain('11.111.111-1');
-    await page.goto(paid.receipt_url);
+    await page.goto(`${setup.server.baseUrl}/payment/receipt/${created.payment_id}`);
     expect(await page.textContent('h1')).toBe('Comprobante de pago');
+    expect(await page.getAttribute('#receipt-pdf', 'href')).toBe(new URL(paid.receipt_url).pathname);
 
     await hooks.waitFor((requests) => requests.some((r) => r.body.includes(created.payment_id)));
     const notification = hooks.requests.find((r) => r.body.includes(created.payment_id))!;

@@ -1,7 +1,7 @@
 // Background work for tests: every job once, to its end, as the runner of `quipu serve` and `quipu
 // worker` would run them when due (for tests that check what a round of housekeeping does, not when
 // it runs); or the job runner and the delivery worker running as in `quipu serve`, with test-sized
-// timings (for tests that move a clock and wait for what falls due).
+// timings (for tests that move a clock and wait for what falls due, accountWorkRan).
 import type { AppContext } from '../../src/app/context.js';
 import { JOBS } from '../../src/jobs/jobs.js';
 import { JobRunner } from '../../src/jobs/runner.js';
@@ -28,10 +28,10 @@ export function runInBackground(server: TestServer): { stop(): Promise<void> } {
   };
 }
 
-/** Waits until every job has run to its end since `since` (installation clock): a scan after that instant has been made. */
-export async function jobsRanSince(server: TestServer, since: number): Promise<void> {
+/** Waits until the runner has run the work an account's clock move (or restore) woke: its wake is gone. */
+export async function accountWorkRan(server: TestServer, receiverId: number): Promise<void> {
   await eventually(
-    () => server.ctx.db.selectFrom('jobs').select(['name', 'last_finished_at']).execute(),
-    (rows) => rows.length === JOBS.length && rows.every((r) => (r.last_finished_at ?? 0) >= since),
+    () => server.ctx.db.selectFrom('account_wakes').select('receiver_id').where('receiver_id', '=', receiverId).execute(),
+    (rows) => rows.length === 0,
   );
 }

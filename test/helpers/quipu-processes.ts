@@ -70,7 +70,12 @@ export interface ServerProcess {
  * the command's, the compiled `quipu` unless given (the bench also runs the sources through tsx).
  */
 export function startServerProcess(env: Record<string, string>, args: string[] = ['serve'], entry: string[] = [BIN]): ServerProcess {
-  const child = spawn(process.execPath, [...entry, ...args], { env: { ...process.env, ...testHashCost(env), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startProcess(process.execPath, [...entry, ...args], env);
+}
+
+/** Any long-running program that starts a server (`npm start`), in the folder `cwd`, with the same settings as startServerProcess. */
+export function startProcess(program: string, args: string[], env: Record<string, string>, cwd?: string): ServerProcess {
+  const child = spawn(program, args, { env: { ...process.env, ...testHashCost(env), ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -1,7 +1,8 @@
 // API rate limits: past API_RATE_LIMIT requests a second an account is answered 429 with
-// Retry-After in the API's error shape, on v3 and v2 alike, while another account, the payer pages
-// and the developer-mode default (no limit) are untouched.
-import { beforeAll, describe, expect, it } from 'vitest';
+// Retry-After in the API's error shape, on v3 and v2 alike, however the path is spelled (the route
+// that answers decides, not the URL's text), while another account, the payer pages and the
+// developer-mode default (no limit) are untouched.
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { call, client } from '../helpers/http.js';
 import { PRODUCTION_SETTINGS } from '../helpers/production.js';
@@ -16,6 +17,15 @@ beforeAll(async () => {
 });
 
 describe('API_RATE_LIMIT', () => {
+  // A burst is answered over a few seconds on a loaded machine, and the limit's window is one: the
+  // clock stands still during each burst, so what the test sees is the count, not the timing.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('is off in developer mode and 100 a second on a production installation unless set', () => {
     expect(loadConfig({}).apiRateLimit).toBe(0);
     expect(loadConfig(PRODUCTION_SETTINGS).apiRateLimit).toBe(100);
@@ -34,6 +44,25 @@ describe('API_RATE_LIMIT', () => {
       expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     }
     expect((await client(setup.server.baseUrl, other.api_key).get('/v3/banks')).status).toBe(200);
+  });
+
+  it('counts a request by the route that answers it, however its path is spelled', async () => {
+    const spelled = await setup.server.account();
+    const paths = ['/v%33/banks', '/%76%33/banks', '/v3/b%61nks', '/2.0/b%61nks', '/api/2.0/b%61nks'];
+    const answers = await Promise.all(
+      Array.from({ length: LIMIT * 3 }, (_, i) => call(setup.server.baseUrl, 'GET', paths[i % paths.length]!, { apiKey: spelled.api_key })),
+    );
+    expect(answers.filter((a) => a.status === 200).length).toBe(LIMIT);
+    expect(answers.filter((a) => a.status === 429).length).toBe(LIMIT * 2);
+  });
+
+  it('counts the sandbox API spelled with escapes too (POST /s%61ndbox/clock)', async () => {
+    const developer = await setup.server.account();
+    const answers = await Promise.all(
+      Array.from({ length: LIMIT * 3 }, () => call(setup.server.baseUrl, 'POST', '/s%61ndbox/clock', { apiKey: developer.api_key, body: { advance: '1h' } })),
+    );
+    expect(answers.filter((a) => a.status === 200).length).toBe(LIMIT);
+    expect(answers.filter((a) => a.status === 429).length).toBe(LIMIT * 2);
   });
 
   it('does not count the payer pages', async () => {

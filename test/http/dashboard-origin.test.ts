@@ -2,7 +2,8 @@
 // pages are answered only on its host (told by the Host header), the APIs, payer pages and the rest
 // only on PUBLIC_BASE_URL's; a page asked for on the wrong host is sent to the right one, any other
 // method there is a 404 that changes nothing, and a dashboard session signed in on its host opens
-// nothing on the other. The health checks answer on both.
+// nothing on the other. The health checks answer on both. Whose a path is, is decided by the route
+// that answers it: `/%64ashboard/sign-in` is the dashboard's sign-in.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDashboardUser } from '../../src/app/add-dashboard-user.js';
@@ -75,6 +76,19 @@ describe('DASHBOARD_BASE_URL', () => {
     expect(created.status).toBe(404);
     expect(await countRows(server.ctx.db, 'payments')).toBe(before);
     for (const host of [api, DASHBOARD]) expect((await request(server, host, 'GET', '/healthz')).status, host).toBe(200);
+  });
+
+  it('judges a path by the route that answers it, however the path is spelled', async () => {
+    const elsewhere = await request(server, api, 'GET', '/%64ashboard/sign-in');
+    expect(elsewhere.status).toBe(303);
+    expect(elsewhere.headers.location).toBe(`http://${DASHBOARD}/%64ashboard/sign-in`);
+    expect((await request(server, DASHBOARD, 'GET', '/%64ashboard/sign-in')).status).toBe(200);
+    expect(
+      (await request(server, api, 'POST', '/dashboard/sign%2Din', { 'content-type': 'application/x-www-form-urlencoded' }, 'email=a&password=b')).status,
+    ).toBe(404);
+    const banks = await request(server, DASHBOARD, 'GET', '/v%33/banks', { 'x-api-key': account.api_key });
+    expect(banks.status).toBe(303);
+    expect(banks.headers.location).toBe(`${server.config.publicBaseUrl}/v%33/banks`);
   });
 
   it('keeps a session signed in on the dashboard host to that host', async () => {

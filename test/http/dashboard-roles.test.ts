@@ -9,6 +9,7 @@ import { changeDashboardRole } from '../../src/app/change-dashboard-role.js';
 import { createPayment } from '../../src/app/create-payment.js';
 import { getPayment } from '../../src/app/payment-queries.js';
 import type { DashboardRole } from '../../src/domain/dashboard-roles.js';
+import { basicAuth, formPost } from '../helpers/oauth.js';
 import { payByTransfer } from '../helpers/payments.js';
 import { dashboardSession, postForm } from '../helpers/dashboard-session.js';
 import { csrfOf, type PageResponse, PayerSession } from '../helpers/payer-session.js';
@@ -130,6 +131,27 @@ const ACTIONS: Action[] = [
     }),
   },
   {
+    what: 'revoke every access token',
+    allowed: ['owner', 'developer'],
+    prepare: async () => {
+      expect((await formPost(server.baseUrl, '/oauth2/token', { grant_type: 'client_credentials' }, basicAuth(account))).status).toBe(200);
+      return {
+        page: '/dashboard/settings',
+        action: '/dashboard/settings/revoke-tokens',
+        fields: { confirm: 'yes' },
+        state: async () =>
+          (
+            await server.ctx.db
+              .selectFrom('oauth_tokens')
+              .select('jti')
+              .where('receiver_id', '=', account.receiver_id)
+              .where('revoked_at', 'is', null)
+              .execute()
+          ).length,
+      };
+    },
+  },
+  {
     what: 'change the notification settings',
     allowed: ['owner', 'developer'],
     prepare: async () => ({
@@ -183,6 +205,7 @@ describe('the pages offer only the forms the role may use', () => {
       '/dashboard/settings/reveal',
       '/dashboard/settings/rotate-key',
       '/dashboard/settings/rotate-secret',
+      '/dashboard/settings/revoke-tokens',
       '/dashboard/settings',
       '/dashboard/settings/test-event',
       '/dashboard/settings/notify-hosts',

@@ -2,8 +2,9 @@
 // event to the saved notify_url (a signed event of kind receiver.test, attempted once, its outcome
 // on the page); an event is sent once to a URL the user types, signed the same way, after a
 // confirmation page, and logged as one more attempt marked with that URL, the event's own status
-// untouched. URLs follow notify_url's rules; a viewer may do neither; another account's event is
-// not found; an email has no URL to send elsewhere (409).
+// untouched. URLs follow notify_url's rules (a developer-mode account reaches no link-local
+// address, 169.254.169.254 among them); a viewer may do neither; another account's event is not
+// found; an email has no URL to send elsewhere (409).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDashboardUser, type DashboardCredentials } from '../../src/app/add-dashboard-user.js';
 import type { DashboardRole } from '../../src/domain/dashboard-roles.js';
@@ -164,6 +165,19 @@ describe('sending an event to another URL', { timeout: 60_000 }, () => {
     const sentAnyway = await post(live, `/dashboard/events/${liveEvent}`, `/dashboard/events/${liveEvent}/send-to`, { url: elsewhere.url });
     expect(sentAnyway.status).toBe(400);
     expect(await attemptsOf(liveEvent)).toHaveLength(1);
+  });
+
+  it("refuses a developer-mode account a link-local URL, a cloud's metadata service among them, and sends nothing", async () => {
+    const session = await signedIn(users.developer);
+    const id = await testEvent(session);
+    const page = `/dashboard/events/${id}`;
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]:8080/hooks']) {
+      const asked = await session.get(`${page}/send-to?${new URLSearchParams({ url, lang: 'en' })}`);
+      expect(asked.status).toBe(400);
+      expect(asked.html).toContain('link-local addresses such as 169.254.169.254 only where the operator allows it');
+      expect((await post(session, page, `${page}/send-to`, { url })).status).toBe(400);
+    }
+    expect(await attemptsOf(id)).toHaveLength(1);
   });
 
   it('is not offered for an email, which has no URL: a 409 that sends nothing', async () => {

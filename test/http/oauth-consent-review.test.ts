@@ -2,16 +2,21 @@
 // institution sign-in of the flow, the list of one user's live consents, a withdrawal that revokes
 // the consent's tokens (a bearer call fails at once, another client's token still works) and is
 // audited, another payer who sees none of them, and forged or foreign requests that change nothing.
-import { beforeAll, describe, expect, it } from 'vitest';
+// Opening a review needs no credential and writes a row: a thousand opened from one address write
+// a few, the rest wait (429), and another address is not held back. Clients are told apart by
+// X-Forwarded-For behind a trusted proxy (TRUST_PROXY), as behind a load balancer.
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SIGN_IN_THROTTLES } from '../../src/domain/sign-in-throttle.js';
 import { call, client } from '../helpers/http.js';
-import { authorizeParams, basicAuth, csrfOf, formPost, PageClient, redirectParams, registerRedirectUris } from '../helpers/oauth.js';
+import { authorizeParams, basicAuth, csrfOf, FORM, formPost, PageClient, redirectParams, registerRedirectUris } from '../helpers/oauth.js';
+import { countRows } from '../helpers/payments.js';
 import { type TestAccount, useTestServer } from '../helpers/server.js';
 
 const CALLBACK = 'https://client.example/callback';
 const PAYER = '11.111.111-1';
 const OTHER_PAYER = '22.222.222-2';
 
-const setup = useTestServer();
+const setup = useTestServer({ TRUST_PROXY: '127.0.0.1' });
 let second: TestAccount;
 const tokens = new Map<TestAccount, string>();
 const payments = new Map<TestAccount, string>();
@@ -164,4 +169,61 @@ describe('consent review', () => {
     expect(missing.text).toContain('consent_id');
     expect((await browser.get('/oauth2/consents/not-a-review')).status).toBe(404);
   });
+});
+
+describe('a flood of reviews', () => {
+  // A burst takes seconds on a loaded machine, and the first delay is one second: the clock stands
+  // still during it, so what the test sees is the count, not the timing.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  interface Answer {
+    status: number;
+    retryAfter: string | null;
+    text: string;
+  }
+
+  /** Opens `count` reviews at DemoBank from `address` with one browser's form, 25 at a time. */
+  async function openReviews(address: string, count: number): Promise<Answer[]> {
+    const choice = await new PageClient(setup.server.baseUrl).get('/oauth2/consents');
+    const cookie = choice.headers
+      .getSetCookie()
+      .map((set) => set.split(';')[0])
+      .join('; ');
+    const body = new URLSearchParams({ _csrf: csrfOf(choice.text), institution_id: 'Bawdf' }).toString();
+    const open = async (): Promise<Answer> => {
+      const res = await fetch(`${setup.server.baseUrl}/oauth2/consents`, {
+        method: 'POST',
+        headers: { cookie, 'content-type': FORM, 'x-forwarded-for': address },
+        body,
+        redirect: 'manual',
+      });
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
+    };
+    const answers: Answer[] = [];
+    for (let sent = 0; sent < count; sent += 25) answers.push(...(await Promise.all(Array.from({ length: Math.min(25, count - sent) }, open))));
+    return answers;
+  }
+
+  it('1,000 opened from one address: the free ones written, every other a 429 with Retry-After that writes nothing', async () => {
+    const free = SIGN_IN_THROTTLES['consent-review'].free;
+    const before = await countRows(setup.server.ctx.db, 'oauth_consent_reviews');
+    const answers = await openReviews('198.51.100.7', 1_000);
+    expect(answers.filter((a) => a.status === 303)).toHaveLength(free);
+    const waiting = answers.filter((a) => a.status === 429);
+    expect(waiting).toHaveLength(1_000 - free);
+    expect(Number(waiting[0]!.retryAfter)).toBeGreaterThan(0);
+    expect(waiting[0]!.text).toContain('Demasiadas revisiones');
+    expect(await countRows(setup.server.ctx.db, 'oauth_consent_reviews')).toBe(before + free);
+
+    // Another address is not held back; this one may open another once its wait is over.
+    expect((await openReviews('198.51.100.8', 1)).map((a) => a.status)).toEqual([303]);
+    vi.setSystemTime(Date.now() + Number(waiting.at(-1)!.retryAfter) * 1000);
+    expect((await openReviews('198.51.100.7', 2)).map((a) => a.status).sort()).toEqual([303, 429]);
+    expect(await countRows(setup.server.ctx.db, 'oauth_consent_reviews')).toBe(before + free + 2);
+  }, 120_000);
 });

@@ -1,11 +1,17 @@
 // A production account's payers never see DemoBank nor its account: not on the payment pages, not
 // in the emails, not on the mandate page, whether the installation is a sandbox without a
-// collection account of its own (the manual transfer is then not available) or has its own.
+// collection account of its own (the manual transfer is then not available) or has its own. A
+// production installation (SANDBOX=false) offers DemoBank as an institution to no one: not on the
+// consent review (which says when no institution is configured), not to a developer-mode client's
+// authorization flow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_COLLECTION_ACCOUNT } from '../../src/domain/collection-account.js';
 import { client } from '../helpers/http.js';
+import { authorizeParams, csrfOf, PageClient, redirectParams, registerRedirectUris } from '../helpers/oauth.js';
 import { PayerSession } from '../helpers/payer-session.js';
+import { countRows } from '../helpers/payments.js';
 import { COLLECTION_SETTINGS } from '../helpers/production.js';
+import { ScriptedBank } from '../helpers/scripted-bank.js';
 import { startTestServer, type TestAccount, type TestServer } from '../helpers/server.js';
 import { createSubscriptionOver } from '../helpers/subscriptions.js';
 
@@ -101,5 +107,50 @@ describe('an installation with its own collection account', () => {
     expect(manual.status).toBe(200);
     expect(manual.html).toContain('<dd class="bank">Banco de Chile (Edwards Citi)</dd>');
     expect(manual.html).toContain('<dd class="account">00-123-45678-09</dd>');
+  });
+});
+
+describe('a production installation (SANDBOX=false)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ SANDBOX: 'false' });
+  });
+  afterAll(async () => server?.close());
+
+  it('offers no institution on the consent review while none but DemoBank has a connector, and says so', async () => {
+    const page = await new PageClient(server.baseUrl).get('/oauth2/consents');
+    expect(page.status).toBe(200);
+    expectNoDemoBank(page.text);
+    expect(page.text).toContain('Este servicio no tiene ningún banco configurado');
+    expect(page.text).not.toContain('<form');
+  });
+
+  it('offers a real bank with a connector and never DemoBank, whose review is refused and writes nothing', async () => {
+    const bank = new ScriptedBank(server.ctx.banks, 'SDdGj');
+    try {
+      const browser = new PageClient(server.baseUrl);
+      const page = await browser.get('/oauth2/consents');
+      expect(page.text).toContain('<option value="SDdGj">Banco Estado</option>');
+      expectNoDemoBank(page.text);
+      const before = await countRows(server.ctx.db, 'oauth_consent_reviews');
+      const refused = await browser.post('/oauth2/consents', { _csrf: csrfOf(page.text), institution_id: 'Bawdf' });
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain('institution_id: is not an institution you can sign in at');
+      expect(await countRows(server.ctx.db, 'oauth_consent_reviews')).toBe(before);
+      expect((await browser.post('/oauth2/consents', { _csrf: csrfOf(page.text), institution_id: 'SDdGj' })).status).toBe(303);
+    } finally {
+      bank.unregister();
+    }
+  });
+
+  it("refuses DemoBank as a developer-mode client's institution", async () => {
+    const developer = await server.account({ developer: true });
+    expect(developer.merchant.developer).toBe(true);
+    await registerRedirectUris(server, developer, ['https://client.example/callback']);
+    const res = await new PageClient(server.baseUrl).authorize(authorizeParams(developer, 'https://client.example/callback'));
+    expect(redirectParams(res.location)).toMatchObject({
+      error_code: 'A002',
+      error_description: expect.stringContaining('institution_id is not a supported institution'),
+    });
   });
 });

@@ -83,9 +83,11 @@ describe('operator credits', () => {
       payment_method: 'regular_transfer',
       funds_source: '',
       out_of_date_conciliation: false,
-      receipt_url: `${server.baseUrl}/payment/receipt/${id}`,
+      receipt_url: expect.stringMatching(new RegExp(`^${server.baseUrl}/payment/receipt/CPKH-\\d{10}-${id}\\.pdf$`)),
     });
-    expect((await fetch(paid.receipt_url)).status).toBe(200);
+    const receipt = await fetch(paid.receipt_url);
+    expect(receipt.status).toBe(200);
+    expect(receipt.headers.get('content-type')).toBe('application/pdf');
     const notifications = await server.ctx.db.selectFrom('notifications').select(['payment_id', 'url']).where('payment_id', '=', id).execute();
     expect(notifications).toEqual([{ payment_id: id, url: 'http://127.0.0.1:9/hooks' }]);
   });

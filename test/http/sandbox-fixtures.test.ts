@@ -162,7 +162,7 @@ describe('fixtures of a sandbox account', () => {
     expect((await api.get(`/quipu/v1/operations/${descriptors.plain.operation_id}`)).body).toMatchObject({ result: 'CONTINUE' });
   });
 
-  it('refuses a bad fixture with a 400 naming its path, and leaves no account nor anything of it', async () => {
+  it('refuses bad fixtures with one 400 naming each by its path, and leaves no account nor anything of it', async () => {
     // The earlier tests' messages delivered first: what is counted changes only by this test's requests.
     await eventually(
       () => setup.server.ctx.db.selectFrom('messages').select('message_id').where('status', '=', 'pending').execute(),
@@ -216,6 +216,36 @@ describe('fixtures of a sandbox account', () => {
         },
       }),
     ).toEqual([expect.objectContaining({ field: 'fixtures.charges.0.amount' })]);
+    // Every problem of a request in one answer, whichever check finds it: the schema, the request as
+    // a whole, the API's rules of each fixture's request (docs/testing-in-ci.md's four and more).
+    expect(
+      await refused({
+        fixtures: {
+          payments: [
+            { ref: 'p', status: 'paid' },
+            { ref: 'p', status: 'done' },
+            { ref: 'q', status: 'done', currency: 'XYZ' },
+            { ref: 'r', status: 'pending', amount: -5 },
+          ],
+          subscriptions: [
+            { ref: 'gym', status: 'enabled', email: 'not an email' },
+            { ref: 'pool', status: 'enabled', max_amount: 5000 },
+          ],
+          charges: [
+            { ref: 'c', subscription: 'nowhere', status: 'paid' },
+            { ref: 'big', subscription: 'pool', status: 'paid', amount: 6000 },
+          ],
+        },
+      }),
+    ).toEqual([
+      { field: 'fixtures.payments.0.status', message: 'must be one of pending, verifying, done, reversed, expired' },
+      { field: 'fixtures.payments.1.ref', message: 'is already the ref of fixtures.payments.0' },
+      { field: 'fixtures.charges.0.subscription', message: 'must be the ref of a subscription of fixtures.subscriptions' },
+      expect.objectContaining({ field: 'fixtures.payments.2.currency' }),
+      expect.objectContaining({ field: 'fixtures.payments.3.amount' }),
+      expect.objectContaining({ field: 'fixtures.subscriptions.0.email' }),
+      { field: 'fixtures.charges.1.amount', message: "must not exceed the subscription's max_amount" },
+    ]);
     expect(await rowCounts()).toEqual(before);
   });
 

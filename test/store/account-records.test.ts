@@ -17,6 +17,10 @@ const NOT_ACCOUNT_RECORDS: Record<string, string> = {
   audit_log: "the installation's record of who did what: it outlives the account, and its hash chain must not lose a link",
   sandbox_snapshots: "the account's snapshots: not its state, so a restore keeps them; they go with the account (app/sandbox-accounts.ts)",
   sandbox_snapshot_tables: 'the content of those snapshots, by snapshot',
+  account_wakes:
+    "the job runner's queue of accounts whose work is due (jobs/runner.ts): a process's hold, not the account's state; a deleted account's wake runs nothing and ends",
+  request_logs:
+    "the API database's table is only written when REQUEST_LOG_STORE=database: the request log's sink forgets a deleted account's rows wherever it keeps them (app/request-records.ts)",
 };
 
 interface ForeignKey {
@@ -82,7 +86,7 @@ describe("THE table of an account's tables against the schema", () => {
     const replaced = new Set(SNAPSHOT_RECORDS.map((records) => records.table));
     const kept = new Set(ACCOUNT_RECORDS.filter((records) => records.kept).map((records) => records.table));
     expect([...kept].sort()).toEqual(
-      ['dashboard_recovery_codes', 'dashboard_sessions', 'dashboard_users', 'oauth_authorizations', 'oauth_consents', 'oauth_tokens', 'request_logs'].sort(),
+      ['dashboard_recovery_codes', 'dashboard_sessions', 'dashboard_users', 'oauth_authorizations', 'oauth_consents', 'oauth_tokens'].sort(),
     );
     for (const key of await foreignKeys(setup.server.ctx.db)) {
       if (kept.has(key.child)) expect(key.parent === ACCOUNT_ROW.table || kept.has(key.parent), `${key.child} → ${key.parent}`).toBe(true);

@@ -96,6 +96,8 @@ describe('store', () => {
       issued_at: now - 2 * day,
       expires_at,
       revoked_at: null,
+      secret_generation: 0,
+      wall_issued_at: now - 2 * day,
     });
     await server.ctx.db
       .insertInto('oauth_tokens')

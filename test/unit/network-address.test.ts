@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressScope, nonPublicHostReason } from '../../src/domain/network-address.js';
+import { addressScope, hostBeyondReach, nonPublicHostReason, reachOf } from '../../src/domain/network-address.js';
 
 describe('address scope', () => {
   it.each([
@@ -51,5 +51,26 @@ describe('hosts a production account may not notify', () => {
   it('leaves public literals and names to be resolved', () => {
     expect(nonPublicHostReason('8.8.8.8')).toBeUndefined();
     expect(nonPublicHostReason('merchant.example')).toBeUndefined();
+  });
+});
+
+describe('what a notification may reach', () => {
+  it('is the public internet for production accounts; no link-local address for developer-mode ones unless the operator allows it', () => {
+    expect(reachOf({ privateAllowed: false, linkLocalAllowed: true })).toBe('public');
+    expect(reachOf({ privateAllowed: true, linkLocalAllowed: false })).toBe('private');
+    expect(reachOf({ privateAllowed: true, linkLocalAllowed: true })).toBe('any');
+  });
+
+  it.each(['169.254.169.254', '[fe80::1]', '[fe80::a9fe:a9fe]', '[::ffff:169.254.169.254]', '[64:ff9b::a9fe:a9fe]'])(
+    'refuses %s to a developer-mode account, and lets the operator allow it',
+    (host) => {
+      expect(hostBeyondReach(host, 'private')).toBe('is a link-local address');
+      expect(hostBeyondReach(host, 'any')).toBeUndefined();
+    },
+  );
+
+  it('lets a developer-mode account reach this machine and private networks', () => {
+    for (const host of ['127.0.0.1', 'localhost', '10.0.0.8', '[::1]', 'metadata.example']) expect(hostBeyondReach(host, 'private')).toBeUndefined();
+    expect(hostBeyondReach('127.0.0.1', 'public')).toBe('is a loopback address');
   });
 });

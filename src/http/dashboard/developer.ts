@@ -56,6 +56,13 @@ ${
 }`;
 }
 
+/**
+ * A scenario's text, whose commands are Markdown code spans (as /sandbox/scenarios and the docs give
+ * them), with each set as code: one element, so that a stacked cell runs it as one paragraph.
+ */
+const withCodeSpans = (text: string): Html =>
+  html`<span class="text">${text.split('`').map((part, i) => (i % 2 === 1 ? html`<code>${part}</code>` : part))}</span>`;
+
 function scenarioSection(frame: DashboardFrame, refusal?: string): Html {
   const d = frame.w.developer;
   const text = (s: Scenario) => (frame.lang === 'es' ? (SCENARIO_TEXTS_ES[s.id] ?? s) : s);
@@ -68,8 +75,8 @@ ${dataTable(
   SCENARIOS.map((s) => ({
     cells: [
       html`<code>${s.id}</code>`,
-      text(s).trigger,
-      text(s).outcome,
+      withCodeSpans(text(s).trigger),
+      withCodeSpans(text(s).outcome),
       ...(runs
         ? [html`<form method="post" action="${runPath(s.id)}">${csrfField(frame.csrf)}<button class="secondary" id="run-${s.id}">${d.run}</button></form>`]
         : []),

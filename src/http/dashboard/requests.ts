@@ -1,7 +1,8 @@
-// The account's request log (app/request-log.ts), like Stripe's: its latest API requests, newest
+// The account's request log (app/request-records.ts), like Stripe's: its latest API requests, newest
 // first, with their method, path, status, duration and, at a glance, the fields the API ignored (a
 // misspelled `notifyurl` is answered 200 and does nothing else); filters for errors and for ignored
 // fields; each request's page with its error answer laid out. Another account's request is not found.
+// Where the installation sends the log to its log stream, or keeps none, the page says so.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getRequestLog, requestLogPage } from '../../app/request-log-queries.js';
 import { type Html, html } from '../../render/html.js';
@@ -70,8 +71,9 @@ async function showList(request: FastifyRequest<{ Querystring: ListQuery }>, rep
   const shown = shownOf(request.query.show);
   const frame = frameOf(request, reply, shown ? `${REQUESTS_PATH}?show=${shown}` : REQUESTS_PATH);
   const r = frame.w.requests;
-  const days = request.ctx.config.requestLogRetentionDays;
-  const page = await requestLogPage(request.ctx, merchant.receiverId, {
+  const { store, kept } = request.ctx.requestRecords;
+  if (!kept) return sendPage(reply, frame, 200, frame.w.nav.requests, html`<p id="requests-elsewhere">${store === 'log' ? r.logStream : r.off}</p>`);
+  const page = await requestLogPage(kept, merchant.receiverId, {
     errors: shown === 'errors',
     ignored: shown === 'ignored',
     before: beforeOf(request.query.before),
@@ -83,7 +85,7 @@ async function showList(request: FastifyRequest<{ Querystring: ListQuery }>, rep
     frame,
     200,
     frame.w.nav.requests,
-    html`<p>${days === 0 ? r.off : r.intro(days)}</p>
+    html`<p>${r.intro(request.ctx.config.requestLogRetentionDays)}</p>
 ${filterForm(frame, shown)}
 ${page.rows.length === 0 ? html`<p class="none">${r.none}</p>` : requestTable(frame, page.rows)}
 ${page.nextBefore === null ? '' : html`<p><a href="${REQUESTS_PATH}?${next.toString()}" id="older">${r.older}</a></p>`}`,
@@ -95,7 +97,7 @@ const errorBlock = (body: string): Html => html`<pre class="body json" tabindex=
 
 async function showRequest(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
   const { merchant } = sessionOf(request);
-  const row = await getRequestLog(request.ctx, merchant.receiverId, Number(request.params.id));
+  const row = await getRequestLog(request.ctx.requestRecords, merchant.receiverId, Number(request.params.id));
   const frame = frameOf(request, reply, requestPath(Number(row.request_log_id)));
   const r = frame.w.requests;
   return sendPage(

@@ -1,6 +1,7 @@
 // The account's settings: credentials shown only when asked for with a POST (never in a GET's page
 // or address), the API key and the secret rotated only with a ticked confirmation (the replaced one
-// working on for the period chosen, so a merchant rolls without downtime), and the account's URLs,
+// working on for the period chosen, so a merchant rolls without downtime), every access token of
+// the account revoked (also only with a ticked confirmation), and the account's URLs,
 // OAuth redirect URIs and notification hosts changed through update-merchant, which checks every
 // field before writing anything.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -9,6 +10,7 @@ import { changeDashboardPassword } from '../../app/change-dashboard-password.js'
 import { getEvent } from '../../app/event-queries.js';
 import { sendTestEvent } from '../../app/send-at-once.js';
 import type { Transport } from '../../delivery/transport.js';
+import { revokeAccountTokens } from '../../app/revoke-account-tokens.js';
 import { updateMerchant } from '../../app/update-merchant.js';
 import { DomainError, type FieldError, fieldError } from '../../domain/errors.js';
 import { type Merchant, NOTIFY_API_VERSIONS } from '../../domain/merchant.js';
@@ -25,6 +27,7 @@ export const SETTINGS_PATH = `${DASHBOARD_PATH}/settings`;
 export const PASSWORD_PATH = `${SETTINGS_PATH}/password`;
 const TEST_EVENT_PATH = `${SETTINGS_PATH}/test-event`;
 const NOTIFY_HOSTS_PATH = `${SETTINGS_PATH}/notify-hosts`;
+const REVOKE_TOKENS_PATH = `${SETTINGS_PATH}/revoke-tokens`;
 
 type Form = Record<string, string | undefined>;
 
@@ -49,7 +52,17 @@ ${view.rotated ? html`<p class="notice" role="status">${s.rotated}</p>` : ''}
 <dt>${s.apiKey}</dt>${shown?.apiKey ? html`<dd class="secret" data-copy="${shown.apiKey}" id="api-key">${shown.apiKey}</dd>` : html`<dd class="secret" id="api-key">${shown ? s.keyUnknown : hidden}</dd>`}
 <dt>${s.secret}</dt>${shown ? html`<dd class="secret" data-copy="${shown.secret}" id="secret">${shown.secret}</dd>` : html`<dd class="secret" id="secret">${hidden}</dd>`}</dl>
 ${shown || !may(frame, 'credentials.reveal') ? '' : html`<form method="post" action="${SETTINGS_PATH}/reveal">${csrfField(frame.csrf)}<button class="secondary" id="reveal">${s.reveal}</button></form>`}
-${may(frame, 'credentials.rotate') ? [rotateForm(frame, 'rotate-key', 'rotate', s.rotate), rotateForm(frame, 'rotate-secret', 'rotate-secret', s.rotateSecret)] : ''}`;
+${may(frame, 'credentials.rotate') ? [rotateForm(frame, 'rotate-key', 'rotate', s.rotate), rotateForm(frame, 'rotate-secret', 'rotate-secret', s.rotateSecret)] : ''}
+${may(frame, 'tokens.revoke') ? revokeTokensForm(frame) : ''}`;
+}
+
+/** Every access token of the account revoked, with a ticked confirmation as a rotation has: each integration must ask for a new one. */
+function revokeTokensForm(frame: DashboardFrame): Html {
+  const s = frame.w.settings;
+  return html`<form method="post" action="${REVOKE_TOKENS_PATH}">${csrfField(frame.csrf)}
+<p class="hint" id="revoke-tokens-hint">${s.revokeTokensHint}</p>
+<label><input type="checkbox" name="confirm" value="yes" id="revoke-tokens-confirm"> ${s.revokeTokensConfirm}</label>
+<button class="secondary" id="revoke-tokens">${s.revokeTokens}</button></form>`;
 }
 
 /** A rotation's form: ticked confirmation, and how long the replaced credential keeps working. */
@@ -213,6 +226,14 @@ export function settingsRoutes(app: FastifyInstance, transport: Transport): void
       },
     );
   }
+
+  app.post<{ Body: Form }>(REVOKE_TOKENS_PATH, { preHandler: app.csrfProtection, config: { dashboardAction: 'tokens.revoke' } }, async (request, reply) => {
+    const words = frameOf(request, reply, '').w.settings;
+    if (request.body?.confirm !== 'yes')
+      return showSettings(request, reply, 400, { notice: html`<p class="error" role="alert" id="notice">${words.revokeTokensUnconfirmed}</p>` });
+    const count = await revokeAccountTokens(request.ctx, sessionOf(request).merchant.receiverId);
+    return showSettings(request, reply, 200, { notice: html`<p class="notice" role="status" id="notice">${words.tokensRevoked(count)}</p>` });
+  });
 
   app.post<{ Body: Form }>(PASSWORD_PATH, { preHandler: app.csrfProtection, config: { dashboardAction: 'password.change' } }, async (request, reply) => {
     const outcome = await changeDashboardPassword(request.ctx, sessionOf(request), {

@@ -230,7 +230,7 @@ const es = {
     sendToErrors: {
       url: 'Escribe una dirección web completa, como https://tienda.cl/notificaciones.',
       refused:
-        'Esta cuenta no puede enviar a esa dirección: solo a las direcciones públicas de internet que la instalación permite y, si la instalación lo exige, a los hosts de notificación registrados en Configuración.',
+        'Esta cuenta no puede enviar a esa dirección: solo a las direcciones públicas de internet que la instalación permite (en modo desarrollador también a esta máquina y a redes privadas, pero a direcciones link-local como 169.254.169.254 solo si el operador lo permite) y, si la instalación lo exige, a los hosts de notificación registrados en Configuración.',
     },
     sentOutcome: (url: string, ok: boolean, detail: string, ms: number) => `Enviado a ${url}: ${ok ? 'entregado' : 'falló'} (${detail}, ${ms} ms).`,
   },
@@ -286,6 +286,12 @@ const es = {
     rotateConfirm: 'Entiendo que la credencial actual deja de funcionar cuando termine el plazo elegido',
     rotateUnconfirmed: 'Marca la confirmación para rotar.',
     rotated: 'Nuevas credenciales (las anteriores funcionan solo hasta el fin del plazo elegido):',
+    revokeTokens: 'Revocar todos los tokens de acceso',
+    revokeTokensHint:
+      'Los tokens OAuth emitidos a esta cuenta dejan de funcionar de inmediato. El secreto sigue obteniendo tokens nuevos: rótalo también si pudo filtrarse.',
+    revokeTokensConfirm: 'Entiendo que cada integración deberá pedir un token nuevo',
+    revokeTokensUnconfirmed: 'Marca la confirmación para revocar los tokens.',
+    tokensRevoked: (count: number) => (count === 1 ? 'Se revocó 1 token de acceso.' : `Se revocaron ${count} tokens de acceso.`),
     grace: 'La anterior sigue funcionando',
     graces: { '0': 'no, deja de funcionar ya', '3600000': '1 hora', '86400000': '24 horas', '604800000': '7 días' },
     account: 'Cuenta',
@@ -381,7 +387,9 @@ const es = {
     older: 'Más antiguas',
     back: 'Todas las solicitudes',
     developerLink: 'Solicitudes a la API: método, ruta, estado, duración, campos ignorados y errores.',
-    off: 'Esta instalación no guarda las solicitudes a la API (REQUEST_LOG_RETENTION_DAYS=0).',
+    off: 'Esta instalación no guarda las solicitudes a la API (REQUEST_LOG_STORE=off o REQUEST_LOG_RETENTION_DAYS=0).',
+    logStream:
+      'Esta instalación escribe su registro de solicitudes a la API en su flujo de logs (una línea "api request" por solicitud), no en una tabla: pide a quien la opera las líneas de tu cuenta.',
   },
   developer: {
     clock: 'Reloj de desarrollo',
@@ -640,7 +648,7 @@ const en: DashboardWords = {
     sendToErrors: {
       url: 'Write a whole web address, such as https://shop.example/notifications.',
       refused:
-        'This account may not send to that address: only to the public internet addresses the installation allows and, where the installation requires it, to the notification hosts registered in Settings.',
+        'This account may not send to that address: only to the public internet addresses the installation allows (in developer mode also to this machine and private networks, but to link-local addresses such as 169.254.169.254 only where the operator allows it) and, where the installation requires it, to the notification hosts registered in Settings.',
     },
     sentOutcome: (url: string, ok: boolean, detail: string, ms: number) => `Sent to ${url}: ${ok ? 'delivered' : 'failed'} (${detail}, ${ms} ms).`,
   },
@@ -696,6 +704,11 @@ const en: DashboardWords = {
     rotateConfirm: 'I understand the current credential stops working when the chosen period ends',
     rotateUnconfirmed: 'Tick the confirmation to rotate.',
     rotated: 'New credentials (the old ones work only until the chosen period ends):',
+    revokeTokens: 'Revoke every access token',
+    revokeTokensHint: 'The OAuth tokens issued to this account stop working at once. The secret still obtains new ones: rotate it too if it may have leaked.',
+    revokeTokensConfirm: 'I understand every integration must ask for a new token',
+    revokeTokensUnconfirmed: 'Tick the confirmation to revoke the tokens.',
+    tokensRevoked: (count: number) => (count === 1 ? '1 access token revoked.' : `${count} access tokens revoked.`),
     grace: 'The old one keeps working',
     graces: { '0': 'no, it stops now', '3600000': '1 hour', '86400000': '24 hours', '604800000': '7 days' },
     account: 'Account',
@@ -792,7 +805,9 @@ const en: DashboardWords = {
     older: 'Older',
     back: 'All requests',
     developerLink: 'API requests: method, path, status, duration, ignored fields and errors.',
-    off: 'This installation keeps no log of API requests (REQUEST_LOG_RETENTION_DAYS=0).',
+    off: 'This installation keeps no log of API requests (REQUEST_LOG_STORE=off or REQUEST_LOG_RETENTION_DAYS=0).',
+    logStream:
+      'This installation writes its log of API requests to its log stream (an "api request" line per request), not to a table: ask whoever runs it for your account\'s lines.',
   },
   developer: {
     clock: 'Developer clock',

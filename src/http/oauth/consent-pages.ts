@@ -61,7 +61,15 @@ export async function consentReviewPages(app: FastifyInstance, { secure }: { sec
   app.post('/oauth2/consents', { schema: { hide: true }, preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
     const institutionId = (request.body as Record<string, unknown> | undefined)?.institution_id;
     if (typeof institutionId !== 'string' || institutionId === '') throw fieldError('institution_id', 'is required');
-    const review = await openReview(request.ctx, institutionId);
+    const review = await openReview(request.ctx, institutionId, request.ip);
+    if ('retryAfterMs' in review) {
+      const seconds = Math.ceil(review.retryAfterMs / 1000);
+      return sendHtml(
+        reply.header('retry-after', String(seconds)),
+        messagePage('Demasiadas revisiones', `Se abrieron demasiadas revisiones desde tu dirección. Vuelve a /oauth2/consents en ${seconds} s.`),
+        { status: 429 },
+      );
+    }
     reply.setCookie(reviewCookie(review.reviewId, secure), review.browserSecret, {
       ...cookieOptions(secure),
       sameSite: 'strict',

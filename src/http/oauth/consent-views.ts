@@ -12,6 +12,11 @@ const es = messages('es');
 const when = (ms: number) => formatInstant(new Date(ms), es);
 
 export function institutionChoicePage(institutions: readonly { bankId: string; name: string }[], csrf: string): string {
+  if (institutions.length === 0)
+    return layout(
+      'Tus autorizaciones',
+      html`<p class="notice" id="message">Este servicio no tiene ningún banco configurado en el que puedas ingresar para revisar tus autorizaciones.</p>`,
+    );
   return layout(
     'Tus autorizaciones',
     html`<p>Revisa las aplicaciones a las que autorizaste a acceder a tu información en un banco, y retira las que ya no quieras. Primero ingresa a tu banco.</p>

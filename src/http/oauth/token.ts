@@ -1,15 +1,17 @@
 // POST /oauth2/token and POST /oauth2/revoke: form-urlencoded requests, the client authenticated
 // with HTTP Basic or with client_id/client_secret in the form (never both methods), and RFC 6749 error
-// bodies: {"error": "...", "error_description": "..."}; a bad client is 401 with WWW-Authenticate.
+// bodies: {"error": "...", "error_description": "..."}; a bad client is 401 with WWW-Authenticate,
+// and an address past its failed credentials, or the rate limit, 429 `slow_down` with Retry-After.
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateClient, type ClientCredentials } from '../../app/authenticate-client.js';
+import { type AuthenticatedClient, authenticateClient, type ClientCredentials } from '../../app/authenticate-client.js';
 import { issueClientCredentialsToken, redeemAuthorizationCode } from '../../app/issue-token.js';
 import { revokeToken } from '../../app/revoke-token.js';
 import { DomainError, type FieldError } from '../../domain/errors.js';
 import type { KeyRing } from '../../app/token-keys.js';
 import { TokenEndpointError } from '../../domain/oauth-errors.js';
 import { customHeaderValue } from '../../domain/oauth-redirect.js';
+import { refuseWhileLimited, settleCredential } from '../credential-failures.js';
 import { warnAbout } from '../warnings.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -63,6 +65,20 @@ function clientCredentials(request: FastifyRequest, form: Form): ClientCredentia
   return basic;
 }
 
+/** The client, its secret counted against the client's address as any API's credential is (../credential-failures.ts). */
+async function checkedClient(request: FastifyRequest, reply: FastifyReply, form: Form): Promise<AuthenticatedClient> {
+  const credentials = clientCredentials(request, form);
+  // Without credentials nothing is guessed: refused, not counted.
+  if (credentials === undefined) return authenticateClient(request.ctx, credentials);
+  refuseWhileLimited(request, reply);
+  const client = await authenticateClient(request.ctx, credentials).catch((error: unknown) => {
+    if (error instanceof TokenEndpointError && error.code === 'invalid_client') settleCredential(request, reply, false);
+    throw error;
+  });
+  settleCredential(request, reply, true);
+  return client;
+}
+
 function tokenErrorHandler(error: FastifyError | TokenEndpointError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   reply.header('cache-control', 'no-store');
   if (error instanceof TokenEndpointError) {
@@ -70,6 +86,8 @@ function tokenErrorHandler(error: FastifyError | TokenEndpointError, request: Fa
     else reply.code(400);
     return reply.send({ error: error.code, error_description: error.description });
   }
+  // Of the error codes registered for the token endpoint, RFC 8628's is the one that asks a client to wait.
+  if (error instanceof DomainError && error.kind === 'rate_limited') return reply.code(429).send({ error: 'slow_down', error_description: error.message });
   // A refused field (a NUL in a parameter) is a malformed request in the endpoint's own words.
   if (error instanceof DomainError && error.kind === 'validation') return reply.code(400).send({ error: 'invalid_request', error_description: error.message });
   const status = error.statusCode ?? 500;
@@ -85,7 +103,7 @@ export async function tokenRoutes(app: FastifyInstance, { keys }: { keys: KeyRin
 
   app.post('/oauth2/token', { schema: { tags, summary: 'Issue an access token (client_credentials or authorization_code)' } }, async (request, reply) => {
     const form = readForm(request);
-    const client = await authenticateClient(request.ctx, clientCredentials(request, form));
+    const client = await checkedClient(request, reply, form);
     const doubts: FieldError[] = [];
     let issued;
     switch (form.grant_type) {
@@ -104,16 +122,16 @@ export async function tokenRoutes(app: FastifyInstance, { keys }: { keys: KeyRin
       default:
         throw new TokenEndpointError('unsupported_grant_type', 'grant_type must be client_credentials or authorization_code');
     }
-    warnAbout(request, reply, doubts, client.developer);
+    warnAbout(request, reply, doubts, client.merchant.developer);
     if (issued.custom !== null) reply.header('x-custom', customHeaderValue(issued.custom));
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(issued.body);
   });
 
   app.post('/oauth2/revoke', { schema: { tags, summary: 'Revoke an access token (RFC 7009)' } }, async (request, reply) => {
     const form = readForm(request);
-    const client = await authenticateClient(request.ctx, clientCredentials(request, form));
+    const client = await checkedClient(request, reply, form);
     if (!form.token) throw new TokenEndpointError('invalid_request', 'token is required');
-    await revokeToken(request.ctx, keys, client, form.token);
+    await revokeToken(request.ctx, keys, client.merchant, form.token);
     return reply.code(200).header('cache-control', 'no-store').send();
   });
 }

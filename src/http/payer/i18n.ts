@@ -1,14 +1,10 @@
 // The payer pages' language: a language chosen with ?lang= is remembered in a cookie, one per
 // group of pages (named after their path: every cookie has Path=/, ../cookies.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type Lang, LANGUAGES } from '../../render/words.js';
+import { isLang, type Lang } from '../../render/words.js';
 import { cookieName, cookieOptions, scopedName, secureCookies } from '../cookies.js';
 
 const COOKIE = 'quipu_lang';
-
-function isLang(value: unknown): value is Lang {
-  return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
-}
 
 /** ?lang= chooses (and is remembered for the pages under `cookiePath`); otherwise the remembered choice; otherwise Spanish. */
 export function languageOf(request: FastifyRequest, reply: FastifyReply, cookiePath = '/payment'): Lang {

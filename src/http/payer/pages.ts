@@ -6,8 +6,10 @@ import type { Payment } from '../../domain/payment.js';
 import type { PaymentAttempt } from '../../domain/payment-attempt.js';
 import type { BankOption } from '../../domain/payer-options.js';
 import type { PaymentMethodInfo } from '../../domain/payment-methods.js';
+import { type ReceiptPayment, receiptPath } from '../../domain/receipt.js';
 import { formatInstant, formatMoney } from '../../render/format.js';
 import { type Html, html } from '../../render/html.js';
+import { receiptFacts } from '../../render/receipt.js';
 import type { Messages } from '../../render/words.js';
 import { atDemoBank, demoBankTestValues } from '../demobank-test-values.js';
 
@@ -77,8 +79,9 @@ export function simplifiedPage(view: PaymentView, banks: readonly BankOption[], 
         ? m.otherCurrency
         : '';
   if (usable.length === 0) return html`${summary(m, payment, merchant)}<p class="notice">${m.noBanks}</p>${manualFallback(m, payment)}`;
+  // No browser check holds the form back: the page itself says what is missing, in its language, with script or without.
   return html`${summary(m, payment, merchant)}
-<form method="post" action="/payment/simplified/${payment.paymentId}">
+<form method="post" action="/payment/simplified/${payment.paymentId}" novalidate>
 ${csrfField(view.csrf)}
 <fieldset class="banks"><legend>${m.chooseBank}</legend>
 ${errorLine(errors.bank_id)}
@@ -90,7 +93,10 @@ ${banks.map(
 )}
 </fieldset>
 <label for="payer_email">${m.email}</label>
-<input type="email" id="payer_email" name="payer_email" required maxlength="255" value="${values.payerEmail ?? payment.payerEmail ?? ''}">
+<p class="hint" id="payer_email-hint">${m.emailHint}</p>
+<input type="email" id="payer_email" name="payer_email" required maxlength="255" aria-describedby="payer_email-hint" value="${values.payerEmail ?? payment.payerEmail ?? ''}"${
+    errors.payer_email ? html` aria-invalid="true" autofocus` : ''
+  }>
 ${errorLine(errors.payer_email)}
 <button id="continue">${m.continue}</button>
 </form>
@@ -228,18 +234,9 @@ export function expiredAttemptContent(m: Messages, attempt: PaymentAttempt, canc
   return html`<p class="notice">${m.attemptExpired}</p>${retryLinks(m, attempt, cancelUrl)}`;
 }
 
-export function receiptContent(m: Messages, payment: Payment, merchant: Merchant): Html {
-  const method = payment.paymentMethod === 'simplified_transfer' ? m.simplified : m.manual;
+export function receiptContent(m: Messages, payment: ReceiptPayment, merchant: Merchant): Html {
   return html`<dl class="receipt">
-<dt>${m.paymentCode}</dt><dd>${payment.paymentId}</dd>
-<dt>${m.merchant}</dt><dd>${merchant.name}</dd>
-<dt>${m.subject}</dt><dd>${payment.subject}</dd>
-<dt>${m.amount}</dt><dd class="amount">${amountOf(m, payment)}</dd>
-<dt>${m.conciliationDate}</dt><dd>${payment.conciliationAt ? formatInstant(payment.conciliationAt, m) : ''}</dd>
-<dt>${m.payer}</dt><dd>${payment.payerName ?? ''}</dd>
-<dt>${m.personalIdentifier}</dt><dd>${payment.personalIdentifier ?? ''}</dd>
-<dt>${m.bank}</dt><dd>${payment.bankName ?? ''}</dd>
-<dt>${m.method}</dt><dd>${method}</dd>
-</dl>
-${payment.outOfDateConciliation ? html`<p class="notice">${m.lateConciliation}</p>` : ''}`;
+${receiptFacts(m, payment, merchant).map(({ name, label, value }) => html`<dt>${label}</dt><dd class="${name}">${value}</dd>\n`)}</dl>
+${payment.outOfDateConciliation ? html`<p class="notice">${m.lateConciliation}</p>` : ''}
+<p><a id="receipt-pdf" href="${receiptPath(payment.paymentId, payment.conciliationAt)}">${m.receiptPdf}</a></p>`;
 }

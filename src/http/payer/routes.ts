@@ -11,10 +11,13 @@ import { startAttempt } from '../../app/start-attempt.js';
 import { findBank } from '../../domain/banks.js';
 import { payerCollectionAccount } from '../../domain/collection-account.js';
 import { DomainError, notFound } from '../../domain/errors.js';
+import type { Merchant } from '../../domain/merchant.js';
 import { PAYMENT_ID_PATTERN, UUID_PATTERN } from '../../domain/ids.js';
 import { allowsMethod, payerBanks, payerMethods } from '../../domain/payer-options.js';
 import { isAttemptOpen, payerBlock } from '../../domain/payment-attempt.js';
+import { hasReceipt, type ReceiptPayment, receiptFileName } from '../../domain/receipt.js';
 import type { Html } from '../../render/html.js';
+import { receiptPdf } from '../../render/receipt.js';
 import { messages } from '../../render/words.js';
 import { languageOf } from './i18n.js';
 import { layout, type PageFrame } from './layout.js';
@@ -38,6 +41,7 @@ import { allowFormTargets } from './security.js';
 const STYLESHEET = fs.readFileSync(new URL('./payer.css', import.meta.url), 'utf8');
 
 type Params = { id: string };
+type ReceiptView = { payment: ReceiptPayment; merchant: Merchant };
 type Form = Record<string, string | undefined>;
 
 /** `cookiePath`: where the pages live, under which the language chosen is remembered. */
@@ -149,7 +153,11 @@ export function payerRoutes(app: FastifyInstance): void {
   app.post<{ Params: Params; Body: Form }>('/payment/simplified/:id', { preHandler: app.csrfProtection }, async (request, reply) => {
     const body = request.body ?? {};
     try {
-      const attempt = await startAttempt(request.ctx, paymentId(request), { bankId: body.bank_id, payerEmail: body.payer_email?.trim() });
+      const attempt = await startAttempt(request.ctx, paymentId(request), {
+        bankId: body.bank_id,
+        payerEmail: body.payer_email?.trim(),
+        lang: languageOf(request, reply),
+      });
       return reply.redirect(`/payment/bank/${attempt.attemptId}`, 303);
     } catch (error) {
       if (kindOf(error) === 'validation') {
@@ -157,7 +165,7 @@ export function payerRoutes(app: FastifyInstance): void {
         const m = frameOf(request, reply, '').m;
         return simplified(request, reply, 400, body, {
           bank_id: fields.has('bank_id') ? m.bankIdError : undefined,
-          payer_email: fields.has('payer_email') ? m.emailError : undefined,
+          payer_email: fields.has('payer_email') ? (body.payer_email?.trim() ? m.emailError : m.emailMissing) : undefined,
         });
       }
       if (kindOf(error) === 'forbidden') {
@@ -264,12 +272,35 @@ export function payerRoutes(app: FastifyInstance): void {
     return sendStatus(reply, frameOf(request, reply, `/payment/result/${id}`), 200, await getPayerPayment(request.ctx, id), request.ctx.clock.now());
   });
 
-  app.get<{ Params: Params }>('/payment/receipt/:id', async (request, reply) => {
-    const id = paymentId(request);
-    const frame = frameOf(request, reply, `/payment/receipt/${id}`);
-    const { payment, merchant } = await getPayerPayment(request.ctx, id);
-    // Only a payment reconciled from a credit has a receipt: the bank's movement is what it attests.
-    if (payment.status !== 'done' || payment.receiptUrl === null || payment.conciliationAt === null) throw notFound('Receipt');
-    return sendPage(reply, frame, 200, frame.m.receiptTitle, receiptContent(frame.m, payment, merchant));
-  });
+  /** The receipt of the payment the address names, as `answer` gives it; a payment without one (unpaid, or marked paid by its merchant) has a page saying so. */
+  const receipt =
+    <P extends Params>(answer: (request: FastifyRequest<{ Params: P }>, reply: FastifyReply, frame: PageFrame, view: ReceiptView) => Promise<FastifyReply>) =>
+    async (request: FastifyRequest<{ Params: P }>, reply: FastifyReply) => {
+      const id = paymentId(request);
+      const frame = frameOf(request, reply, `/payment/receipt/${id}`);
+      const { payment, merchant } = await getPayerPayment(request.ctx, id);
+      if (!hasReceipt(payment)) return sendPage(reply, frame, 404, frame.m.noReceiptTitle, noticeContent(frame.m.noReceipt));
+      return answer(request, reply, frame, { payment, merchant });
+    };
+
+  app.get<{ Params: Params }>(
+    '/payment/receipt/:id',
+    receipt(async (_request, reply, frame, { payment, merchant }) =>
+      sendPage(reply, frame, 200, frame.m.receiptTitle, receiptContent(frame.m, payment, merchant)),
+    ),
+  );
+
+  // receipt_url: the receipt as a PDF, under the name the provider gives its receipts; another name of the same payment is not found.
+  app.get<{ Params: Params & { stamp: string } }>(
+    '/payment/receipt/CPKH-:stamp-:id.pdf',
+    receipt(async (request, reply, frame, { payment, merchant }) => {
+      const name = receiptFileName(payment.paymentId, payment.conciliationAt);
+      if (`CPKH-${request.params.stamp}-${payment.paymentId}.pdf` !== name) throw notFound('Receipt');
+      return reply
+        .header('cache-control', 'no-store')
+        .header('content-disposition', `inline; filename="${name}"`)
+        .type('application/pdf')
+        .send(Buffer.from(await receiptPdf(frame.m, payment, merchant)));
+    }),
+  );
 }

@@ -1,11 +1,13 @@
 // Authentication of the merchant APIs. A request carries exactly one credential: the account's
 // API key in x-api-key, or a bearer token in Authorization (never both: the contract forbids it).
-// It runs before the body is read, so an unauthenticated request costs almost nothing.
+// It runs before the body is read, so an unauthenticated request costs almost nothing. A wrong
+// credential counts against the client's address (../credential-failures.ts).
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { forAccount } from '../../app/context.js';
 import { DomainError, fieldError } from '../../domain/errors.js';
 import { UUID_PATTERN } from '../../domain/ids.js';
 import type { Merchant } from '../../domain/merchant.js';
+import { refuseWhileLimited, settleCredential } from '../credential-failures.js';
 
 const CHALLENGE = 'Bearer realm="quipu"';
 
@@ -56,19 +58,24 @@ function credentialOf(request: FastifyRequest, reply: FastifyReply): Credential 
 async function merchantOf(request: FastifyRequest, reply: FastifyReply, credential: Credential): Promise<Merchant> {
   if ('apiKey' in credential) {
     const merchant = await request.ctx.merchants.byApiKey(credential.apiKey);
+    settleCredential(request, reply, merchant !== undefined);
     if (merchant) return merchant;
     throw unauthenticated(reply, { message: UNKNOWN_KEY });
   }
   const merchant = credential.bearer ? await request.ctx.bearer?.verify(credential.bearer) : undefined;
+  // `Bearer` without a token guesses nothing.
+  if (credential.bearer) settleCredential(request, reply, merchant !== undefined);
   if (merchant) return merchant;
   // Access tokens are JWTs; a UUID is what an API key looks like, pasted into the wrong header.
   const message = credential.bearer && UUID_PATTERN.test(credential.bearer.toLowerCase()) ? KEY_AS_BEARER : INVALID_TOKEN;
   throw unauthenticated(reply, { tokenSent: true, message });
 }
 
-/** Resolves the request's credential to an account, or fails with 400/401. */
+/** Resolves the request's credential to an account, or fails with 400/401 (429 while its address is past its failures). */
 export async function resolveMerchant(request: FastifyRequest, reply: FastifyReply): Promise<Merchant> {
-  return merchantOf(request, reply, credentialOf(request, reply));
+  const credential = credentialOf(request, reply);
+  refuseWhileLimited(request, reply);
+  return merchantOf(request, reply, credential);
 }
 
 /** The request acts for this account from here on: its use cases date the account's records on the account's clock. */
@@ -90,6 +97,7 @@ export function authenticate(request: FastifyRequest, reply: FastifyReply, done:
   let credential: Credential;
   try {
     credential = credentialOf(request, reply);
+    refuseWhileLimited(request, reply);
   } catch (error) {
     return done(error as Error);
   }

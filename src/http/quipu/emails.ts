@@ -1,6 +1,6 @@
-// The emails Quipu wrote to the account's payers (collection requests and reminders), sent through
-// the mail server or kept in the local inbox alike: list them a page at a time, read one with
-// every attempt.
+// The emails Quipu wrote to the account's payers (collection requests, reminders, payment
+// confirmations), sent through the mail server or kept in the local inbox alike: list them a page
+// at a time, read one with every attempt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { getMessage, pageOfMessages } from '../../app/message-queries.js';
@@ -21,6 +21,14 @@ const Email = Type.Object({
   subject: Type.String(),
   text: Type.String({ description: 'The plain-text part' }),
   html: Type.String({ description: 'The HTML part' }),
+  attachments: Type.Array(
+    Type.Object({
+      filename: Type.String(),
+      content_type: Type.String(),
+      content_base64: Type.String({ description: "The file's bytes, base64" }),
+    }),
+    { description: 'Files sent with the email (the receipt PDF of a payment confirmation); empty for the others' },
+  ),
   ...deliveryStateProperties(
     MESSAGE_STATUSES,
     'pending (more attempts to come), delivered (the mail server took it, or it is kept in the local inbox), exhausted, or cancelled (withdrawn unsent: the payment was paid, declined or deleted, or it expired)',

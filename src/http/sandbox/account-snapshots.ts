@@ -1,9 +1,10 @@
 // Snapshots of sandbox accounts: record an account's whole state, list and remove its snapshots,
 // and restore one before each test. Registered inside the sandbox accounts' scope (accounts.ts), so
-// the same callers are let in (docs/testing-in-ci.md).
+// the same callers are let in, for the accounts the sandbox made (docs/testing-in-ci.md).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { listSnapshots, removeSnapshot, restoreSnapshot, takeSnapshot } from '../../app/account-snapshots.js';
+import { sandboxCallerOf } from './door.js';
 
 const tags = ['Quipu: sandbox'];
 
@@ -26,8 +27,9 @@ export const accountSnapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: OfAccount,
         response: { 200: Snapshot },
       },
+      config: { sandboxAction: 'sandbox.snapshot.take' },
     },
-    async (request) => takeSnapshot(request.ctx, request.params.receiver_id),
+    async (request) => takeSnapshot(request.ctx, request.params.receiver_id, sandboxCallerOf(request)),
   );
 
   app.get(
@@ -45,15 +47,19 @@ export const accountSnapshotRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: OneSnapshot,
         response: { 200: Snapshot },
       },
+      config: { sandboxAction: 'sandbox.snapshot.restore' },
     },
-    async (request) => restoreSnapshot(request.ctx, request.params.receiver_id, request.params.snapshot_id),
+    async (request) => restoreSnapshot(request.ctx, request.params.receiver_id, request.params.snapshot_id, sandboxCallerOf(request)),
   );
 
   app.delete(
     '/sandbox/accounts/:receiver_id/snapshots/:snapshot_id',
-    { schema: { tags, summary: 'Remove a snapshot', params: OneSnapshot, response: { 204: Type.Null() } } },
+    {
+      schema: { tags, summary: 'Remove a snapshot', params: OneSnapshot, response: { 204: Type.Null() } },
+      config: { sandboxAction: 'sandbox.snapshot.delete' },
+    },
     async (request, reply) => {
-      await removeSnapshot(request.ctx, request.params.receiver_id, request.params.snapshot_id);
+      await removeSnapshot(request.ctx, request.params.receiver_id, request.params.snapshot_id, sandboxCallerOf(request));
       return reply.code(204).send(null);
     },
   );

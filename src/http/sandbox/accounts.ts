@@ -1,17 +1,15 @@
 // Sandbox accounts on demand: POST /sandbox/accounts creates a throwaway developer-mode account,
-// DELETE /sandbox/accounts/{receiver_id} removes it with everything of it. Authorised by the
-// installation's OPERATOR_TOKEN as a bearer token; where no OPERATOR_TOKEN is set, only an
-// installation listening on loopback alone answers, and only to loopback callers (docs/testing-in-ci.md).
+// DELETE /sandbox/accounts/{receiver_id} removes it with everything of it, behind the sandbox's door
+// (door.ts): the installation's OPERATOR_TOKEN, or without one a direct caller on its own machine.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createSandboxAccount, deleteSandboxAccount } from '../../app/sandbox-accounts.js';
-import { DomainError } from '../../domain/errors.js';
 import type { SandboxFixtures } from '../../domain/sandbox-fixtures.js';
-import { isThisMachine } from '../../domain/network-address.js';
-import { requireOperator } from '../operator/auth.js';
+import { emptyObjectIfNoBody } from '../body-normalizer.js';
 import { SANDBOX_ACCOUNT_EXAMPLE } from '../request-examples.js';
+import { schemaFindings } from '../validation.js';
 import { accountSnapshotRoutes } from './account-snapshots.js';
+import { auditRefusal, requireSandboxCaller, sandboxCallerOf } from './door.js';
 import { CreatedFixturesSchema, SandboxFixturesSchema } from './fixtures-schema.js';
 
 const tags = ['Quipu: sandbox'];
@@ -34,15 +32,10 @@ const Create = Type.Object(
   { additionalProperties: false, examples: [SANDBOX_ACCOUNT_EXAMPLE] },
 );
 
-/** The operator's token where one is set; else the installation must listen on loopback alone and the caller be local. */
-async function requireSandboxCaller(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (request.ctx.config.operatorToken) return requireOperator(request, reply);
-  if (isThisMachine(request.ctx.config.host) && isThisMachine(request.ip)) return;
-  throw new DomainError('forbidden', 'Set OPERATOR_TOKEN to create sandbox accounts on an installation that listens beyond loopback');
-}
-
 export const sandboxAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.decorateRequest('sandboxCaller', null);
   app.addHook('onRequest', requireSandboxCaller);
+  app.addHook('onResponse', auditRefusal);
   // Snapshots of the accounts, behind the same door.
   await app.register(accountSnapshotRoutes);
 
@@ -55,17 +48,29 @@ export const sandboxAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: Create,
         response: { 200: Created },
       },
+      config: { sandboxAction: 'sandbox.account.create' },
+      // Every member is optional: no body at all is an account with the defaults.
+      preValidation: emptyObjectIfNoBody,
+      // The schema's findings are named with the fixtures' own problems, in one 400.
+      attachValidation: true,
     },
     async (request) => {
-      const body = request.body ?? {};
-      return createSandboxAccount(request.ctx, {
-        name: body.name,
-        notifyUrl: body.notify_url,
-        dashboard: body.dashboard,
-        refunds: body.refunds,
-        // The schema held each status to its fixture's states.
-        fixtures: body.fixtures as SandboxFixtures | undefined,
-      });
+      // A body that is not an object is refused here, before its members are read.
+      const found = schemaFindings(request);
+      const body = request.body;
+      return createSandboxAccount(
+        request.ctx,
+        {
+          name: body.name,
+          notifyUrl: body.notify_url,
+          dashboard: body.dashboard,
+          refunds: body.refunds,
+          // Each status is one of its fixture's states, but where the schema's findings say otherwise.
+          fixtures: body.fixtures as SandboxFixtures | undefined,
+        },
+        sandboxCallerOf(request),
+        found,
+      );
     },
   );
 
@@ -74,13 +79,14 @@ export const sandboxAccountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Remove a developer-mode account and everything of it, in one transaction',
+        summary: 'Remove an account the sandbox made and everything of it, in one transaction',
         params: Type.Object({ receiver_id: Type.Integer() }),
         response: { 204: Type.Null() },
       },
+      config: { sandboxAction: 'sandbox.account.delete' },
     },
     async (request, reply) => {
-      await deleteSandboxAccount(request.ctx, request.params.receiver_id);
+      await deleteSandboxAccount(request.ctx, request.params.receiver_id, sandboxCallerOf(request));
       return reply.code(204).send(null);
     },
   );

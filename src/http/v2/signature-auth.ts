@@ -8,7 +8,8 @@
 // is checked once the body is parsed (and its type checked, see requireForm) and before it is
 // validated: a request that is not signed right learns nothing about its fields. An unknown
 // receiver is refused at the same step and in the same words as a wrong hash, so a forger cannot
-// tell which receivers exist.
+// tell which receivers exist. Either counts against the client's address as a wrong API key does
+// (../credential-failures.ts).
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
@@ -16,6 +17,7 @@ import { forbidden } from '../../domain/errors.js';
 import { inGrace, type Merchant } from '../../domain/merchant.js';
 import { parseSignatureHeader, requestSignatureMatches, type SignedParam, stringToSign } from '../../domain/v2-signature.js';
 import { wallClockMs } from '../../runtime/wall-clock.js';
+import { refuseWhileLimited, settleCredential } from '../credential-failures.js';
 import { actFor, resolveMerchant, unauthenticated } from '../plugins/auth.js';
 
 interface PendingSignature {
@@ -68,6 +70,7 @@ export function v2Auth(app: FastifyInstance): void {
     }
     const header = parseSignatureHeader(authorization);
     if (!header) throw forbidden('Authorization must be <receiver_id>:<hash>, the hash being the 64 hex digits of the HMAC-SHA256 request signature');
+    refuseWhileLimited(request, reply);
     const signer = await findSigner(request, header.receiverId);
     const apiKey = request.headers['x-api-key'];
     if (apiKey !== undefined && apiKey !== '') {
@@ -78,7 +81,7 @@ export function v2Auth(app: FastifyInstance): void {
     request.v2Signature = { signer, receiverId: header.receiverId, hash: header.hash };
   }
 
-  async function verify(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  async function verify(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const pending = request.v2Signature;
     if (!pending) return;
     const queryAt = request.url.indexOf('?');
@@ -97,6 +100,7 @@ export function v2Auth(app: FastifyInstance): void {
     const matches =
       requestSignatureMatches(pending.signer?.secret ?? DECOY_SECRET, pending.hash, signed) ||
       (previous !== undefined && requestSignatureMatches(previous, pending.hash, signed));
+    settleCredential(request, reply, pending.signer !== undefined && matches);
     if (pending.signer && matches) {
       actFor(request, pending.signer);
       return;

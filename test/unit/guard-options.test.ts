@@ -1,0 +1,44 @@
+// `npm run bench:guard`'s arguments and the baseline it picks (bench/guard-options.ts); what it
+// measures is timing, which no test asserts.
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { baselineRef, FULL, guardOptions, SHORT, THRESHOLD, writtenRef } from '../../bench/guard-options.js';
+
+describe("the performance guard's options", () => {
+  it('compare the working tree with the baseline, in full, by default', () => {
+    expect(guardOptions([], {})).toEqual({ against: undefined, current: undefined, postgres: false, form: FULL, threshold: THRESHOLD });
+  });
+
+  it('take the short form, PostgreSQL, another threshold and both sides from the arguments', () => {
+    const options = guardOptions(['--short', '--postgres', '--threshold', '0.7', '--against', 'HEAD~3', '--current', 'HEAD'], {});
+    expect(options).toEqual({ against: 'HEAD~3', current: 'HEAD', postgres: true, form: SHORT, threshold: 0.7 });
+  });
+
+  it('take either side from the environment, an argument first', () => {
+    const env = { BENCH_GUARD_AGAINST: 'v1', BENCH_GUARD_CURRENT: 'v2' };
+    expect(guardOptions([], env)).toMatchObject({ against: 'v1', current: 'v2' });
+    expect(guardOptions(['--against', 'v3'], env)).toMatchObject({ against: 'v3', current: 'v2' });
+    expect(guardOptions([], { BENCH_GUARD_AGAINST: '' })).toMatchObject({ against: undefined });
+  });
+
+  it('refuse a threshold that is no ratio, and unknown arguments', () => {
+    for (const threshold of ['0', '1.5', 'fast']) expect(() => guardOptions(['--threshold', threshold], {})).toThrow(/--threshold/);
+    expect(() => guardOptions(['--rounds', '3'], {})).toThrow();
+    expect(() => guardOptions(['HEAD'], {})).toThrow();
+  });
+});
+
+describe("the guard's baseline", () => {
+  it('is the ref given, else the last commit that changed bench/guard-baseline, else the ref the file names', () => {
+    expect(baselineRef('HEAD~1', 'abc123', '181c983')).toBe('HEAD~1');
+    expect(baselineRef(undefined, 'abc123', '181c983')).toBe('abc123');
+    expect(baselineRef(undefined, '', '181c983')).toBe('181c983');
+  });
+
+  it("is named on the file's last line, after the lines that explain it", () => {
+    expect(writtenRef('Why this baseline.\n\n181c983\n\n')).toBe('181c983');
+    expect(() => writtenRef('Why this baseline, and no ref\n')).toThrow(/a ref alone/);
+    expect(() => writtenRef('')).toThrow(/a ref alone/);
+    expect(() => writtenRef(fs.readFileSync(new URL('../../bench/guard-baseline', import.meta.url), 'utf8'))).not.toThrow();
+  });
+});
