@@ -64,7 +64,7 @@ function workingTree(): Build {
  */
 function commit(ref: string): Build {
   const sha = git('rev-parse', '--verify', `${ref}^{commit}`);
-  const name = `${ref} (${sha.slice(0, 10)})`;
+  const name = sha.startsWith(ref) ? sha.slice(0, 10) : `${ref} (${sha.slice(0, 10)})`;
   const dir = path.join(CACHE, sha);
   if (fs.existsSync(dir)) {
     if (installed(dir)) return builtIn(dir, name);

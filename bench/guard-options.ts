@@ -24,7 +24,7 @@ export const FULL: Form = { rounds: ROUNDS, seconds: ROUND_SECONDS, payments: 2_
 /**
  * The least median of current ÷ baseline a measure may have: on this 2-core machine under the load
  * of other work, a build compared with itself never went below 93%, and one that does 10/7 of the
- * work (30% slower) never above 56% (docs/benchmarks.md, Performance guard).
+ * work (30% slower) never above 59% (docs/benchmarks.md, Performance guard).
  */
 export const THRESHOLD = 0.75;
 

@@ -1,8 +1,9 @@
-// A `quipu serve` of one build for the performance guard (guard.ts), and its four measures, each a
-// rate per second over one round: reads and creates of the v3 API under autocannon; payments paid
-// by the operator's credits until their notifications reach a receiver; charges from their intents
-// until their notifications reach it, through the debit job and DemoBank. The server's own build
-// makes its accounts (quipuCommand) and everything else goes over HTTP, so any build can be measured.
+// A `quipu serve` of one build for the performance guard (guard.ts), and its four measures, each
+// the work of one round per second of the clock and per second of the server's event-loop CPU:
+// reads and creates of the v3 API under autocannon; payments paid by the operator's credits until
+// their notifications reach a receiver; charges from their intents until their notifications reach
+// it, through the debit job and DemoBank. The server's own build makes its accounts (quipuCommand)
+// and everything else goes over HTTP, so any build can be measured.
 import type { Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import { openDatabase } from '../src/store/database.js';

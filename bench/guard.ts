@@ -64,7 +64,7 @@ async function guard(): Promise<boolean> {
   const options = guardOptions(process.argv.slice(2), process.env);
   const { form } = options;
   const lastChange = git('log', '-1', '--format=%H', '--', BASELINE_FILE);
-  const against = buildOf(options.against ?? baselineRef(undefined, lastChange, writtenRef(fs.readFileSync(BASELINE_FILE, 'utf8'))));
+  const against = buildOf(baselineRef(options.against, lastChange, writtenRef(fs.readFileSync(BASELINE_FILE, 'utf8'))));
   const current = buildOf(options.current);
   const kind = options.postgres ? 'postgres' : 'sqlite';
   const receiver = await startReceiverProcess();
@@ -88,9 +88,9 @@ async function guard(): Promise<boolean> {
     console.log(
       [
         `bench:guard ${new Date().toISOString()}: ${current.name} against ${against.name}, ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, ${form.rounds} rounds`,
-        `(${form.seconds} s a GET or create measure, ${form.payments.toLocaleString('en-US')} payments or charges a delivery or charge measure); load average ${loadBefore} before the rounds, ${loads()} after; ${Math.round((performance.now() - started) / 1000)} s in all.`,
+        `(${form.seconds} s a GET or create measure, ${form.payments.toLocaleString('en-US')} payments or charges a delivery or charge measure); load average ${loadBefore} before the rounds, ${loads()} after; ${Math.round((performance.now() - started) / 1000)} s in all, builds included.`,
         '',
-        '| measure | per second, baseline · current (medians) | per CPU second of the server, baseline per round | the same, current per round | current ÷ baseline per round | median | threshold |',
+        "| measure | per second, baseline · current (medians) | per CPU second of the server's event loop, baseline per round | the same, current per round | current ÷ baseline per round | median | threshold |",
         '| --- | --- | --- | --- | --- | ---: | --- |',
         ...reports.map((r) => r.line),
         '',
