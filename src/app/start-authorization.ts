@@ -24,8 +24,7 @@ export async function startAuthorization(ctx: AppContext, query: Query, doubts: 
   const merchant = clientId === undefined ? undefined : await ctx.merchants.byReceiverId(clientId);
   const client = merchant && {
     receiverId: merchant.receiverId,
-    // The test bank is an institution only where SANDBOX is on, whatever the account's mode.
-    developer: merchant.developer && ctx.config.sandbox,
+    developer: merchant.developer,
     redirectUris: await redirectUrisOf(ctx.db, merchant.receiverId),
   };
   const check = checkAuthorizationRequest(query, client, (bankId) => ctx.banks.connectorFor(bankId) !== undefined, doubts, ctx.config.oauthPkce);

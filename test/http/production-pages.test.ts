@@ -142,15 +142,4 @@ describe('a production installation (SANDBOX=false)', () => {
       bank.unregister();
     }
   });
-
-  it("refuses DemoBank as a developer-mode client's institution", async () => {
-    const developer = await server.account({ developer: true });
-    expect(developer.merchant.developer).toBe(true);
-    await registerRedirectUris(server, developer, ['https://client.example/callback']);
-    const res = await new PageClient(server.baseUrl).authorize(authorizeParams(developer, 'https://client.example/callback'));
-    expect(redirectParams(res.location)).toMatchObject({
-      error_code: 'A002',
-      error_description: expect.stringContaining('institution_id is not a supported institution'),
-    });
-  });
 });
