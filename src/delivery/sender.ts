@@ -106,6 +106,8 @@ class Exchange implements Dispatcher.DispatchHandler, Expirable {
       this.#resolve = resolve;
       this.#reject = reject;
     });
+    // A deadline may expire before the answer is awaited (while undici loads): send() still sees it there.
+    this.answer.catch(() => {});
   }
 
   expire(reason: DeadlineExceeded): void {
@@ -182,11 +184,12 @@ export class HttpSender {
   async send(outgoing: OutgoingRequest, reach: AddressReach): Promise<SendResult> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
-    // Loaded before the exchange's deadline runs: one that expired meanwhile would reject with nothing awaiting it yet.
-    const agents = await this.#loadAgents();
     const exchange = new Exchange();
     this.#deadlines.track(exchange);
     try {
+      // Within the deadline: the worker checked its lease against the timeout, so undici's first
+      // load must not make an attempt outlast it (an attempt that expires meanwhile is aborted as it starts).
+      const agents = await this.#loadAgents();
       const url = new URL(outgoing.url);
       agents[reach].dispatch(
         {

@@ -7,7 +7,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { createTestDatabase, refuseConnections, type TestDatabase } from '../helpers/database.js';
 import { call } from '../helpers/http.js';
 import { countRows } from '../helpers/payments.js';
-import { freePort, logLines, type ServerProcess, startServerProcess } from '../helpers/process.js';
+import { freePort, logLines, type ServerProcess, startServerProcess, waitForHttp } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -87,6 +87,8 @@ describe('a database outage', () => {
     quipu = startServerProcess({ DATABASE_URL: database.url, DATA_DIR: database.dataDir, PORT: String(port), LOG_LEVEL: 'error', RUN_WORKER: 'false' });
     apiKey = /api_key\s+(\S+)/.exec(await quipu.waitFor(/API reference/))![1]!;
     baseUrl = `http://127.0.0.1:${port}`;
+    // The banner comes before the server listens (cli/serve.ts): ready is when /healthz answers.
+    await waitForHttp(`${baseUrl}/healthz`);
     // The account is known (and cached) before the outage: what fails is the work, not the credential.
     expect((await call(baseUrl, 'GET', '/v3/banks', { apiKey })).status).toBe(200);
   }, 60_000);
