@@ -8,9 +8,9 @@
 // (a rotation reaches every process's account cache through the same feed).
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { LRUCache } from 'lru-cache';
-import { type Merchant, secretAuthenticates } from '../domain/merchant.js';
-import { outlivedMaximum } from '../domain/oauth-tokens.js';
-import { findTokenState, type TokenState } from '../store/oauth-tokens.js';
+import type { Merchant } from '../domain/merchant.js';
+import { type TokenOrigin, tokenLives } from '../domain/oauth-tokens.js';
+import { findTokenState } from '../store/oauth-tokens.js';
 import type { AppContext, BearerAuthentication } from './context.js';
 import { type AccessTokenFacts, verifyAccessToken } from './signed-tokens.js';
 import { KeyRing } from './token-keys.js';
@@ -18,7 +18,7 @@ import { KeyRing } from './token-keys.js';
 export const REVOKED_TOPIC = 'oauth-token-revoked';
 
 /** What each use checks again of a token's row, or 'refused' for good: revoked, never issued here, or issued to another account. */
-type RowFacts = Pick<TokenState, 'secret_generation' | 'wall_issued_at'> | 'refused';
+type RowFacts = TokenOrigin | 'refused';
 
 export class BearerVerifier implements BearerAuthentication {
   readonly #tokens: LRUCache<string, AccessTokenFacts>;
@@ -66,8 +66,7 @@ export class BearerVerifier implements BearerAuthentication {
 
   /** What ends a token without a change of its row: its longest life, and the end of the secret it was obtained with. */
   #lives(row: Exclude<RowFacts, 'refused'>, merchant: Merchant): boolean {
-    const wallNow = wallClockMs(this.ctx.clocks);
-    return !outlivedMaximum(row.wall_issued_at, wallNow) && secretAuthenticates(merchant, row.secret_generation, wallNow);
+    return tokenLives(row, merchant, wallClockMs(this.ctx.clocks));
   }
 
   async #row(facts: AccessTokenFacts): Promise<RowFacts> {

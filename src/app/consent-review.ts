@@ -13,11 +13,11 @@ import type { PayerCredentials } from '../bank/connector.js';
 import { banksFor } from '../domain/banks.js';
 import { fieldError, notFound } from '../domain/errors.js';
 import type { FlowErrorCode } from '../domain/oauth-errors.js';
-import { FLOW_STEP_TIMEOUT_MS, flowSecretHash } from '../domain/oauth-tokens.js';
+import { FLOW_STEP_TIMEOUT_MS, flowSecretHash, tokenLives } from '../domain/oauth-tokens.js';
 import { consentReviewSubject } from '../domain/sign-in-throttle.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { advanceFlow } from '../store/browser-flow-step.js';
-import { findConsentOfUser, findReview, insertReview, type LiveConsent, liveConsentsOfUser } from '../store/oauth-consent-reviews.js';
+import { findConsentOfUser, findReview, insertReview, type LiveConsent, unexpiredConsentTokens } from '../store/oauth-consent-reviews.js';
 import type { OAuthConsentReviewRow } from '../store/schema.js';
 import { reserveAttempt } from './attempt-throttle.js';
 import { audit } from './audit.js';
@@ -77,6 +77,23 @@ async function load(ctx: AppContext, reviewId: string, browser: BrowserSecret): 
 
 const OTHER_BROWSER: ReviewAnswer = { kind: 'other-browser' };
 
+/**
+ * The user's consents at the institution with a token that lives, as a bearer token is judged
+ * (domain/oauth-tokens.ts): one ended by a rotation of its account's secret, or by its longest
+ * life, is not shown as access the client still has. The order is the store's, consent given last first.
+ */
+async function liveConsents(ctx: AppContext, institutionId: string, userId: string, now: number): Promise<LiveConsent[]> {
+  const wallNow = wallClockMs(ctx.clocks);
+  const live = new Map<string, LiveConsent>();
+  for (const { secret_generation, wall_issued_at, ...consent } of await unexpiredConsentTokens(ctx.db, institutionId, userId, now)) {
+    const account = await ctx.merchants.byReceiverId(consent.receiverId);
+    if (!account || !tokenLives({ secret_generation, wall_issued_at }, account, wallNow)) continue;
+    const known = live.get(consent.consentId);
+    if (!known || known.expiresAt < consent.expiresAt) live.set(consent.consentId, consent);
+  }
+  return [...live.values()];
+}
+
 /** The review's current step; a review past its step's deadline ends. */
 async function current(ctx: AppContext, row: OAuthConsentReviewRow): Promise<ReviewAnswer> {
   if (row.status === 'failed') return { kind: 'ended', code: 'timeout' };
@@ -86,7 +103,7 @@ async function current(ctx: AppContext, row: OAuthConsentReviewRow): Promise<Rev
     return { kind: 'ended', code: 'timeout' };
   }
   if (row.status === 'login') return { kind: 'login', reviewId: row.review_id, institutionId: row.institution_id };
-  const consents = await liveConsentsOfUser(ctx.db, row.institution_id, row.user_id!, now);
+  const consents = await liveConsents(ctx, row.institution_id, row.user_id!, now);
   return { kind: 'consents', reviewId: row.review_id, institutionId: row.institution_id, userId: row.user_id!, consents };
 }
 

@@ -6,6 +6,7 @@
 // for this client (stable across flows, opaque: not the RUT), aud the client_id.
 import { createHash } from 'node:crypto';
 import type { FieldError } from './errors.js';
+import { type Merchant, secretAuthenticates } from './merchant.js';
 
 export const TOKEN_ALGORITHM = 'ES256';
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
@@ -19,7 +20,20 @@ export const TOKEN_LIFETIME_SECONDS = 31_536_000;
 export const MAX_TOKEN_LIFE_MS = TOKEN_LIFETIME_SECONDS * 1000;
 
 /** Whether a token issued at `wallIssuedAt` has lived its maximum at `wallNow` (both wall clock ms). */
-export const outlivedMaximum = (wallIssuedAt: number, wallNow: number): boolean => wallNow - wallIssuedAt >= MAX_TOKEN_LIFE_MS;
+const outlivedMaximum = (wallIssuedAt: number, wallNow: number): boolean => wallNow - wallIssuedAt >= MAX_TOKEN_LIFE_MS;
+
+/** What of a stored token its row does not change: when it was issued, and with which of its account's secrets. */
+export interface TokenOrigin {
+  secret_generation: number;
+  wall_issued_at: number;
+}
+
+/**
+ * Whether an unrevoked token still lives at `wallNow` (wall clock ms), its exp aside: it ends at
+ * its longest life, and with the secret it was obtained with (at the end of a rotation's grace).
+ */
+export const tokenLives = (token: TokenOrigin, account: Pick<Merchant, 'secretGeneration' | 'previousSecret'>, wallNow: number): boolean =>
+  !outlivedMaximum(token.wall_issued_at, wallNow) && secretAuthenticates(account, token.secret_generation, wallNow);
 
 /** Authorization codes are single-use and short-lived (RFC 9700: at most 10 minutes). */
 export const CODE_LIFETIME_MS = 10 * 60_000;

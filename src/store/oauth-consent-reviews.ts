@@ -25,18 +25,23 @@ export interface LiveConsent {
   expiresAt: number;
 }
 
-/** The user's consents at the institution from which a token issued is neither revoked nor expired at `now`. */
-export async function liveConsentsOfUser(db: Kysely<DB>, institutionId: string, userId: string, now: number): Promise<LiveConsent[]> {
+/** A token of one of the user's consents, neither revoked nor expired: whether its account's secret still backs it is for the caller to judge. */
+export interface ConsentToken extends LiveConsent {
+  secret_generation: number;
+  wall_issued_at: number;
+}
+
+/** The unrevoked tokens of the user's consents at the institution that have not expired at `now`, the consent given last first. */
+export async function unexpiredConsentTokens(db: Kysely<DB>, institutionId: string, userId: string, now: number): Promise<ConsentToken[]> {
   const rows = await db
     .selectFrom('oauth_consents as c')
     .innerJoin('oauth_tokens as t', 't.consent_id', 'c.consent_id')
     .innerJoin('merchants as m', 'm.receiver_id', 'c.receiver_id')
-    .select((eb) => ['c.consent_id', 'c.receiver_id', 'm.name', 'c.updated_at', eb.fn.max('t.expires_at').as('expires_at')])
+    .select(['c.consent_id', 'c.receiver_id', 'm.name', 'c.updated_at', 't.expires_at', 't.secret_generation', 't.wall_issued_at'])
     .where('c.institution_id', '=', institutionId)
     .where('c.user_id', '=', userId)
     .where('t.revoked_at', 'is', null)
     .where('t.expires_at', '>', now)
-    .groupBy(['c.consent_id', 'c.receiver_id', 'm.name', 'c.updated_at'])
     .orderBy('c.updated_at', 'desc')
     .orderBy('c.consent_id')
     .execute();
@@ -46,6 +51,8 @@ export async function liveConsentsOfUser(db: Kysely<DB>, institutionId: string, 
     clientName: r.name,
     givenAt: Number(r.updated_at),
     expiresAt: Number(r.expires_at),
+    secret_generation: Number(r.secret_generation),
+    wall_issued_at: Number(r.wall_issued_at),
   }));
 }
 

@@ -1,11 +1,12 @@
 // The payer's review of the consents they gave (ASVS 10.7.3), page by page over HTTP: the
 // institution sign-in of the flow, the list of one user's live consents, a withdrawal that revokes
 // the consent's tokens (a bearer call fails at once, another client's token still works) and is
-// audited, another payer who sees none of them, and forged or foreign requests that change nothing.
+// audited, a consent whose tokens a rotation of the client's secret ended shown no more, another payer who sees none of them, and forged or foreign requests that change nothing.
 // Opening a review needs no credential and writes a row: a thousand opened from one address write
 // a few, the rest wait (429), and another address is not held back. Clients are told apart by
 // X-Forwarded-For behind a trusted proxy (TRUST_PROXY), as behind a load balancer.
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { updateMerchant } from '../../src/app/update-merchant.js';
 import { SIGN_IN_THROTTLES } from '../../src/domain/sign-in-throttle.js';
 import { call, client } from '../helpers/http.js';
 import { authorizeParams, basicAuth, csrfOf, FORM, formPost, PageClient, redirectParams, registerRedirectUris } from '../helpers/oauth.js';
@@ -118,6 +119,21 @@ describe('consent review', () => {
     const refused = await stranger.post(`${review}/withdraw`, { _csrf: csrf, consent_id: consentId });
     expect(refused.status).toBe(404);
     expect(await bearerStatus(second)).toBe(200);
+  });
+
+  it('no longer shows a consent whose tokens ended with a rotation of its client’s secret', async () => {
+    const rotated = await setup.server.account({ name: 'Tienda rotada', users: ['owner-3@example.com'] });
+    await registerRedirectUris(setup.server, rotated, [CALLBACK]);
+    const token = await consentAndToken(rotated);
+    const browser = new PageClient(setup.server.baseUrl);
+    const review = await signedInReview(browser, PAYER);
+    expect((await browser.get(review)).text).toContain('<h2>Tienda rotada</h2>');
+    await updateMerchant(setup.server.ctx, rotated.receiver_id, { rotateSecret: true });
+    const bearer = await call(setup.server.baseUrl, 'GET', '/v3/banks', { headers: { authorization: `Bearer ${token}` } });
+    expect(bearer.status).toBe(401);
+    const after = await browser.get(review);
+    expect(after.text).not.toContain('Tienda rotada');
+    expect(after.text).toContain('<h2>Otra tienda</h2>');
   });
 
   it('refuses a withdrawal without the CSRF token, or from another browser, and changes nothing', async () => {

@@ -1,11 +1,13 @@
 // A production account's payers never see DemoBank nor its account: not on the payment pages, not
 // in the emails, not on the mandate page, whether the installation is a sandbox without a
 // collection account of its own (the manual transfer is then not available) or has its own. A
-// production installation (SANDBOX=false) offers DemoBank as an institution to no one: not on the
-// consent review (which says when no institution is configured), not to a developer-mode client's
-// authorization flow.
+// production installation (SANDBOX=false) offers DemoBank to no one it cannot tell is a
+// developer-mode account: not on the consent review, which has no account (it says when no
+// institution is configured), not to a production client's authorization flow. A developer-mode
+// account keeps its test bank on every installation (main/bank-connectors.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_COLLECTION_ACCOUNT } from '../../src/domain/collection-account.js';
+import { s256Challenge } from '../../src/domain/oauth-pkce.js';
 import { client } from '../helpers/http.js';
 import { authorizeParams, csrfOf, PageClient, redirectParams, registerRedirectUris } from '../helpers/oauth.js';
 import { PayerSession } from '../helpers/payer-session.js';
@@ -141,5 +143,22 @@ describe('a production installation (SANDBOX=false)', () => {
     } finally {
       bank.unregister();
     }
+  });
+
+  it("refuses DemoBank as a production client's institution, and takes it from a developer-mode client's", async () => {
+    const callback = 'https://client.example/callback';
+    // PKCE is required here: the answer is about the institution alone.
+    const pkce = { code_challenge: s256Challenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk'), code_challenge_method: 'S256' };
+    const institutionAnswer = async (developer: boolean) => {
+      const account = await server.account({ developer });
+      await registerRedirectUris(server, account, [callback]);
+      return new PageClient(server.baseUrl).authorize(authorizeParams(account, callback, pkce));
+    };
+    const refused = await institutionAnswer(false);
+    expect(redirectParams(refused.location)).toMatchObject({
+      error_code: 'A002',
+      error_description: expect.stringContaining('institution_id is not a supported institution'),
+    });
+    expect((await institutionAnswer(true)).location).toMatch(/^\/oauth2\/flows\//);
   });
 });
