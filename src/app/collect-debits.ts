@@ -11,7 +11,7 @@
 import type { DebitOrder, DebitResult, MandateBank } from '../bank/connector.js';
 import { abandonedAfterMs } from '../domain/abandoned-question.js';
 import type { Debit, DebitState } from '../domain/debit.js';
-import type { ScanTime } from '../store/account-time.js';
+import type { ScanTime } from '../domain/scan-time.js';
 import { debitsDue, staleSubmissions } from '../store/debits.js';
 import { inChunks } from '../store/group-commit.js';
 import { findPaymentsByIds } from '../store/payment-lookup.js';

@@ -49,12 +49,37 @@ export interface BearerAuthentication {
   cached(token: string): Merchant | undefined;
 }
 
-/** The same context dating an account's records on that account's clock. */
+/**
+ * The same context with some members of its own. The rest are read through from `ctx` (its
+ * prototype), so that a context derived once, an account's scope, never holds a stale copy of them.
+ */
+export function derive(ctx: AppContext, own: Partial<AppContext>): AppContext {
+  return Object.assign(Object.create(ctx) as AppContext, own);
+}
+
+/** Scopes kept per context, at most this many accounts' each: beyond, they are made again. */
+const SCOPES_KEPT = 10_000;
+const scopes = new WeakMap<AppContext, Map<number, AppContext>>();
+
+/**
+ * The account's scope of a context: the same context dating the account's records on that
+ * account's clock. Made once per account and kept: a request authenticated as an account costs
+ * two map lookups, not a copy of the context.
+ */
 export function forAccount(ctx: AppContext, receiverId: number): AppContext {
-  return { ...ctx, clock: ctx.clocks.of(receiverId) };
+  if (ctx.clock.account === receiverId) return ctx;
+  let kept = scopes.get(ctx);
+  if (!kept) scopes.set(ctx, (kept = new Map()));
+  let scope = kept.get(receiverId);
+  if (!scope) {
+    if (kept.size >= SCOPES_KEPT) kept.clear();
+    scope = derive(ctx, { clock: ctx.clocks.of(receiverId) });
+    kept.set(receiverId, scope);
+  }
+  return scope;
 }
 
 /** The same context writing through `db` (a transaction). */
 export function withDb(ctx: AppContext, db: Kysely<DB>): AppContext {
-  return { ...ctx, db };
+  return derive(ctx, { db });
 }

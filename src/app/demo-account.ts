@@ -7,7 +7,7 @@ import { DEMO_ACCOUNT_NAME, DEMO_USER } from '../config.js';
 import { countMerchants } from '../store/merchants.js';
 import { lockSetting } from '../store/setting-lock.js';
 import { inTransaction } from '../store/transaction.js';
-import { type AppContext, forAccount } from './context.js';
+import { type AppContext, forAccount, withDb } from './context.js';
 import type { DashboardCredentials } from './add-dashboard-user.js';
 import { createMerchantWithUser, type MerchantCredentials } from './create-merchant.js';
 import { createSubscription } from './create-subscription.js';
@@ -32,7 +32,7 @@ export async function ensureDemoAccount(ctx: AppContext): Promise<(MerchantCrede
     if ((await countMerchants(trx)) > 0) return undefined;
     const { password, ...fixed } = ctx.config.demoCredentials;
     const { credentials } = await createMerchantWithUser(
-      { ...ctx, db: trx },
+      withDb(ctx, trx),
       {
         name: DEMO_ACCOUNT_NAME,
         developer: true,

@@ -6,7 +6,7 @@
 // src/app/resolve-transfers.ts and src/app/collect-bank-credits.ts).
 import type { BankCredit } from '../domain/bank-credit.js';
 import type { CollectionAccount } from '../domain/collection-account.js';
-import type { ScanTime } from '../store/account-time.js';
+import type { ScanTime } from '../domain/scan-time.js';
 
 export interface PayerCredentials {
   /** The payer's login: a RUT in Chile. */

@@ -3,7 +3,8 @@
 // transfers. A simulated bank has no clock of its own: what falls due (a pending mandate's
 // approval, a debit's settlement) happens the next time DemoBank is asked anything about it, on
 // Quipu's developer clock. The triggers are the scenario table's (demo-bank-scenarios.ts).
-import { onAccountClock, type ScanTime } from '../store/account-time.js';
+import type { ScanTime } from '../domain/scan-time.js';
+import { onAccountClock } from '../store/account-time.js';
 import type { Kysely } from 'kysely';
 import type { BankCredit } from '../domain/bank-credit.js';
 import { nextBusinessDay } from '../domain/business-days.js';

@@ -1,6 +1,6 @@
 // An email as the emails API and `quipu emails` show it: what was written, as stored (the same on
 // every attempt), and where its delivery stands.
-import { decodeEmail } from '../domain/email-message.js';
+import { decodeEmail, storedAttachments } from '../domain/email-message.js';
 import type { MessageAttemptRow, MessageRow } from '../store/schema.js';
 import { attemptView, deliveryStateView } from './message-view.js';
 
@@ -17,7 +17,7 @@ export function emailView(row: MessageRow) {
     subject: email.subject,
     text: email.text,
     html: email.html,
-    attachments: email.attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, content_base64: a.contentBase64 })),
+    attachments: storedAttachments(email.attachments),
     ...deliveryStateView(row),
   };
 }

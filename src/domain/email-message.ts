@@ -30,9 +30,13 @@ interface StoredAttachment {
   content_base64: string;
 }
 
+/** Attachments in the stored shape, which the emails API shows too. */
+export const storedAttachments = (attachments: readonly EmailAttachment[]): StoredAttachment[] =>
+  attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, content_base64: a.contentBase64 }));
+
 // An email without attachments is stored without the member, as every email was before attachments.
 export function encodeEmail(email: Email): string {
-  const attachments = email.attachments.map((a): StoredAttachment => ({ filename: a.filename, content_type: a.contentType, content_base64: a.contentBase64 }));
+  const attachments = storedAttachments(email.attachments);
   return JSON.stringify({
     from: email.from,
     to: email.to,

@@ -6,7 +6,7 @@
 // payer pages. Amounts and dates are written the way the payer pages write them in each language.
 // Every merchant value goes through the escaping `html` template in the HTML part, and header
 // values are kept on one line.
-import { EMAIL_CONTENT_TYPE, encodeEmail, headerText } from '../domain/email-message.js';
+import { EMAIL_CONTENT_TYPE, type Email, encodeEmail, headerText } from '../domain/email-message.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { MessageDraft, PayerEmailKind } from '../domain/message-kinds.js';
 import { type Payment, paymentUrls } from '../domain/payment.js';
@@ -63,7 +63,7 @@ const WORDS: Record<Lang, Words> = {
 
 type Facts = [label: string, value: string][];
 
-const toName = (payment: Payment) => (payment.payerName === null ? null : headerText(payment.payerName));
+const toName = (payment: Pick<Payment, 'payerName'>) => (payment.payerName === null ? null : headerText(payment.payerName));
 
 /** One language's part of an email: what it says, in the order it says it. */
 function part(kind: PayerEmailKind, lang: Lang, payment: Payment, merchantName: string, url: string) {
@@ -143,15 +143,7 @@ export function paymentEmail(kind: PayerEmailKind, payment: Payment, merchant: P
   const parts = LANGUAGES.map((lang) => part(kind, lang, payment, merchantName, url));
   const subject = headerText(`${SUBJECT[kind]}: ${payment.subject} · ${merchantName}`);
   return {
-    kind,
-    receiverId: payment.receiverId,
-    subjectId: payment.paymentId,
-    url: `mailto:${payment.payerEmail}`,
-    contentType: EMAIL_CONTENT_TYPE,
-    body: encodeEmail({
-      from: settings.smtpFrom,
-      to: payment.payerEmail,
-      toName: toName(payment),
+    ...toPayer(kind, payment, payment.payerEmail, settings, {
       subject,
       text: `${parts.map(textPart).join('\n\n-----\n\n')}\n`,
       html: htmlDocument(parts[0]!.lang, subject, parts.map(htmlPart)),
@@ -159,6 +151,24 @@ export function paymentEmail(kind: PayerEmailKind, payment: Payment, merchant: P
     }),
     // An email asking to pay a payment that has expired would lead the payer to a dead end.
     validUntil: payment.expiresAt.getTime(),
+  };
+}
+
+/** The message of an email to a payment's payer, from SMTP_FROM. */
+function toPayer(
+  kind: MessageDraft['kind'],
+  payment: Pick<Payment, 'receiverId' | 'paymentId' | 'payerName'>,
+  to: string,
+  settings: Pick<EmailSettings, 'smtpFrom'>,
+  email: Pick<Email, 'subject' | 'text' | 'html' | 'attachments'>,
+): MessageDraft {
+  return {
+    kind,
+    receiverId: payment.receiverId,
+    subjectId: payment.paymentId,
+    url: `mailto:${to}`,
+    contentType: EMAIL_CONTENT_TYPE,
+    body: encodeEmail({ from: settings.smtpFrom, to, toName: toName(payment), ...email }),
   };
 }
 
@@ -187,33 +197,23 @@ export async function confirmationEmail(
   const url = new URL(payment.receiptUrl);
   url.searchParams.set('lang', lang);
   const receipt = await receiptPdf(m, payment, merchant);
-  return {
-    kind: 'payment.email.confirmation',
-    receiverId: payment.receiverId,
-    subjectId: payment.paymentId,
-    url: `mailto:${payment.payerEmail}`,
-    contentType: EMAIL_CONTENT_TYPE,
-    body: encodeEmail({
-      from: settings.smtpFrom,
-      to: payment.payerEmail,
-      toName: toName(payment),
-      subject,
-      text: `${[greeting, intro, textFacts(facts), `${w.receiptLink}\n${url.href}`].join('\n\n')}\n`,
-      html: htmlDocument(lang, subject, [
-        html`<div lang="${lang}">
+  return toPayer('payment.email.confirmation', payment, payment.payerEmail, settings, {
+    subject,
+    text: `${[greeting, intro, textFacts(facts), `${w.receiptLink}\n${url.href}`].join('\n\n')}\n`,
+    html: htmlDocument(lang, subject, [
+      html`<div lang="${lang}">
 <p>${greeting}</p>
 <p>${intro}</p>
 ${htmlFacts(facts)}
 <p style="font-size:13px">${w.receiptLink}<br><a href="${url.href}">${url.href}</a></p>
 </div>`,
-      ]),
-      attachments: [
-        {
-          filename: receiptFileName(payment.paymentId, payment.conciliationAt),
-          contentType: 'application/pdf',
-          contentBase64: Buffer.from(receipt).toString('base64'),
-        },
-      ],
-    }),
-  };
+    ]),
+    attachments: [
+      {
+        filename: receiptFileName(payment.paymentId, payment.conciliationAt),
+        contentType: 'application/pdf',
+        contentBase64: Buffer.from(receipt).toString('base64'),
+      },
+    ],
+  });
 }

@@ -2,7 +2,7 @@
 // be moved forward and reset to real time, and so can each account's own: an account whose clock was
 // never moved follows the installation's. Offsets are shared through the database (the settings
 // table; merchants.clock_offset_ms), so every process (server, workers, the CLI) reads the same time.
-import type { ScanTime } from '../store/account-time.js';
+import type { ScanTime } from '../domain/scan-time.js';
 
 export interface Clock {
   now(): Date;
@@ -21,6 +21,9 @@ export interface AccountClockState {
   offsetMs: number | null;
   version: number;
 }
+
+/** Account clocks kept made: an account clock holds nothing but its account, so one made again is the same. */
+const CLOCKS_KEPT = 10_000;
 
 class AccountClock implements Clock {
   constructor(
@@ -44,6 +47,7 @@ export class ShiftableClock implements Clock {
   /** Accounts whose clock was moved, by receiver id; also the versions of those reset since, so an older read cannot bring them back. */
   readonly #accounts = new Map<number, AccountClockState>();
   readonly #own = new Map<number, number>();
+  readonly #clocks = new Map<number, AccountClock>();
 
   now(): Date {
     return new Date(Date.now() + this.#offsetMs);
@@ -68,9 +72,15 @@ export class ShiftableClock implements Clock {
     } else if (epoch === this.#epoch && offsetMs > this.#offsetMs) this.#offsetMs = offsetMs;
   }
 
-  /** The clock an account's records are dated on: its own once moved, else the installation's. */
+  /** The clock an account's records are dated on: its own once moved, else the installation's. One per account, made once (at most CLOCKS_KEPT kept). */
   of(receiverId: number): Clock {
-    return new AccountClock(this, receiverId);
+    let clock = this.#clocks.get(receiverId);
+    if (!clock) {
+      if (this.#clocks.size >= CLOCKS_KEPT) this.#clocks.clear();
+      clock = new AccountClock(this, receiverId);
+      this.#clocks.set(receiverId, clock);
+    }
+    return clock;
   }
 
   hasOwnClock(receiverId: number): boolean {

@@ -5,23 +5,7 @@
 // statements as before, on the same indexes. A scan may also be of one account alone (its work woken
 // by a move of its clock, jobs/runner.ts): every row compared is that account's, on its clock.
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
-
-/** The instant a scan runs at, as the process's clocks see it. */
-export interface ScanTime {
-  /** Real time, milliseconds. */
-  wallMs: number;
-  /** The installation clock's offset from real time. */
-  offsetMs: number;
-  /** The largest offset of any clock: the installation's, or an account's of its own. */
-  aheadMs: number;
-  /** Whether any account has a clock of its own. */
-  ownClocks: boolean;
-  /** The one account whose rows the scan looks at (offsetMs is then its clock's); absent, every account's. */
-  account?: number;
-}
-
-/** The installation clock's instant of a scan. */
-export const installationNow = (time: ScanTime): number => time.wallMs + time.offsetMs;
+import { installationNow, type ScanTime } from '../domain/scan-time.js';
 
 /** The instant of the scan on the clock of the account of `table`'s row (its receiver_id). */
 export function accountNow(time: ScanTime, table: string): RawBuilder<number> {

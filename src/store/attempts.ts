@@ -1,5 +1,6 @@
 // Payment attempt rows.
-import { onAccountClock, type ScanTime } from './account-time.js';
+import type { ScanTime } from '../domain/scan-time.js';
+import { onAccountClock } from './account-time.js';
 import type { Kysely } from 'kysely';
 import type { AttemptMove } from '../domain/attempt-status.js';
 import type { AttemptState, PaymentAttempt } from '../domain/payment-attempt.js';

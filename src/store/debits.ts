@@ -1,5 +1,6 @@
 // Debit rows: the debits that collect charge intents, and the job's scans of them.
-import { onAccountClock, type ScanTime } from './account-time.js';
+import type { ScanTime } from '../domain/scan-time.js';
+import { onAccountClock } from './account-time.js';
 import { type Kysely, sql } from 'kysely';
 import type { Debit, DebitState } from '../domain/debit.js';
 import type { DebitMove } from '../domain/debit-status.js';

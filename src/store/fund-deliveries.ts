@@ -1,7 +1,8 @@
 // Funds deliveries, and the scan for the paid payments whose funds no delivery includes yet.
 import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { Payment } from '../domain/payment.js';
-import { onAccountClock, type ScanTime } from './account-time.js';
+import type { ScanTime } from '../domain/scan-time.js';
+import { onAccountClock } from './account-time.js';
 import { dialectOf } from './database.js';
 import { toPayment } from './payments.js';
 import type { DB, FundDeliveryRow } from './schema.js';

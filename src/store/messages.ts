@@ -1,6 +1,7 @@
 // The outbox's rows (messages of every kind) and their attempts. Claims and results are written in
 // batches: one statement claims many due rows, one transaction records many attempts.
-import { accountNow, onAccountClock, type ScanTime } from './account-time.js';
+import type { ScanTime } from '../domain/scan-time.js';
+import { accountNow, onAccountClock } from './account-time.js';
 import { type Insertable, type Kysely, type SqlBool, sql } from 'kysely';
 import { dialectOf } from './database.js';
 import { inChunks } from './group-commit.js';

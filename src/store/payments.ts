@@ -1,5 +1,6 @@
 // Payment rows and their mapping to the domain's Payment.
-import { onAccountClock, type ScanTime } from './account-time.js';
+import type { ScanTime } from '../domain/scan-time.js';
+import { onAccountClock } from './account-time.js';
 import { type Kysely, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Payment } from '../domain/payment.js';

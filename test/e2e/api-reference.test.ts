@@ -1,22 +1,15 @@
 // The API reference at /docs as a reader sees it, in a real chromium: its top bar shows Quipu's mark
 // and no box to explore another document by URL, and the reference itself is drawn below it.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../helpers/browser.js';
+import { describe, expect, it } from 'vitest';
+import { useBrowser } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/server.js';
 
-let browser: Browser;
+const chromium = useBrowser();
 const setup = useTestServer();
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 
 describe('/docs', () => {
   it('has a top bar with the mark and nothing of the Explore box', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await chromium.browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`${setup.server.baseUrl}/docs`);
     await page.locator('.opblock-summary-path', { hasText: '/v3/payments' }).first().waitFor();
     // Swagger UI puts the mark there once it has drawn the bar.

@@ -2,22 +2,16 @@
 // (descriptor) pages show DemoBank's test values beside the sign-in and the coordinates, as its other
 // pages do; the coordinates form stacks A1, B2 and C3 alike with the button below them; a bank's
 // tile shows letters of its name, never a bracket; no page overflows sideways.
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_BANK_PASSWORD } from '../../src/bank/demo-bank.js';
 import { DEMO_COORDINATES, DEMO_RUT } from '../../src/bank/demo-bank-scenarios.js';
-import { launchBrowser } from '../helpers/browser.js';
+import { useBrowser } from '../helpers/browser.js';
 import { issueOperation } from '../helpers/operations.js';
 import { useTestServer } from '../helpers/server.js';
 
-let browser: Browser;
+const chromium = useBrowser();
 const setup = useTestServer();
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 
 const overflows = (page: Page): Promise<boolean> =>
   page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth') as Promise<boolean>;
@@ -25,7 +19,7 @@ const overflows = (page: Page): Promise<boolean> =>
 describe.each([1280, 390])("DemoBank's pages at %i px", (width) => {
   let page: Page;
   beforeAll(async () => {
-    page = await browser.newPage({ viewport: { width, height: 900 } });
+    page = await chromium.browser.newPage({ viewport: { width, height: 900 } });
   });
   afterAll(async () => {
     await page?.close();

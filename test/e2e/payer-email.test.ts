@@ -2,22 +2,16 @@
 // the page says beside the field that it is needed before going on to the bank, and Continue
 // without it (or with one that is not an email) answers the page again saying so, in its language,
 // the bank still chosen and the field focused, instead of doing nothing.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Lang, messages } from '../../src/render/words.js';
-import { launchBrowser } from '../helpers/browser.js';
+import { useBrowser } from '../helpers/browser.js';
 import { client } from '../helpers/http.js';
 import { axeViolations } from '../helpers/page-checks.js';
 import { useTestServer } from '../helpers/server.js';
 
-let browser: Browser;
+const chromium = useBrowser();
 const setup = useTestServer();
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 
 async function simplifiedPage(page: Page, lang: Lang): Promise<string> {
   const created = await client(setup.server.baseUrl, setup.account.api_key).post('/v3/payments', { amount: 5000, currency: 'CLP', subject: 'Order 9' });
@@ -33,7 +27,7 @@ describe.each([
 ] as const)('the email of the simplified transfer, with JavaScript %s', (_, javaScriptEnabled) => {
   let page: Page;
   beforeEach(async () => {
-    page = await (await browser.newContext({ javaScriptEnabled, viewport: { width: 390, height: 800 } })).newPage();
+    page = await (await chromium.browser.newContext({ javaScriptEnabled, viewport: { width: 390, height: 800 } })).newPage();
   });
   afterEach(async () => {
     await page.context().close();

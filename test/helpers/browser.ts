@@ -1,5 +1,6 @@
 // A headless Debian chromium driven by playwright-core, as a payer would use the pages.
 import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -18,4 +19,16 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** A chromium launched before the file's tests and closed after them: `.browser` once they run. */
+export function useBrowser(): { readonly browser: Browser } {
+  const held: { browser: Browser } = { browser: undefined as unknown as Browser };
+  beforeAll(async () => {
+    held.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await held.browser?.close();
+  });
+  return held;
 }
