@@ -11,7 +11,7 @@ import { lockPaymentRows } from '../store/payment-lookup.js';
 import { inTransaction } from '../store/transaction.js';
 import { changeDebits } from './change-debit.js';
 import { HeldPayments } from './change-payment.js';
-import { type AppContext, derive } from './context.js';
+import { type AppContext, withDb } from './context.js';
 import { recordCredits } from './record-credits.js';
 
 export interface DebitAnswer {
@@ -47,7 +47,7 @@ export async function applyDebitResults(ctx: AppContext, answers: readonly Debit
   if (answers.length === 0) return 0;
   return inTransaction(ctx.db, async (trx) => {
     const outbox = ctx.outbox.collecting();
-    const inTrx = derive(ctx, { db: trx, outbox });
+    const inTrx = { ...withDb(ctx, trx), outbox };
     const moved = new Map(
       (
         await changeDebits(

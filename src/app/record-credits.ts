@@ -10,7 +10,7 @@ import type { Payment } from '../domain/payment.js';
 import { insertCreditsOnce, type Settlement, settleCredits } from '../store/credits.js';
 import { lockPaymentRows } from '../store/payment-lookup.js';
 import { inTransaction } from '../store/transaction.js';
-import { type AppContext, derive } from './context.js';
+import { type AppContext, withDb } from './context.js';
 import { merchantOf } from './merchant-of.js';
 import { HeldPayments } from './change-payment.js';
 import { type MatchedCredit, reconciliation } from './reconcile-payment.js';
@@ -44,7 +44,7 @@ function matchedCredit(credit: BankCredit, payment: Payment): MatchedCredit {
 export async function recordCredits(ctx: AppContext, credits: readonly BankCredit[], source: string): Promise<CreditOutcome[]> {
   return inTransaction(ctx.db, async (trx) => {
     const outbox = ctx.outbox.collecting();
-    const inTrx = derive(ctx, { db: trx, outbox });
+    const inTrx = { ...withDb(ctx, trx), outbox };
     const recordedAt = ctx.clock.now();
     const recorded = credits.map((credit) => ({
       ...credit,

@@ -26,7 +26,7 @@ import {
 import type { Subscription } from '../domain/subscription.js';
 import { parseChargeRequest, parseSubscriptionRequest, type SubscriptionRequest } from '../domain/subscription-request.js';
 import type { Clock } from '../runtime/clock.js';
-import { type AppContext, derive, forAccount } from './context.js';
+import { type AppContext, forAccount } from './context.js';
 import { createCharge } from './create-charge.js';
 import { createPayment, paymentRequestContext } from './create-payment.js';
 import { createSubscription } from './create-subscription.js';
@@ -93,7 +93,7 @@ async function atPath<T>(kind: FixtureKind, index: number, steps: () => Promise<
 /** The same context on a clock `agoMs` behind the account's: what it creates is dated as if made then. */
 function earlier(ctx: AppContext, agoMs: number): AppContext {
   const clock: Clock = { now: () => new Date(ctx.clock.now().getTime() - agoMs), offsetMs: ctx.clock.offsetMs - agoMs, account: ctx.clock.account };
-  return derive(ctx, { clock });
+  return { ...ctx, clock };
 }
 
 const paymentView = (ref: string, payment: Payment): CreatedPayment => ({
