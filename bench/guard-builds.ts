@@ -58,7 +58,8 @@ function workingTree(): Build {
 
 /**
  * A commit's files in the cache, with a link to a node_modules that holds the packages it locks (the
- * tree's, or another cached commit's) or else its own from `npm ci`; then its dist/ built. dist/
+ * tree's, or another cached commit's) or else its own from `npm ci`; then its dist/ built, when it
+ * has a build. dist/
  * leaves some packages to node_modules, so a build whose link no longer leads to its packages is
  * built again.
  */
@@ -83,7 +84,8 @@ function commit(ref: string): Build {
     const modules = installedFor(building);
     if (modules) fs.symlinkSync(modules, path.join(building, 'node_modules'));
     else step('npm', ['ci', '--no-audit', '--no-fund'], building);
-    step(process.execPath, ['scripts/build.js'], building);
+    // A commit from before the compiled build (fa6bb29 and earlier) runs from its sources through tsx, as it did then.
+    if (fs.existsSync(path.join(building, 'scripts', 'build.js'))) step(process.execPath, ['scripts/build.js'], building);
     fs.renameSync(building, dir);
   } catch (error) {
     fs.rmSync(building, { recursive: true, force: true });

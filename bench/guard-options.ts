@@ -34,6 +34,8 @@ export interface GuardOptions {
   /** A ref, or a directory holding a built Quipu; unset: the working tree, built as it is. */
   current: string | undefined;
   postgres: boolean;
+  /** Both servers as a production installation runs (SANDBOX=false, test/helpers/production.ts), not in developer mode. */
+  production: boolean;
   form: Form;
   threshold: number;
 }
@@ -46,6 +48,7 @@ export function guardOptions(argv: string[], env: Record<string, string | undefi
       current: { type: 'string' },
       short: { type: 'boolean', default: false },
       postgres: { type: 'boolean', default: false },
+      production: { type: 'boolean', default: false },
       threshold: { type: 'string' },
     },
     strict: true,
@@ -57,7 +60,9 @@ export function guardOptions(argv: string[], env: Record<string, string | undefi
     against: values.against ?? (env.BENCH_GUARD_AGAINST || undefined),
     current: values.current ?? (env.BENCH_GUARD_CURRENT || undefined),
     postgres: values.postgres!,
-    form: values.short ? SHORT : FULL,
+    production: values.production!,
+    // A production installation notifies no address of this machine: its measures are the API's.
+    form: values.production ? { ...(values.short ? SHORT : FULL), measures: ['get', 'create'] } : values.short ? SHORT : FULL,
     threshold,
   };
 }

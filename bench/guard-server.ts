@@ -7,6 +7,7 @@
 import type { Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import { openDatabase } from '../src/store/database.js';
+import { PRODUCTION_SETTINGS } from '../test/helpers/production.js';
 import { startQuipu } from './api.js';
 import { deliveredNotifications, moveClockPastSettlement, unsubmittedDebits, until } from './charge-pipeline.js';
 import { chargeBodies } from './charge-server.js';
@@ -18,6 +19,8 @@ import { createPayments, payByCredits } from './paid-payments.js';
 import { quipuCommand } from './quipu-command.js';
 
 const OPERATOR_TOKEN = 'operator-token-of-the-performance-guard';
+/** --production: the settings a production installation must have, its secrets as a platform hands them over, its sign-in to PostgreSQL accepted. */
+const PRODUCTION = { ...PRODUCTION_SETTINGS, SECRETS_FROM_ENVIRONMENT: 'true', DATABASE_CREDENTIALS_ACCEPTED: 'true' };
 const CONNECTIONS = 32;
 const AMOUNT = 1000;
 /** Clients creating the payments a delivery measure pays (not timed). */
@@ -60,8 +63,8 @@ async function chargesAccount(url: string, env: Record<string, string>, entry: s
 }
 
 /** `entry`: node's arguments that run the build's `quipu`. */
-export async function startGuardServer(kind: 'sqlite' | 'postgres', entry: string[], receiver: Receiver): Promise<GuardServer> {
-  const quipu = await startQuipu(kind, { OPERATOR_TOKEN }, [], entry);
+export async function startGuardServer(kind: 'sqlite' | 'postgres', entry: string[], receiver: Receiver, production = false): Promise<GuardServer> {
+  const quipu = await startQuipu(kind, { OPERATOR_TOKEN, ...(production ? PRODUCTION : {}) }, [], entry);
   const watcher = openDatabase(quipu.databaseUrl, { poolSize: 2 });
   const db = watcher.db as Kysely<any>;
   const serverCpuMs = () => eventLoopCpuMs(quipu.pid);

@@ -71,7 +71,7 @@ async function guard(): Promise<boolean> {
   const servers: GuardServer[] = [];
   try {
     // Started side by side, as nothing is measured yet; the ones that start are stopped below either way.
-    const starts = await Promise.allSettled([against, current].map((build) => startGuardServer(kind, build.entry, receiver)));
+    const starts = await Promise.allSettled([against, current].map((build) => startGuardServer(kind, build.entry, receiver, options.production)));
     for (const start of starts) if (start.status === 'fulfilled') servers.push(start.value);
     for (const start of starts) if (start.status === 'rejected') throw start.reason;
     const [base, now] = servers as [GuardServer, GuardServer];

@@ -25,6 +25,9 @@ const hits = new Map<string, number>();
 let overlaps = 0;
 
 beforeAll(async () => {
+  // Loaded once before the workers start: a cold first load under a loaded machine can outlast the
+  // 400 ms timeout below, and every first attempt would then end before it reached the receiver.
+  await import('undici');
   server = await startTestServer();
   // Never answers: every attempt ends by the worker's timeout, which closes the connection.
   receiver = http.createServer((req, res) => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payWithDemoBank } from '../../src/app/pay-with-demobank.js';
 import { runScenario } from '../../src/app/run-scenario.js';
 import { SCENARIO_TEXTS_ES, SCENARIOS } from '../../src/bank/demo-bank-scenarios.js';
+import { dayOf } from '../../src/domain/payment-totals.js';
 import { formatMoney } from '../../src/render/format.js';
 import { messages } from '../../src/render/words.js';
 import { launchBrowser } from '../helpers/browser.js';
@@ -344,19 +345,22 @@ describe.each(WIDTHS)('the dashboard at %i px', (width) => {
   });
 
   it('counts on the home only what was paid and kept: a payment refunded in full is not paid', async () => {
-    const payments = await setup.server.ctx.db
+    const rows = await setup.server.ctx.db
       .selectFrom('payments')
-      .select(['payment_id', 'status', 'status_detail', 'amount', 'refunded'])
+      .select(['payment_id', 'status', 'status_detail', 'amount', 'refunded', 'created_at'])
       .where('receiver_id', '=', seeded.account.receiver_id)
       .where('deleted_at', 'is', null)
       .execute();
+    expect(rows.some((p) => p.payment_id === seeded.refunded && p.status_detail === 'reversed')).toBe(true);
+    // Today is Santiago's: payments seeded before its midnight are yesterday's by now.
+    const today = dayOf(setup.server.ctx.clocks.of(seeded.account.receiver_id).now().getTime());
+    const payments = rows.filter((p) => dayOf(Number(p.created_at)) === today);
     const paid = payments.filter((p) => p.status === 'done' && p.status_detail !== 'reversed');
-    expect(payments.some((p) => p.payment_id === seeded.refunded && p.status_detail === 'reversed')).toBe(true);
     await go('/dashboard');
-    const today = page.locator('.card', { hasText: 'Hoy' });
-    expect(Number(await today.locator('.created').textContent())).toBe(payments.length);
-    expect(Number(await today.locator('.paid').textContent())).toBe(paid.length);
+    const card = page.locator('.card', { hasText: 'Hoy' });
+    expect(Number(await card.locator('.created').textContent())).toBe(payments.length);
+    expect(Number(await card.locator('.paid').textContent())).toBe(paid.length);
     const kept = paid.reduce((sum, p) => sum + Number(p.amount) - Number(p.refunded), 0);
-    expect(await today.locator('.amount-paid').textContent()).toBe(formatMoney(kept, 'CLP', messages('es')));
+    expect(await card.locator('.amount-paid').textContent()).toBe(formatMoney(kept, 'CLP', messages('es')));
   });
 });

@@ -6,12 +6,17 @@ import { baselineRef, FULL, guardOptions, SHORT, THRESHOLD, writtenRef } from '.
 
 describe("the performance guard's options", () => {
   it('compare the working tree with the baseline, in full, by default', () => {
-    expect(guardOptions([], {})).toEqual({ against: undefined, current: undefined, postgres: false, form: FULL, threshold: THRESHOLD });
+    expect(guardOptions([], {})).toEqual({ against: undefined, current: undefined, postgres: false, production: false, form: FULL, threshold: THRESHOLD });
   });
 
   it('take the short form, PostgreSQL, another threshold and both sides from the arguments', () => {
     const options = guardOptions(['--short', '--postgres', '--threshold', '0.7', '--against', 'HEAD~3', '--current', 'HEAD'], {});
-    expect(options).toEqual({ against: 'HEAD~3', current: 'HEAD', postgres: true, form: SHORT, threshold: 0.7 });
+    expect(options).toEqual({ against: 'HEAD~3', current: 'HEAD', postgres: true, production: false, form: SHORT, threshold: 0.7 });
+  });
+
+  it('measure only the API as a production installation, which notifies no address of this machine', () => {
+    expect(guardOptions(['--short', '--production'], {})).toMatchObject({ production: true, form: { ...SHORT, measures: ['get', 'create'] } });
+    expect(guardOptions(['--production'], {}).form).toEqual({ ...FULL, measures: ['get', 'create'] });
   });
 
   it('take either side from the environment, an argument first', () => {
