@@ -4,6 +4,7 @@
 // their notifications reach a receiver; charges from their intents until their notifications reach
 // it, through the debit job and DemoBank. The server's own build makes its accounts (quipuCommand)
 // and everything else goes over HTTP, so any build can be measured.
+import fs from 'node:fs';
 import type { Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import { openDatabase } from '../src/store/database.js';
@@ -19,8 +20,22 @@ import { createPayments, payByCredits } from './paid-payments.js';
 import { quipuCommand } from './quipu-command.js';
 
 const OPERATOR_TOKEN = 'operator-token-of-the-performance-guard';
-/** --production: the settings a production installation must have, its secrets as a platform hands them over, its sign-in to PostgreSQL accepted. */
-const PRODUCTION = { ...PRODUCTION_SETTINGS, SECRETS_FROM_ENVIRONMENT: 'true', DATABASE_CREDENTIALS_ACCEPTED: 'true' };
+/**
+ * --production: the settings a production installation must have, its secrets as a platform hands
+ * them over (as environment variables, which builds older than `<NAME>_FILE` take too), its sign-in
+ * to PostgreSQL accepted, its rate limit on.
+ */
+const { QUIPU_ENCRYPTION_KEY_FILE, ...SETTINGS } = PRODUCTION_SETTINGS;
+const PRODUCTION = {
+  ...SETTINGS,
+  QUIPU_ENCRYPTION_KEY: fs.readFileSync(QUIPU_ENCRYPTION_KEY_FILE!, 'utf8').trim(),
+  SECRETS_FROM_ENVIRONMENT: 'true',
+  DATABASE_CREDENTIALS_ACCEPTED: 'true',
+  // On, as in production, at the highest it goes: the limit's work per request is measured, never a 429.
+  API_RATE_LIMIT: '1000000',
+};
+/** A production account, whose notify_url registers the host the bench's payments notify (NOTIFY_URL_ACCOUNT_HOSTS is on there). */
+const PRODUCTION_ACCOUNT = ['--production', '--notify-url', 'https://shop.example/notify'];
 const CONNECTIONS = 32;
 const AMOUNT = 1000;
 /** Clients creating the payments a delivery measure pays (not timed). */
@@ -64,7 +79,7 @@ async function chargesAccount(url: string, env: Record<string, string>, entry: s
 
 /** `entry`: node's arguments that run the build's `quipu`. */
 export async function startGuardServer(kind: 'sqlite' | 'postgres', entry: string[], receiver: Receiver, production = false): Promise<GuardServer> {
-  const quipu = await startQuipu(kind, { OPERATOR_TOKEN, ...(production ? PRODUCTION : {}) }, [], entry);
+  const quipu = await startQuipu(kind, { OPERATOR_TOKEN, ...(production ? PRODUCTION : {}) }, production ? PRODUCTION_ACCOUNT : [], entry);
   const watcher = openDatabase(quipu.databaseUrl, { poolSize: 2 });
   const db = watcher.db as Kysely<any>;
   const serverCpuMs = () => eventLoopCpuMs(quipu.pid);

@@ -102,9 +102,11 @@ async function bundle() {
       platform: 'node',
       target: 'node20',
       external: EXTERNAL,
-      // Names stay as written where bundling would rename a clash: Fastify names plugins after their
-      // functions, and pino logs an error's class name as its type.
-      keepNames: true,
+      // Not keepNames: it wraps every function made at run time in a call that defines its name,
+      // and Fastify's hook runners make several a request (a tenth of a production GET's CPU went
+      // there; docs/benchmarks.md). A clash renames a module's top-level name (`up2`), which
+      // nothing reads, except an error class's, which pino logs as the error's type: renamedErrors.
+      keepNames: false,
       // CommonJS packages bundled into these ES modules still require Node's own modules.
       banner: { js: "import { createRequire as __quipuRequire } from 'node:module'; const require = __quipuRequire(import.meta.url);" },
       tsconfigRaw: { compilerOptions },
@@ -115,6 +117,8 @@ async function bundle() {
     });
     for (const found of dynamicImportsOfCommonJs(metafile))
       throw new Error(`build: ${found} dynamically, which has no named exports once bundled: add its package to EXTERNAL`);
+    for (const renamed of renamedErrors(outputFiles))
+      throw new Error(`build: the bundle renamed the error class ${renamed}, whose name pino logs as its type: give it a name of its own`);
     for (const { path: file } of outputFiles) {
       if (path.dirname(path.dirname(file)) !== dist)
         throw new Error(`build: ${file} is not one folder below dist/, where the rewritten import.meta.url paths start`);
@@ -125,6 +129,11 @@ async function bundle() {
     for (const message of error.errors ?? [{ text: error.message }]) console.error(`${where(message.location)}${message.text}`);
     return undefined;
   }
+}
+
+/** Error classes the bundle renamed to keep two modules' names apart (`class DomainError2`). */
+function renamedErrors(outputFiles) {
+  return outputFiles.flatMap(({ text }) => [...text.matchAll(/\bclass (\w*Error\d+)\b/g)].map((match) => match[1]));
 }
 
 /** Every module on its own, as src/ holds them; a module that does not compile is said and left out. */
