@@ -10,6 +10,7 @@ import type { Merchant } from '../domain/merchant.js';
 import type { DB } from '../store/schema.js';
 import type { Clock, ShiftableClock } from '../runtime/clock.js';
 import type { InvalidationFeed } from '../runtime/invalidation-feed.js';
+import { keptOrMade } from '../runtime/kept.js';
 import type { SecretBox } from '../runtime/secret-box.js';
 import type { DescriptorKeyRing } from './descriptor-keys.js';
 import type { MerchantDirectory } from './merchant-directory.js';
@@ -64,13 +65,7 @@ export function forAccount(ctx: AppContext, receiverId: number): AppContext {
   if (ctx.clock.account === receiverId) return ctx;
   let kept = scopes.get(ctx);
   if (!kept) scopes.set(ctx, (kept = new Map()));
-  let scope = kept.get(receiverId);
-  if (!scope) {
-    if (kept.size >= SCOPES_KEPT) kept.clear();
-    scope = { ...ctx, clock: ctx.clocks.of(receiverId) };
-    kept.set(receiverId, scope);
-  }
-  return scope;
+  return keptOrMade(kept, receiverId, SCOPES_KEPT, () => ({ ...ctx, clock: ctx.clocks.of(receiverId) }));
 }
 
 /** The same context writing through `db` (a transaction). */

@@ -1,6 +1,6 @@
 // An email as the emails API and `quipu emails` show it: what was written, as stored (the same on
 // every attempt), and where its delivery stands.
-import { decodeEmail, storedAttachments } from '../domain/email-message.js';
+import { decodeEmail, storedAttachments, storedFields } from '../domain/email-message.js';
 import type { MessageAttemptRow, MessageRow } from '../store/schema.js';
 import { attemptView, deliveryStateView } from './message-view.js';
 
@@ -11,12 +11,7 @@ export function emailView(row: MessageRow) {
     kind: row.kind,
     payment_id: row.subject_id,
     receiver_id: row.receiver_id,
-    from: email.from,
-    to: email.to,
-    to_name: email.toName,
-    subject: email.subject,
-    text: email.text,
-    html: email.html,
+    ...storedFields(email),
     attachments: storedAttachments(email.attachments),
     ...deliveryStateView(row),
   };

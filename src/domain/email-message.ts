@@ -34,18 +34,20 @@ interface StoredAttachment {
 export const storedAttachments = (attachments: readonly EmailAttachment[]): StoredAttachment[] =>
   attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, content_base64: a.contentBase64 }));
 
+/** The members of an email in the stored names, attachments aside: the emails API shows them so too. */
+export const storedFields = (email: Email) => ({
+  from: email.from,
+  to: email.to,
+  to_name: email.toName,
+  subject: email.subject,
+  text: email.text,
+  html: email.html,
+});
+
 // An email without attachments is stored without the member, as every email was before attachments.
 export function encodeEmail(email: Email): string {
   const attachments = storedAttachments(email.attachments);
-  return JSON.stringify({
-    from: email.from,
-    to: email.to,
-    to_name: email.toName,
-    subject: email.subject,
-    text: email.text,
-    html: email.html,
-    ...(attachments.length > 0 && { attachments }),
-  });
+  return JSON.stringify({ ...storedFields(email), ...(attachments.length > 0 && { attachments }) });
 }
 
 export function decodeEmail(body: string): Email {

@@ -3,6 +3,7 @@
 // never moved follows the installation's. Offsets are shared through the database (the settings
 // table; merchants.clock_offset_ms), so every process (server, workers, the CLI) reads the same time.
 import type { ScanTime } from '../domain/scan-time.js';
+import { keptOrMade } from './kept.js';
 
 export interface Clock {
   now(): Date;
@@ -74,13 +75,7 @@ export class ShiftableClock implements Clock {
 
   /** The clock an account's records are dated on: its own once moved, else the installation's. One per account, made once (at most CLOCKS_KEPT kept). */
   of(receiverId: number): Clock {
-    let clock = this.#clocks.get(receiverId);
-    if (!clock) {
-      if (this.#clocks.size >= CLOCKS_KEPT) this.#clocks.clear();
-      clock = new AccountClock(this, receiverId);
-      this.#clocks.set(receiverId, clock);
-    }
-    return clock;
+    return keptOrMade(this.#clocks, receiverId, CLOCKS_KEPT, () => new AccountClock(this, receiverId));
   }
 
   hasOwnClock(receiverId: number): boolean {

@@ -286,7 +286,7 @@ const es = {
     rotateConfirm: 'Entiendo que la credencial actual deja de funcionar cuando termine el plazo elegido',
     rotateUnconfirmed: 'Marca la confirmación para rotar.',
     rotated: 'Nuevas credenciales (las anteriores funcionan solo hasta el fin del plazo elegido):',
-    revokeTokens: 'Revocar todos los tokens de acceso',
+    revokeTokens: 'Revocar los tokens de acceso de la cuenta',
     revokeTokensHint:
       'Los tokens OAuth emitidos a esta cuenta dejan de funcionar de inmediato. El secreto sigue obteniendo tokens nuevos: rótalo también si pudo filtrarse.',
     revokeTokensConfirm: 'Entiendo que cada integración deberá pedir un token nuevo',
