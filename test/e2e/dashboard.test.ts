@@ -71,7 +71,8 @@ describe('the dashboard in a browser', () => {
 
     await page.click('nav >> text=Pagos');
     await page.fill('#q', 'green teapot');
-    await page.click('#filter');
+    // count() does not wait: the filtered page must have loaded first (on a loaded machine it had not).
+    await Promise.all([page.waitForURL((url) => url.searchParams.get('q') === 'green teapot'), page.click('#filter')]);
     expect(await page.locator('table.payments tbody tr').count()).toBe(1);
     expect(await page.textContent('table.payments .subject')).toBe(`Green teapot ${XSS}`);
     await page.click('table.payments .subject');
