@@ -181,7 +181,7 @@ export async function buildServer(ctx: AppContext, readiness = new Readiness()):
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   metricsPlugin(app, { public: ctx.config.sandbox, ctx });
-  await apiRateLimit(app, ctx.config.apiRateLimit);
+  apiRateLimit(app, ctx.config.apiRateLimit);
   healthRoutes(app, readiness);
   assetRoutes(app);
   idempotencyPlugin(app);

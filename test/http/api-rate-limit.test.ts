@@ -40,9 +40,13 @@ describe('API_RATE_LIMIT', () => {
     expect(answers.filter((a) => a.status === 200).length).toBeLessThanOrEqual(LIMIT);
     expect(limited.length).toBeGreaterThanOrEqual(LIMIT * 2);
     for (const answer of limited) {
-      expect(answer.body).toMatchObject({ status: 429, message: expect.stringContaining('Rate limit exceeded') });
+      expect(answer.body).toMatchObject({ status: 429, message: `Rate limit exceeded: at most ${LIMIT} requests a second; try again in 1 s` });
       expect(Number(answer.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(answer.headers.get('x-ratelimit-limit')).toBe(String(LIMIT));
+      expect(answer.headers.get('x-ratelimit-remaining')).toBe('0');
     }
+    // Within the limit an answer carries no header of it.
+    for (const answer of answers.filter((a) => a.status === 200)) expect(answer.headers.get('x-ratelimit-limit')).toBeNull();
     expect((await client(setup.server.baseUrl, other.api_key).get('/v3/banks')).status).toBe(200);
   });
 
@@ -53,6 +57,15 @@ describe('API_RATE_LIMIT', () => {
       Array.from({ length: LIMIT * 3 }, (_, i) => call(setup.server.baseUrl, 'GET', paths[i % paths.length]!, { apiKey: spelled.api_key })),
     );
     expect(answers.filter((a) => a.status === 200).length).toBe(LIMIT);
+    expect(answers.filter((a) => a.status === 429).length).toBe(LIMIT * 2);
+  });
+
+  it('counts invalid requests too: they are refused by validation after they are counted', async () => {
+    const sender = await setup.server.account();
+    const answers = await Promise.all(
+      Array.from({ length: LIMIT * 3 }, () => call(setup.server.baseUrl, 'POST', '/v3/payments', { apiKey: sender.api_key, body: { amount: 'many' } })),
+    );
+    expect(answers.filter((a) => a.status === 400).length).toBe(LIMIT);
     expect(answers.filter((a) => a.status === 429).length).toBe(LIMIT * 2);
   });
 
