@@ -25,6 +25,8 @@ export interface KeptRequestRecords {
 
 export interface RequestRecords {
   readonly store: RequestLogStore;
+  /** False where no row added would go anywhere (off; the log stream at a level that writes no info line): the hook is not installed. */
+  readonly recording: boolean;
   /** The row of a request answered: never waited for by its answer. */
   add(row: NewRequestLogRow): void;
   /** Settles once every row added so far has gone where it goes. */
@@ -40,11 +42,12 @@ const done = () => Promise.resolve();
 /**
  * Each row one line at info on the process's log, which LOG_DESTINATION ships off the machine: a
  * production installation's API requests go to its event stream, never to its transactional
- * store, as Hyperswitch sends its API events. pino writes the line; there is nothing to flush.
+ * store, as Hyperswitch sends its API events. pino writes the line; there is nothing to flush. At
+ * LOG_LEVEL warn or above no such line is written: nothing is recorded, and no request builds a row.
  */
 export function logStreamRecords(log: Logger): RequestRecords {
-  return { store: 'log', add: (row) => log.info(row, 'api request'), flush: done, kept: undefined, close: done };
+  return { store: 'log', recording: log.isLevelEnabled('info'), add: (row) => log.info(row, 'api request'), flush: done, kept: undefined, close: done };
 }
 
 /** REQUEST_LOG_STORE=off or REQUEST_LOG_RETENTION_DAYS=0: the hook is not even installed, so nothing is ever added. */
-export const NO_REQUEST_RECORDS: RequestRecords = { store: 'off', add: () => undefined, flush: done, kept: undefined, close: done };
+export const NO_REQUEST_RECORDS: RequestRecords = { store: 'off', recording: false, add: () => undefined, flush: done, kept: undefined, close: done };

@@ -8,7 +8,6 @@ import { existingReceiverIds } from '../store/merchants.js';
 import type { RequestLogFile } from '../store/request-log-file.js';
 import {
   accountRequestLogs,
-  appendRequestLogs,
   findRequestLog,
   forgetRequestLogs,
   insertRequestLogs,
@@ -30,6 +29,7 @@ interface Table {
 
 class TableRequestRecords implements RequestRecords, KeptRequestRecords {
   readonly store: Table['store'];
+  readonly recording = true;
   readonly kept: KeptRequestRecords = this;
   readonly #batch: RequestLog;
 
@@ -101,12 +101,11 @@ export function fileRequestRecords(file: RequestLogFile, accounts: Kysely<DB>, l
     store: 'file',
     db: () => file.db(),
     write: async (rows) => {
-      const db = await file.db();
-      await appendRequestLogs(db, rows);
+      await file.append(rows);
       const ids = [...new Set(rows.map((row) => row.receiver_id))];
       const live = await existingReceiverIds(accounts, ids);
       await forgetRequestLogs(
-        db,
+        await file.db(),
         ids.filter((id) => !live.has(id)),
       );
     },

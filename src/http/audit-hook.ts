@@ -14,7 +14,10 @@ declare module 'fastify' {
 }
 
 /** What a request acted on: its path, without the query string (which may hold a token). */
-export const auditTarget = (request: FastifyRequest) => request.url.split('?')[0]!;
+export function auditTarget(request: FastifyRequest): string {
+  const query = request.url.indexOf('?');
+  return query === -1 ? request.url : request.url.slice(0, query);
+}
 
 function auditApiCall(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const merchant = request.merchant;

@@ -25,10 +25,10 @@ declare module 'fastify' {
 const excerpt = (payload: unknown): string | null =>
   typeof payload === 'string' || Buffer.isBuffer(payload) ? String(payload).slice(0, ERROR_BODY_CHARS) : null;
 
-/** Off (REQUEST_LOG_STORE=off, REQUEST_LOG_RETENTION_DAYS=0): not even a hook. */
+/** Where nothing is recorded (REQUEST_LOG_STORE=off, REQUEST_LOG_RETENTION_DAYS=0, the log stream above info): not even a hook. */
 export function recordRequests(app: FastifyInstance, ctx: AppContext): void {
   const records = ctx.requestRecords;
-  if (records.store === 'off') return;
+  if (!records.recording) return;
   app.decorateRequest('errorBody', null);
   app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
     if (request.merchant && reply.statusCode >= 400) request.errorBody = excerpt(payload);

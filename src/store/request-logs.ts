@@ -15,7 +15,7 @@ const TYPES = ['bigint', 'bigint', 'text', 'text', 'integer', 'integer', 'text',
  * arrays, which the database takes apart (a VALUES list of a few thousand rows cost Kysely
  * milliseconds to build and the server as long to parse, on every batch).
  */
-const APPEND = `insert into request_logs (${COLUMNS.join(', ')}) select ${COLUMNS.map((_, i) => `value ->> ${i}`).join(', ')} from jsonb_each(?)`;
+export const APPEND_REQUEST_LOGS = `insert into request_logs (${COLUMNS.join(', ')}) select ${COLUMNS.map((_, i) => `value ->> ${i}`).join(', ')} from jsonb_each(?)`;
 
 /**
  * In the API's database, only the rows of accounts that still exist go in, so a deletion leaves
@@ -24,7 +24,7 @@ const APPEND = `insert into request_logs (${COLUMNS.join(', ')}) select ${COLUMN
  * it has committed, either finds these rows there, or has deleted the account before they are looked for.
  */
 const INSERT = {
-  sqlite: `${APPEND}
+  sqlite: `${APPEND_REQUEST_LOGS}
     where (value ->> 0) in (select receiver_id from merchants)`,
   // Each account locked once, not once a row: the rows of a batch are mostly of a few accounts.
   postgres: `with batch as (select r from json_array_elements($1::json) r),
@@ -34,18 +34,13 @@ const INSERT = {
 };
 nameStatement(INSERT.postgres);
 
-const asJson = (rows: readonly NewRequestLogRow[]) => JSON.stringify(rows.map((row) => COLUMNS.map((column) => row[column])));
+/** The rows as the one parameter of the statements above. */
+export const requestLogsJson = (rows: readonly NewRequestLogRow[]) => JSON.stringify(rows.map((row) => COLUMNS.map((column) => row[column])));
 
 /** Inserts the rows of accounts that still exist, in one statement: the API's database, which holds the accounts. */
 export async function insertRequestLogs(db: Kysely<DB>, rows: readonly NewRequestLogRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.executeQuery(CompiledQuery.raw(INSERT[dialectOf(db)], [asJson(rows)]));
-}
-
-/** Inserts every row, in one statement: the log's own file, which holds no accounts to look for. */
-export async function appendRequestLogs(db: Kysely<DB>, rows: readonly NewRequestLogRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db.executeQuery(CompiledQuery.raw(APPEND, [asJson(rows)]));
+  await db.executeQuery(CompiledQuery.raw(INSERT[dialectOf(db)], [requestLogsJson(rows)]));
 }
 
 /** Deletes every row of these accounts. */

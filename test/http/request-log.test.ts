@@ -10,10 +10,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDashboardUser } from '../../src/app/add-dashboard-user.js';
 import { moveAccountClock } from '../../src/app/developer-clock.js';
 import { pruneExpired } from '../../src/app/prune-expired.js';
+import { logStreamRecords } from '../../src/app/request-records.js';
 import { loadConfig } from '../../src/config.js';
 import { changeMark, openDatabase } from '../../src/store/database.js';
 import { REQUEST_LOG_FILE, RequestLogFile } from '../../src/store/request-log-file.js';
@@ -257,6 +259,11 @@ describe('REQUEST_LOG_STORE', () => {
     expect(loadConfig({ REQUEST_LOG_STORE: 'log' }).requestLogStore).toBe('log');
     expect(loadConfig({ REQUEST_LOG_STORE: 'database', REQUEST_LOG_RETENTION_DAYS: '0' }).requestLogStore).toBe('off');
     expect(() => loadConfig({ REQUEST_LOG_STORE: 'table' })).toThrow('REQUEST_LOG_STORE must be one of file, database, log, off, got "table"');
+  });
+
+  it('records nothing on the log stream at a level that writes no info line, so that no request builds a row', () => {
+    expect(logStreamRecords(pino({ level: 'info' })).recording).toBe(true);
+    expect(logStreamRecords(pino({ level: 'warn' })).recording).toBe(false);
   });
 });
 
