@@ -65,14 +65,22 @@ export function notifyHostsProblem(list: { hosts: readonly string[]; bad?: strin
   return list.hosts.length > MAX_NOTIFY_HOSTS ? `may list at most ${MAX_NOTIFY_HOSTS} hosts (a *.name wildcard takes every name under it)` : undefined;
 }
 
+/** Worked out once per account record (records are replaced, never changed, when an account's URL or hosts change): every create asks. */
+const registeredOf = new WeakMap<object, readonly string[]>();
+
 /**
  * The hosts an account may be notified at when NOTIFY_URL_ACCOUNT_HOSTS is on: its notification
  * hosts, and the host of its own default notify_url, since setting that URL is itself a
  * registration by the account's owner.
  */
-export function registeredHosts(account: { notifyHosts: readonly string[]; notifyUrl: string | null }): string[] {
-  const own = account.notifyUrl !== null && URL.canParse(account.notifyUrl) ? [comparedHost(new URL(account.notifyUrl).hostname)] : [];
-  return [...account.notifyHosts, ...own];
+export function registeredHosts(account: { readonly notifyHosts: readonly string[]; readonly notifyUrl: string | null }): readonly string[] {
+  let hosts = registeredOf.get(account);
+  if (hosts === undefined) {
+    const own = account.notifyUrl !== null && URL.canParse(account.notifyUrl) ? [comparedHost(new URL(account.notifyUrl).hostname)] : [];
+    hosts = [...account.notifyHosts, ...own];
+    registeredOf.set(account, hosts);
+  }
+  return hosts;
 }
 
 export const HTTPS_ONLY = 'must be an https URL: this installation sends notifications over TLS only';
@@ -85,10 +93,10 @@ export const NOT_REGISTERED =
  * `registered` these hosts (registeredHosts), or undefined. The operator's allowlist and the
  * account's hosts both apply when both are set.
  */
-export function destinationRuleProblem(url: string, { registered, ...rules }: DestinationRules & { registered: readonly string[] }): string | undefined {
-  const parsed = new URL(url);
+export function destinationRuleProblem(url: string | URL, rules: DestinationRules & { registered: readonly string[] }): string | undefined {
+  const parsed = typeof url === 'string' ? new URL(url) : url;
   if (parsed.protocol === 'http:' && !rules.httpAllowed) return HTTPS_ONLY;
   if (rules.allowedHosts.length > 0 && !hostAllowed(parsed.hostname, rules.allowedHosts)) return NOT_ALLOWED;
-  if (rules.accountHosts && !hostAllowed(parsed.hostname, registered)) return NOT_REGISTERED;
+  if (rules.accountHosts && !hostAllowed(parsed.hostname, rules.registered)) return NOT_REGISTERED;
   return undefined;
 }
