@@ -8,13 +8,22 @@
 import { answerWithin, NO_ANSWER_IN_TIME } from '../bank/answer-within.js';
 import type { BankCall, DebitResult, TransferResult } from '../bank/connector.js';
 import { durable } from '../store/database.js';
+import { withholdsTransfers } from '../store/sandbox-faults.js';
 import type { AppContext } from './context.js';
 
 export { NO_ANSWER_IN_TIME };
 
-/** What a connector is told on every call. */
+const NOT_HELD = async () => false;
+
+/**
+ * What a connector is told on every call. The account's faults are applied here, at the door, and
+ * read only where they can exist (SANDBOX on, a call about an account) and only when the bank
+ * asks: from the database, as every process sees the fault the moment it is set or removed.
+ */
 function bankCall(ctx: AppContext): BankCall {
-  return { now: ctx.clock.now(), account: ctx.clock.account, time: ctx.clocks.scanTime() };
+  const account = ctx.clock.account;
+  const transfersHeld = ctx.config.sandbox && account !== null ? () => withholdsTransfers(ctx.db, account) : NOT_HELD;
+  return { now: ctx.clock.now(), account, time: ctx.clocks.scanTime(), transfersHeld };
 }
 
 /** The bank's answer to `question`, or NO_ANSWER_IN_TIME once BANK_TIMEOUT_MS passed without one. */

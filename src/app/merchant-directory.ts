@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { hashApiKey } from '../domain/credentials.js';
 import { inGrace, type Merchant, type MerchantFeatures } from '../domain/merchant.js';
-import { storedFaults } from '../domain/sandbox-faults.js';
+import { type SandboxFaults, storedFaults } from '../domain/sandbox-faults.js';
 import { findMerchantRow, findReceiverIdByApiKeyHash } from '../store/merchants.js';
 import type { DB, MerchantRow } from '../store/schema.js';
 import type { InvalidationFeed } from '../runtime/invalidation-feed.js';
@@ -45,14 +45,14 @@ export function toMerchant(row: MerchantRow, secrets: SecretBox): Merchant {
     users: JSON.parse(row.users) as string[],
     collectAccounts: JSON.parse(row.collect_accounts) as string[],
     countryCode: row.country_code,
-    // Read once with the account and cached with it: a request of an account without faults looks no further.
-    faults: row.developer === 1 ? storedFaults(row.sandbox_faults) : null,
   };
 }
 
 export class MerchantDirectory {
   readonly #byKeyHash: LRUCache<string, number>;
   readonly #byId: LRUCache<number, Merchant>;
+  /** The sandbox faults of the accounts found here that have any, read with the account and cached with it. */
+  readonly #faults = new WeakMap<Merchant, SandboxFaults>();
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -105,7 +105,18 @@ export class MerchantDirectory {
     const row = await findMerchantRow(this.db, receiverId);
     if (!row) return undefined;
     const merchant = toMerchant(row, this.secrets);
+    const faults = row.developer === 1 ? storedFaults(row.sandbox_faults) : null;
+    if (faults) this.#faults.set(merchant, faults);
     this.#byId.set(receiverId, merchant);
     return merchant;
+  }
+
+  /**
+   * The sandbox faults (domain/sandbox-faults.ts) of an account this directory found, null for an
+   * account without any: every production account, and nearly every developer-mode one. A request
+   * of an account without faults looks no further than this.
+   */
+  faultsOf(merchant: Merchant): SandboxFaults | null {
+    return this.#faults.get(merchant) ?? null;
   }
 }

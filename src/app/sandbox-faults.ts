@@ -45,9 +45,15 @@ export async function sandboxFaultsOf(ctx: AppContext, receiverId: number): Prom
  * database; any other gets null at once.
  */
 export async function takeRequestFault(ctx: AppContext, merchant: Merchant): Promise<RequestFault> {
-  const faults = merchant.faults;
+  const faults = ctx.merchants.faultsOf(merchant);
   if (!countsRequests(faults)) return null;
   if (faults!.api && (await takeFault(ctx.db, merchant.receiverId, 'refusal'))) return { refuse: faults!.api };
   if (faults!.dropConnection && (await takeFault(ctx.db, merchant.receiverId, 'drop'))) return 'drop';
   return null;
+}
+
+/** The faults of the account `receiverId` (null for none, or for an account that is not found): the delivery worker's look. */
+export async function accountFaults(ctx: Pick<AppContext, 'merchants'>, receiverId: number): Promise<SandboxFaults | null> {
+  const merchant = await ctx.merchants.byReceiverId(receiverId);
+  return merchant ? ctx.merchants.faultsOf(merchant) : null;
 }

@@ -83,6 +83,12 @@ export interface BankCall {
   account: number | null;
   /** The instant on every account's clock, for a simulated bank settling many accounts' books at once. */
   time: ScanTime;
+  /**
+   * Whether the account's sandbox faults ask that its transfers be answered uncertain (developer
+   * mode; always false elsewhere, without a look). Only a simulated bank honours it: DemoBank holds
+   * its decision in its books until it is asked without the fault. A real bank's answer is its own.
+   */
+  transfersHeld(): Promise<boolean>;
 }
 
 export interface CreditReport {

@@ -10,7 +10,6 @@
 import type { Kysely } from 'kysely';
 import { DEMO_BANK_ID } from '../domain/banks.js';
 import { formatRut, parseRut } from '../domain/rut.js';
-import { withholdsTransfers } from '../store/sandbox-faults.js';
 import type { DB } from '../store/schema.js';
 import type { BankCall, BankConnector, CreditReport, LoginResult, PayerCredentials, TransferOrder, TransferResult } from './connector.js';
 import {
@@ -100,10 +99,8 @@ export async function decideTransfer(db: Kysely<DB>, order: TransferOrder, decis
 /**
  * DemoBank, keeping its books in `db`: Quipu's own database, so that the server, the workers and the
  * CLI see one bank. Its methods never use `this`: tests wrap them (vi.spyOn) and call the original unbound.
- * `faults`: whether accounts' sandbox faults apply (SANDBOX on).
  */
-export function createDemoBank(db: Kysely<DB>, faults: boolean): BankConnector {
-  const withheld = async (call: BankCall) => faults && call.account !== null && (await withholdsTransfers(db, call.account));
+export function createDemoBank(db: Kysely<DB>): BankConnector {
   return {
     bankId: DEMO_BANK_ID,
     challenge: ['A1', 'B2', 'C3'],
@@ -113,7 +110,7 @@ export function createDemoBank(db: Kysely<DB>, faults: boolean): BankConnector {
 
     async transfer(order: TransferOrder, answers: readonly string[], call: BankCall): Promise<TransferResult> {
       const outcome = demoBankOutcome(answers);
-      const entry = (await withheld(call))
+      const entry = (await call.transfersHeld())
         ? await holdTransfer(db, order.orderId, outcome, call.now)
         : await bookTransfer(db, order.orderId, entryFor(order, outcome, call.now), call.now, order.account !== null);
       return answered(db, call, 'transfer', order, resultOf(entry));
@@ -122,7 +119,7 @@ export function createDemoBank(db: Kysely<DB>, faults: boolean): BankConnector {
     async transferStatus(order: TransferOrder, call: BankCall): Promise<TransferResult> {
       let entry = await findEntry(db, order.orderId);
       // The fault is gone: what DemoBank decided is booked now, as if it had just been decided.
-      if (entry?.state === 'uncertain' && entry.held !== undefined && !(await withheld(call))) {
+      if (entry?.state === 'uncertain' && entry.held !== undefined && !(await call.transfersHeld())) {
         entry = await bookTransfer(db, order.orderId, entryFor(order, entry.held, call.now), call.now, order.account !== null);
       }
       return answered(db, call, 'transfer-status', order, entry ? resultOf(entry) : { status: 'uncertain' });

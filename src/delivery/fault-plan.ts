@@ -5,9 +5,8 @@
 // (emails), are sent as claimed. The draws are reserved from the account's shared counter, so the
 // same seed and the same notifications due together give the same faults in any worker.
 import type { Kysely } from 'kysely';
-import type { Merchant } from '../domain/merchant.js';
 import { kindRule } from '../domain/message-kinds.js';
-import { drawsFor, planNotifications } from '../domain/sandbox-faults.js';
+import { drawsFor, planNotifications, type SandboxFaults } from '../domain/sandbox-faults.js';
 import { reserveDraws } from '../store/sandbox-faults.js';
 import type { DB, MessageRow } from '../store/schema.js';
 
@@ -26,7 +25,7 @@ export interface Planned {
 }
 
 /** The claimed rows in the order to start them, each with what its account's faults make of it. */
-export async function planFaults(rows: MessageRow[], db: Kysely<DB>, account: (receiverId: number) => Promise<Merchant | undefined>): Promise<Planned[]> {
+export async function planFaults(rows: MessageRow[], db: Kysely<DB>, faultsOf: (receiverId: number) => Promise<SandboxFaults | null>): Promise<Planned[]> {
   const notifications = new Map<number, number[]>();
   rows.forEach((row, i) => {
     if (kindRule(row.kind)?.channel !== 'http') return;
@@ -36,8 +35,7 @@ export async function planFaults(rows: MessageRow[], db: Kysely<DB>, account: (r
   });
   const planned: Planned[] = rows.map((row) => ({ row }));
   for (const [receiverId, indexes] of notifications) {
-    const merchant = await account(receiverId).catch(() => undefined);
-    const faults = merchant?.faults;
+    const faults = await faultsOf(receiverId).catch(() => null);
     if (!faults?.notifications) continue;
     const draws = drawsFor(faults.notifications, indexes.length);
     const first = draws > 0 ? await reserveDraws(db, receiverId, draws) : 0;

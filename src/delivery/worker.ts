@@ -14,6 +14,7 @@ import type { Merchant } from '../domain/merchant.js';
 import { type Channel, kindRule } from '../domain/message-kinds.js';
 import { mayNotifyPrivateAddresses } from '../domain/network-address.js';
 import { nextAttemptAt, parseRetryAfter } from '../domain/retry-schedule.js';
+import type { SandboxFaults } from '../domain/sandbox-faults.js';
 import type { ShiftableClock } from '../runtime/clock.js';
 import { wallClockMs } from '../runtime/wall-clock.js';
 import { claimDueMessages, type FinishedAttempt, type RecordedAttempt, recordAttempts, releaseClaims, stillToSend } from '../store/messages.js';
@@ -33,6 +34,8 @@ export interface DeliveryDependencies {
   account(receiverId: number): Promise<Merchant | undefined>;
   /** SANDBOX: developer-mode accounts may then be notified at private addresses. */
   sandbox: boolean;
+  /** SANDBOX only: the account's faults on demand (fault-plan.ts); elsewhere the rows are not even looked at for them. */
+  faults?: (receiverId: number) => Promise<SandboxFaults | null>;
   /** How each channel's messages are sent; a message of a channel without one fails its attempt. */
   transports: Partial<Record<Channel, Transport>>;
 }
@@ -192,8 +195,8 @@ export class DeliveryWorker {
       limit,
       skipDestinations,
     });
-    // Only the sandbox has faults on demand: elsewhere the rows are not even looked at for them.
-    const planned = this.#deps.sandbox ? await planFaults(rows, this.#deps.db, this.#deps.account) : rows.map((row): Planned => ({ row }));
+    const faults = this.#deps.faults;
+    const planned = faults ? await planFaults(rows, this.#deps.db, faults) : rows.map((row): Planned => ({ row }));
     for (const { row, fault } of planned) {
       this.#ready.push({ row, leaseId, leaseUntil, fault });
       this.#destinations.wait(row.destination);

@@ -1,5 +1,4 @@
 // A collection account (merchant) as the use cases see it.
-import type { SandboxFaults } from './sandbox-faults.js';
 
 export interface MerchantFeatures {
   /** Contracted payment confirmation (POST .../confirm). */
@@ -68,8 +67,6 @@ export interface Merchant {
   /** Destination accounts; the first is the default. */
   collectAccounts: string[];
   countryCode: string;
-  /** Developer mode: the faults on demand it asked for (domain/sandbox-faults.ts); null for none, always for a production account. */
-  faults: SandboxFaults | null;
 }
 
 export const NOTIFY_API_VERSIONS = ['1.3', '3.0'] as const;

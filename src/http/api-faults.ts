@@ -8,7 +8,7 @@
 // An onRoute hook, added only where SANDBOX is on: a production installation's routes carry
 // nothing of it. Each check joins hooks every API route already runs (the NUL refusal's
 // preValidation, the server's onSend), so an account without faults pays a look at
-// `merchant.faults` and no hook runner of its own: a preHandler of its own cost GETs a twentieth
+// its faults (MerchantDirectory.faultsOf) and no hook runner of its own: a preHandler of its own cost GETs a twentieth
 // more CPU (docs/benchmarks.md).
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { takeRequestFault } from '../app/sandbox-faults.js';
@@ -23,7 +23,7 @@ const dropping = new WeakSet<FastifyRequest>();
 /** After authentication (v2 signatures included), before validation: a refused request changed nothing. */
 function takeFault(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const merchant = request.merchant;
-  if (merchant === null || !countsRequests(merchant.faults)) return done();
+  if (merchant === null || !countsRequests(request.ctx.merchants.faultsOf(merchant))) return done();
   takeRequestFault(request.ctx, merchant).then((fault) => {
     if (fault === 'drop') dropping.add(request);
     if (fault === null || fault === 'drop') return done();
@@ -38,7 +38,7 @@ function takeFault(request: FastifyRequest, reply: FastifyReply, done: HookHandl
 
 /** The last onSend hook of the route: the server's own (the wait for the commit to be durable) have run. */
 function dropConnection(request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
-  if (request.merchant?.faults && dropping.has(request)) request.raw.socket.destroy();
+  if (dropping.has(request)) request.raw.socket.destroy();
   done(null, payload);
 }
 

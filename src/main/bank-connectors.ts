@@ -15,7 +15,7 @@ export interface ConnectorDependencies {
 
 const CONNECTORS: readonly ((deps: ConnectorDependencies) => BankConnector)[] = [
   // Every installation has developer-mode accounts' test bank; the catalogue shows it to them only.
-  ({ db, config }) => createDemoBank(db, config.sandbox),
+  ({ db }) => createDemoBank(db),
 ];
 
 export function bankDirectory(deps: ConnectorDependencies): BankDirectory {

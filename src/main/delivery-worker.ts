@@ -2,6 +2,7 @@
 // clock, randomness, the log, the accounts' lookup and a transport per channel. Assembled here so
 // that delivery/ knows nothing of the use cases' context.
 import type { AppContext } from '../app/context.js';
+import { accountFaults } from '../app/sandbox-faults.js';
 import type { Config } from '../config.js';
 import { emailTransport } from '../delivery/email-transport.js';
 import { HttpTransport } from '../delivery/http-transport.js';
@@ -28,6 +29,7 @@ export function deliveryWorker(ctx: AppContext, options: WorkerOptions = workerO
       log: ctx.log,
       account: (receiverId) => ctx.merchants.byReceiverId(receiverId),
       sandbox: ctx.config.sandbox,
+      faults: ctx.config.sandbox ? (receiverId) => accountFaults(ctx, receiverId) : undefined,
       transports: {
         http: new HttpTransport(timeoutMs, perDestination, ctx.config.notifyDestinations),
         email: emailTransport(ctx.config, ctx.log, timeoutMs, perDestination),

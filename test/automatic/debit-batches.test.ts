@@ -26,7 +26,12 @@ beforeAll(() => {
   bank = setup.server.ctx.banks.mandatesAt(DEMO_BANK_ID)!;
 });
 
-const call = (): BankCall => ({ now: setup.server.ctx.clock.now(), account: setup.account.receiver_id, time: setup.server.ctx.clocks.scanTime() });
+const call = (): BankCall => ({
+  now: setup.server.ctx.clock.now(),
+  account: setup.account.receiver_id,
+  time: setup.server.ctx.clocks.scanTime(),
+  transfersHeld: async () => false,
+});
 
 async function dueDebit(subscriptionId: string): Promise<Debit> {
   const created = await api.post(
