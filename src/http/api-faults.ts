@@ -7,9 +7,9 @@
 //
 // An onRoute hook, added only where SANDBOX is on: a production installation's routes carry
 // nothing of it. Each check joins hooks every API route already runs (the NUL refusal's
-// preValidation, the server's onSend), so an account without faults pays a look at
-// its faults (MerchantDirectory.faultsOf) and no hook runner of its own: a preHandler of its own cost GETs a twentieth
-// more CPU (docs/benchmarks.md).
+// preValidation, the server's onSend), so an account without faults pays one look at its faults
+// (MerchantDirectory.faultsOf) and no hook runner of its own: a preHandler of its own cost GETs a
+// twentieth more CPU (docs/benchmarks.md).
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { takeRequestFault } from '../app/sandbox-faults.js';
 import { DomainError } from '../domain/errors.js';
