@@ -11,23 +11,22 @@
 // answers are. Reads, the prune and an account's rows forgotten are rare, and stay on the
 // process's connection.
 // Opened with the first row written or read, so that a command that does neither never creates it.
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { Kysely, Migration } from 'kysely';
 import { type Database, openDatabase } from './database.js';
 import { migrateToLatest } from './migrate.js';
 import * as requestLogs from './migrations/030-request-logs.js';
 import { APPEND_REQUEST_LOGS, requestLogsJson } from './request-logs.js';
 import type { DB, NewRequestLogRow } from './schema.js';
+import { type SqliteThread, startSqliteThread } from './sqlite-thread.js';
 
 export const REQUEST_LOG_FILE = 'request-log.db';
 
 /** The file's own migrations: the API database's table of migration 030, and whatever later changes it. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = { '030-request-logs': requestLogs };
 
-// CommonJS evaluated by the thread: it needs only better-sqlite3, resolved from this package. Each
-// message is a batch, answered with its number once committed, or with the error that failed it.
+// Evaluated by the thread (sqlite-thread.ts). Each message is a batch, answered with its number once
+// committed, or with the error that failed it.
 const WRITER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
@@ -55,31 +54,22 @@ parentPort.on('message', (batch) => {
  * thread that died fails what it held and what is sent to it; the file starts another.
  */
 class Writer {
-  readonly #worker: Worker;
+  readonly #thread: SqliteThread;
   readonly #waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
-  readonly #exited: Promise<void>;
   #next = 0;
   /** Why the thread is gone; undefined while it runs. */
   failed: Error | undefined;
 
   constructor(file: string) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.#worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { file, driver, sql: APPEND_REQUEST_LOGS } });
-    this.#worker.on('message', ({ id, error }: { id: number; error?: string }) => {
+    this.#thread = startSqliteThread(WRITER_SOURCE, { file, sql: APPEND_REQUEST_LOGS });
+    this.#thread.worker.on('message', ({ id, error }: { id: number; error?: string }) => {
       const waiting = this.#waiting.get(id);
       this.#waiting.delete(id);
       if (error === undefined) waiting?.resolve();
       else waiting?.reject(new Error(`request log rows not inserted: ${error}`));
     });
-    this.#worker.once('error', (error) => this.fail(error));
-    this.#exited = new Promise((resolve) =>
-      this.#worker.once('exit', (code) => {
-        this.fail(new Error(`the request log's writing thread exited with code ${code}`));
-        resolve();
-      }),
-    );
-    // A process with nothing else to do does not stay up for its log: closing writes what is left.
-    this.#worker.unref();
+    this.#thread.worker.once('error', (error) => this.fail(error));
+    void this.#thread.exited.then((code) => this.fail(new Error(`the request log's writing thread exited with code ${code}`)));
   }
 
   append(rows: readonly NewRequestLogRow[]): Promise<void> {
@@ -87,7 +77,7 @@ class Writer {
     const id = this.#next++;
     return new Promise((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
-      this.#worker.postMessage({ id, json: requestLogsJson(rows) });
+      this.#thread.worker.postMessage({ id, json: requestLogsJson(rows) });
     });
   }
 
@@ -98,11 +88,8 @@ class Writer {
   }
 
   async stop(): Promise<void> {
-    if (!this.failed) {
-      this.#worker.ref();
-      this.#worker.postMessage('stop');
-    }
-    await this.#exited;
+    if (this.failed) await this.#thread.exited;
+    else await this.#thread.stop();
   }
 }
 

@@ -6,13 +6,12 @@
 // writers, and the writer resets the WAL once a checkpoint has copied all of it (under a steady
 // stream of commits that takes the WalRestarter below).
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
+import { startSqliteThread } from './sqlite-thread.js';
 
 const CHECKPOINT_EVERY_MS = 100;
 
-// CommonJS evaluated by the worker: it needs only better-sqlite3, resolved from this package.
+// Evaluated by the thread (sqlite-thread.ts).
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
@@ -36,8 +35,7 @@ export interface WalCheckpointer {
  * dies: the caller turns automatic checkpoints back on, so the WAL never grows unbounded.
  */
 export function startWalCheckpointer(file: string, onFailure: (error: Error) => void): WalCheckpointer {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, everyMs: CHECKPOINT_EVERY_MS } });
+  const thread = startSqliteThread(WORKER_SOURCE, { file, everyMs: CHECKPOINT_EVERY_MS });
   // Once the thread has failed or is being stopped, nothing more is reported.
   let settled = false;
   const fail = (error: Error) => {
@@ -45,18 +43,12 @@ export function startWalCheckpointer(file: string, onFailure: (error: Error) => 
     settled = true;
     onFailure(error);
   };
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  worker.once('error', fail);
-  worker.once('exit', (code) => fail(new Error(`the WAL checkpoint thread exited with code ${code}`)));
-  worker.unref();
+  thread.worker.once('error', fail);
+  void thread.exited.then((code) => fail(new Error(`the WAL checkpoint thread exited with code ${code}`)));
   return {
-    stop: async () => {
+    stop: () => {
       settled = true;
-      // Waited for, the thread must keep the process alive until it exits: a process that stops
-      // right after it started would otherwise end with the wait unsettled.
-      worker.ref();
-      worker.postMessage('stop');
-      await exited;
+      return thread.stop();
     },
   };
 }
