@@ -15,11 +15,17 @@ export interface Form {
   /** Payments paid and notified, and charges taken end to end, in each delivery and charge measure. */
   payments: number;
   measures: readonly Measure[];
+  /**
+   * Servers started of each build: round i measures the i-th pair (modulo). Each process has a speed
+   * of its own (the same build's GET at 40 to 58 µs of CPU in four processes, docs/benchmarks.md),
+   * which one process of each build would put into every round.
+   */
+  processes: number;
 }
 
 /** What `.ci/run` runs: the two API measures, in many rounds of a second (docs/benchmarks.md, Performance guard). */
-export const SHORT: Form = { rounds: 30, seconds: 1, payments: 1_000, measures: ['get', 'create'] };
-export const FULL: Form = { rounds: ROUNDS, seconds: ROUND_SECONDS, payments: 2_000, measures: MEASURES };
+export const SHORT: Form = { rounds: 30, seconds: 1, payments: 1_000, measures: ['get', 'create'], processes: 3 };
+export const FULL: Form = { rounds: ROUNDS, seconds: ROUND_SECONDS, payments: 2_000, measures: MEASURES, processes: 3 };
 
 /**
  * The least median of current ÷ baseline a measure may have: on this 2-core machine under the load
@@ -50,19 +56,23 @@ export function guardOptions(argv: string[], env: Record<string, string | undefi
       postgres: { type: 'boolean', default: false },
       production: { type: 'boolean', default: false },
       threshold: { type: 'string' },
+      processes: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
   });
   const threshold = values.threshold === undefined ? THRESHOLD : Number(values.threshold);
   if (!(threshold > 0 && threshold <= 1)) throw new Error(`--threshold must be a ratio above 0 and at most 1, got ${values.threshold}`);
+  const form = values.production ? { ...(values.short ? SHORT : FULL), measures: ['get', 'create'] as const } : values.short ? SHORT : FULL;
+  const processes = values.processes === undefined ? form.processes : Number(values.processes);
+  if (!(Number.isInteger(processes) && processes >= 1)) throw new Error(`--processes must be a whole number of servers of each build, at least 1, got ${values.processes}`);
   return {
     against: values.against ?? (env.BENCH_GUARD_AGAINST || undefined),
     current: values.current ?? (env.BENCH_GUARD_CURRENT || undefined),
     postgres: values.postgres!,
     production: values.production!,
     // A production installation notifies no address of this machine: its measures are the API's.
-    form: values.production ? { ...(values.short ? SHORT : FULL), measures: ['get', 'create'] } : values.short ? SHORT : FULL,
+    form: { ...form, processes },
     threshold,
   };
 }

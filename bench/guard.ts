@@ -1,8 +1,8 @@
 // `npm run bench:guard`: fails when the working tree (or --current) is slower than the baseline
-// (guard-options.ts: bench/guard-baseline, or --against). Each build's `quipu serve` runs on a fresh
-// database of its own (SQLite, or PostgreSQL with --postgres); both stay up all along and are
-// measured one at a time, in rounds (rounds.ts: baseline then current, then current then baseline,
-// and so on). What is compared is work done per second of CPU time of the server's event loop,
+// (guard-options.ts: bench/guard-baseline, or --against). Each build's `quipu serve` runs as
+// several processes (--processes), each on a fresh database of its own (SQLite, or PostgreSQL with
+// --postgres); all stay up all along and are measured one at a time, in rounds (rounds.ts: baseline
+// then current, then current then baseline, and so on), round i on the i-th pair of processes. What is compared is work done per second of CPU time of the server's event loop,
 // not per second of the clock: on this shared 2-core machine, two measures a second apart answered
 // up to five times as many requests as each other, for the share of the cores each got. A round's
 // ratio is current ÷ baseline of one measure, and a measure fails when the median of its rounds'
@@ -71,23 +71,29 @@ async function guard(): Promise<boolean> {
   const servers: GuardServer[] = [];
   try {
     // Started side by side, as nothing is measured yet; the ones that start are stopped below either way.
-    const starts = await Promise.allSettled([against, current].map((build) => startGuardServer(kind, build.entry, receiver, options.production)));
+    const builds = Array.from({ length: form.processes }, () => [against, current]).flat();
+    const starts = await Promise.allSettled(builds.map((build) => startGuardServer(kind, build.entry, receiver, options.production)));
     for (const start of starts) if (start.status === 'fulfilled') servers.push(start.value);
     for (const start of starts) if (start.status === 'rejected') throw start.reason;
-    const [base, now] = servers as [GuardServer, GuardServer];
+    const [bases, nows] = [servers.filter((_, i) => i % 2 === 0), servers.filter((_, i) => i % 2 === 1)];
     const loadBefore = loads();
     for (const measure of form.measures) for (const server of servers) await server.measure(measure, WARM_UP.seconds, WARM_UP.payments);
+    /** Each scenario runs once a round: its n-th run is round n's, on the round's pair of servers. */
+    const rotating = (of: GuardServer[], measure: Measure) => {
+      let round = 0;
+      return () => of[round++ % of.length]!.measure(measure, form.seconds, form.payments);
+    };
     const scenarios = Object.fromEntries(
       form.measures.flatMap((measure) => [
-        [`${measure}:against`, () => base.measure(measure, form.seconds, form.payments)],
-        [`${measure}:current`, () => now.measure(measure, form.seconds, form.payments)],
+        [`${measure}:against`, rotating(bases, measure)],
+        [`${measure}:current`, rotating(nows, measure)],
       ]),
     );
     const rounds = await inRounds(scenarios, form.rounds);
     const reports = form.measures.map((m) => report(m, rounds[`${m}:against`]!, rounds[`${m}:current`]!, options.threshold));
     console.log(
       [
-        `bench:guard ${new Date().toISOString()}: ${current.name} against ${against.name}, ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, ${form.rounds} rounds`,
+        `bench:guard ${new Date().toISOString()}: ${current.name} against ${against.name}, ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, ${form.rounds} rounds over ${form.processes} servers of each build`,
         `(${form.seconds} s a GET or create measure, ${form.payments.toLocaleString('en-US')} payments or charges a delivery or charge measure); load average ${loadBefore} before the rounds, ${loads()} after; ${Math.round((performance.now() - started) / 1000)} s in all, builds included.`,
         '',
         "| measure | per second, baseline · current (medians) | per CPU second of the server's event loop, baseline per round | the same, current per round | current ÷ baseline per round | median | threshold |",

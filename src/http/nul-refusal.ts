@@ -28,10 +28,15 @@ function nulPath(value: unknown, path: string): string | undefined {
   return undefined;
 }
 
-/** Callback form: it runs on every request and never waits. */
+/**
+ * Callback form: it runs on every request and never waits. A NUL reaches the path or the query only
+ * percent-encoded (Node's parser refuses a request line holding the byte itself), so a URL without
+ * `%00` has none to look for, and a GET (no body) is one search of its URL.
+ */
 function refuseNul(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  if (nulPath(request.params, '') !== undefined) return done(new DomainError('not_found', 'Not found'));
-  const field = nulPath(request.query, '') ?? nulPath(request.body, '');
+  const inUrl = request.url.includes('%00');
+  if (inUrl && nulPath(request.params, '') !== undefined) return done(new DomainError('not_found', 'Not found'));
+  const field = (inUrl ? nulPath(request.query, '') : undefined) ?? nulPath(request.body, '');
   done(field === undefined ? undefined : fieldError(field, MESSAGE));
 }
 

@@ -1,4 +1,6 @@
 // Small helpers to talk JSON to a test server.
+import net from 'node:net';
+
 export interface JsonResponse<T = any> {
   status: number;
   headers: Headers;
@@ -36,4 +38,16 @@ export function client(baseUrl: string, apiKey: string) {
     post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>(baseUrl, 'POST', path, { apiKey, body, headers }),
     delete: <T = any>(path: string) => call<T>(baseUrl, 'DELETE', path, { apiKey }),
   };
+}
+
+/** Writes `raw` on a new connection to the server at `baseUrl` and reads until the server closes it. */
+export function rawExchange(baseUrl: string, raw: string): Promise<string> {
+  const { port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(raw));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
 }

@@ -3,7 +3,7 @@
 // naming it, a path id is a 404, and nothing is written. The sweep covers every route the running
 // server registered, so a new one cannot slip past.
 import { describe, expect, it } from 'vitest';
-import { call } from '../helpers/http.js';
+import { call, rawExchange } from '../helpers/http.js';
 import { authorizeParams, basicAuth, FORM, formPost, registerRedirectUris } from '../helpers/oauth.js';
 import { everyTableCount } from '../helpers/payments.js';
 import { concretePath, registeredRoutes } from '../helpers/routes.js';
@@ -57,6 +57,15 @@ describe('a NUL in a request', () => {
     const res = await call(setup.server.baseUrl, 'GET', '/v3/payments/%00', { apiKey: setup.account.api_key });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ status: 404 });
+  });
+
+  it('as a byte of the request line: refused by the HTTP parser, before any route (so the hook looks for it percent-encoded only)', async () => {
+    const before = await rowCounts();
+    for (const target of ['/v3/payments/a\u0000b', '/2.0/payments?notification_token=a\u0000b']) {
+      const answer = await rawExchange(setup.server.baseUrl, `GET ${target} HTTP/1.1\r\nHost: x\r\nx-api-key: ${setup.account.api_key}\r\n\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    }
+    expect(await rowCounts()).toEqual(before);
   });
 
   it('in a v2 query or form: 400 naming the field, in v2 shape', async () => {

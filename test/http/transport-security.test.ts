@@ -5,10 +5,9 @@
 // developer's machine) the names are plain and no HSTS is sent. Behind a trusted proxy, a request
 // the proxy says came over plain HTTP is refused, not redirected. A request that could be smuggled
 // (Content-Length beside Transfer-Encoding) is a 400 from Node's parser that reaches no route.
-import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { addDashboardUser } from '../../src/app/add-dashboard-user.js';
-import { call, client } from '../helpers/http.js';
+import { call, client, rawExchange } from '../helpers/http.js';
 import { authorizeParams, PageClient, registerRedirectUris } from '../helpers/oauth.js';
 import { csrfOf, PayerSession } from '../helpers/payer-session.js';
 import { countRows } from '../helpers/payments.js';
@@ -152,17 +151,7 @@ describe('behind a trusted proxy, over https', () => {
 describe('request smuggling', () => {
   const setup = useTestServer();
 
-  /** Writes `raw` on a new connection and reads until the setup.server closes it. */
-  function exchange(raw: string): Promise<string> {
-    const { port } = new URL(setup.server.baseUrl);
-    return new Promise((resolve, reject) => {
-      const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(raw));
-      let answer = '';
-      socket.on('data', (chunk) => (answer += chunk));
-      socket.on('close', () => resolve(answer));
-      socket.on('error', reject);
-    });
-  }
+  const exchange = (raw: string) => rawExchange(setup.server.baseUrl, raw);
 
   it('answers Content-Length beside Transfer-Encoding with one 400, and the request hidden in the body reaches no route', async () => {
     const before = await countRows(setup.server.ctx.db, 'payments');

@@ -26,8 +26,15 @@ describe("the performance guard's options", () => {
     expect(guardOptions([], { BENCH_GUARD_AGAINST: '' })).toMatchObject({ against: undefined });
   });
 
-  it('refuse a threshold that is no ratio, and unknown arguments', () => {
+  it('start as many servers of each build as asked, three by default', () => {
+    expect(guardOptions(['--short'], {}).form.processes).toBe(3);
+    expect(guardOptions(['--processes', '5'], {}).form).toEqual({ ...FULL, processes: 5 });
+    expect(guardOptions(['--production', '--processes', '1'], {}).form).toEqual({ ...FULL, measures: ['get', 'create'], processes: 1 });
+  });
+
+  it('refuse a threshold that is no ratio, a count of servers that is none, and unknown arguments', () => {
     for (const threshold of ['0', '1.5', 'fast']) expect(() => guardOptions(['--threshold', threshold], {})).toThrow(/--threshold/);
+    for (const processes of ['0', '1.5', 'many']) expect(() => guardOptions(['--processes', processes], {})).toThrow(/--processes/);
     expect(() => guardOptions(['--rounds', '3'], {})).toThrow();
     expect(() => guardOptions(['HEAD'], {})).toThrow();
   });
