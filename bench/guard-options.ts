@@ -65,7 +65,8 @@ export function guardOptions(argv: string[], env: Record<string, string | undefi
   if (!(threshold > 0 && threshold <= 1)) throw new Error(`--threshold must be a ratio above 0 and at most 1, got ${values.threshold}`);
   const form = values.production ? { ...(values.short ? SHORT : FULL), measures: ['get', 'create'] as const } : values.short ? SHORT : FULL;
   const processes = values.processes === undefined ? form.processes : Number(values.processes);
-  if (!(Number.isInteger(processes) && processes >= 1)) throw new Error(`--processes must be a whole number of servers of each build, at least 1, got ${values.processes}`);
+  if (!(Number.isInteger(processes) && processes >= 1))
+    throw new Error(`--processes must be a whole number of servers of each build, at least 1, got ${values.processes}`);
   return {
     against: values.against ?? (env.BENCH_GUARD_AGAINST || undefined),
     current: values.current ?? (env.BENCH_GUARD_CURRENT || undefined),
