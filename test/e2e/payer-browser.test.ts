@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
-import { launchBrowser } from '../helpers/browser.js';
+import { launchBrowser, payWithDemoBank } from '../helpers/browser.js';
 import { testWorker } from '../helpers/delivery.js';
 import { client } from '../helpers/http.js';
 import { type Receiver, startReceiver } from '../helpers/notification-receiver.js';
@@ -58,22 +58,6 @@ async function createPayment(fields: Record<string, unknown> = {}) {
 
 const getPayment = async (id: string) => (await api().get(`/v3/payments/${id}`)).body;
 
-/** From the payment page through DemoBank, up to the answer of the coordinates. */
-async function payWithDemoBank(paymentUrl: string, coordinates: [string, string, string], rut = '11.111.111-1'): Promise<void> {
-  await page.goto(paymentUrl);
-  await page.click('#method-simplified');
-  await page.check('input[value=Bawdf]');
-  await page.fill('#payer_email', 'payer@example.com');
-  await page.click('#continue');
-  await page.fill('#rut', rut);
-  await page.fill('#password', '1234');
-  await page.click('#login');
-  await page.fill('#c1', coordinates[0]);
-  await page.fill('#c2', coordinates[1]);
-  await page.fill('#c3', coordinates[2]);
-  await page.click('#authorize');
-}
-
 async function clockNow(): Promise<Date> {
   return new Date((await api().get('/sandbox/clock')).body.now);
 }
@@ -81,7 +65,7 @@ async function clockNow(): Promise<Date> {
 describe('paying with DemoBank in a browser', () => {
   it('pays, lands on return_url, and the merchant gets a signed 3.0 notification that verifies', async () => {
     const created = await createPayment();
-    await payWithDemoBank(created.payment_url, ['11', '22', '33']);
+    await payWithDemoBank(page, created.payment_url, ['11', '22', '33']);
     await page.waitForURL(shopUrl('/return'));
     expect(await page.textContent('h1')).toBe('Back at the shop');
 
@@ -121,7 +105,7 @@ describe('paying with DemoBank in a browser', () => {
 
   it('notifies with API 1.3: a token that resolves to the paid payment', async () => {
     const created = await createPayment({ notify_api_version: '1.3' });
-    await payWithDemoBank(created.payment_url, ['11', '22', '33']);
+    await payWithDemoBank(page, created.payment_url, ['11', '22', '33']);
     await page.waitForURL(shopUrl('/return'));
     const isForm = (r: { headers: Record<string, unknown> }) => String(r.headers['content-type']).startsWith('application/x-www-form-urlencoded');
     await hooks.waitFor((requests) => requests.some(isForm));
@@ -142,7 +126,7 @@ describe('paying with DemoBank in a browser', () => {
 
   it('shows the bank error for 99 99 99, leaves the payment pending, and a new attempt pays', async () => {
     const created = await createPayment();
-    await payWithDemoBank(created.payment_url, ['99', '99', '99']);
+    await payWithDemoBank(page, created.payment_url, ['99', '99', '99']);
     await page.waitForSelector('#retry');
     expect(await page.textContent('main')).toContain('Error ejecutando transferencia');
     expect(await getPayment(created.payment_id)).toMatchObject({ status: 'pending', status_detail: 'pending' });
@@ -164,7 +148,7 @@ describe('paying with DemoBank in a browser', () => {
 
   it('leaves an uncertain transfer verifying until DemoBank confirms it', async () => {
     const created = await createPayment();
-    await payWithDemoBank(created.payment_url, ['12', '34', '56']);
+    await payWithDemoBank(page, created.payment_url, ['12', '34', '56']);
     await page.waitForURL(shopUrl('/return'));
     expect(await getPayment(created.payment_id)).toMatchObject({ status: 'verifying', status_detail: 'pending' });
     await page.goto(created.payment_url);
@@ -178,7 +162,7 @@ describe('paying with DemoBank in a browser', () => {
 
   it('makes an uncertain transfer that DemoBank fails pending again, payable anew', async () => {
     const created = await createPayment();
-    await payWithDemoBank(created.payment_url, ['45', '45', '45']);
+    await payWithDemoBank(page, created.payment_url, ['45', '45', '45']);
     await page.waitForURL(shopUrl('/return'));
     expect(await getPayment(created.payment_id)).toMatchObject({ status: 'verifying' });
     const failed = await api().post(`/sandbox/demobank/payments/${created.payment_id}/fail`);

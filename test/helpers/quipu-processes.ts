@@ -21,10 +21,10 @@ export interface CliResult {
  */
 export const testHashCost = (env: Record<string, string>): Record<string, string> => (env.SANDBOX === 'false' ? {} : { PASSWORD_HASH_COST: '12' });
 
-/** `cwd`: the folder the command runs in (the test runner's by default). */
-export async function quipu(args: string[], env: Record<string, string>, cwd?: string): Promise<CliResult> {
+/** `cwd`: the folder the command runs in (the test runner's by default); `bin`: another installation's. */
+export async function quipu(args: string[], env: Record<string, string>, cwd?: string, bin = BIN): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...testHashCost(env), ...env }, timeout: 60_000, cwd });
+    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { env: { ...process.env, ...testHashCost(env), ...env }, timeout: 60_000, cwd });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
