@@ -6,47 +6,27 @@
 // README tells), so that no test compiles SQLite.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STYLESHEET_PATH } from '../../src/http/html.js';
 import { payWithDemoBank, useBrowser } from '../helpers/browser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { STYLESHEET_PATH } from '../../src/http/html.js';
 import { client } from '../helpers/http.js';
+import { type AddonMirror, addonMirror, emptyProject, installPackage, packQuipu, ROOT } from '../helpers/package.js';
 import { freePort, quipu, type ServerProcess, startProcess, waitForHttp } from '../helpers/process.js';
 
 const run = promisify(execFile);
-const ROOT = new URL('../..', import.meta.url).pathname;
 const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version as string;
 const INSTALL = { timeout: 600_000 };
-
-/** A folder serving the addon as better-sqlite3's install script asks for it: `/v<version>/<file>`. */
-async function addonMirror(folder: string): Promise<{ url: string; asked: string[]; close: () => void }> {
-  const addon = path.join(ROOT, 'node_modules', 'better-sqlite3');
-  const { version } = JSON.parse(fs.readFileSync(path.join(addon, 'package.json'), 'utf8')) as { version: string };
-  const file = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
-  const tarball = path.join(folder, file);
-  await run('tar', ['-czf', tarball, '-C', addon, 'build/Release/better_sqlite3.node']);
-  const asked: string[] = [];
-  const server = http.createServer((request, response) => {
-    asked.push(request.url ?? '');
-    if (request.url !== `/v${version}/${file}`) return void response.writeHead(404).end();
-    response.writeHead(200, { 'content-type': 'application/gzip' });
-    fs.createReadStream(tarball).pipe(response);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, asked, close: () => server.close() };
-}
 
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'quipu-package-'));
 const app = path.join(folder, 'app');
 const installed = path.join(app, 'node_modules', 'quipu');
 const bin = path.join(installed, 'bin', 'quipu.js');
-let mirror: Awaited<ReturnType<typeof addonMirror>>;
+let mirror: AddonMirror;
 let database: TestDatabase;
 let env: Record<string, string>;
 let server: ServerProcess | undefined;
@@ -65,17 +45,10 @@ interface Command {
 const installedQuipu = (args: string[]) => quipu(args, env, app, bin);
 
 beforeAll(async () => {
-  // The dist/ of this run's global setup, as `npm pack` would build it (its `prepare`).
-  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', folder], { cwd: ROOT });
-  const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+  const tarball = await packQuipu(folder);
   mirror = await addonMirror(folder);
-  fs.mkdirSync(app);
-  fs.writeFileSync(path.join(app, 'package.json'), '{ "private": true }\n');
-  await run('npm', ['install', path.join(folder, filename), '--no-audit', '--no-fund', '--prefer-offline'], {
-    cwd: app,
-    env: { ...process.env, npm_config_better_sqlite3_binary_host: mirror.url },
-    timeout: INSTALL.timeout,
-  });
+  emptyProject(app);
+  await installPackage(app, tarball, mirror);
   database = await createTestDatabase();
   env = { DATABASE_URL: database.url, DATA_DIR: path.join(app, 'data'), LOG_LEVEL: 'info' };
   const port = await freePort();
@@ -93,7 +66,7 @@ afterAll(async () => {
 
 describe('the npm package, installed into an empty folder', () => {
   it('holds the compiled service and its assets, none of the repository, and takes no development dependency', () => {
-    expect(fs.readdirSync(installed).sort()).toEqual(['README.md', 'bin', 'dist', 'package.json']);
+    expect(fs.readdirSync(installed).sort()).toEqual(['README.md', 'bin', 'ci', 'dist', 'package.json']);
     for (const asset of ['dist/cli/main.js', 'dist/http/payer/payer.css', 'dist/http/dashboard/dashboard.css'])
       expect(fs.existsSync(path.join(installed, asset))).toBe(true);
     // The build's and the tests' tools (yaml, also a development dependency, is the Swagger plugins' own).
