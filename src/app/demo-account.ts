@@ -4,6 +4,7 @@
 // charge-intent example of /docs names, so that "Try it out" charges it as the example stands.
 import { DEMO_RUT } from '../bank/demo-bank-scenarios.js';
 import { DEMO_ACCOUNT_NAME, DEMO_USER } from '../config.js';
+import { standInReceiver } from '../domain/stand-in-receivers.js';
 import { countMerchants } from '../store/merchants.js';
 import { lockSetting } from '../store/setting-lock.js';
 import { inTransaction } from '../store/transaction.js';
@@ -19,8 +20,8 @@ export { DEMO_USER };
 /** The demo account's ENABLED subscription: what the charge-intent example of /docs charges (http/request-examples.ts). */
 export const DEMO_SUBSCRIPTION_ID = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
 
-/** Its callbacks go to a reserved name that nothing answers: the events page shows them. */
-const NO_RECEIVER = 'https://demo.example';
+/** Its callbacks go to a name that never resolves: the events page shows them, and nothing leaves the machine (domain/stand-in-receivers.ts). */
+const NO_RECEIVER = standInReceiver('demo');
 
 /** Held while an empty database is given its demo account: servers started together make one. */
 const DEMO_ACCOUNT_LOCK = 'demo_account';

@@ -12,6 +12,7 @@ import { wireStatus } from '../domain/mandate-status.js';
 import type { Merchant } from '../domain/merchant.js';
 import { notifyPolicy, notifyUrlProblem } from '../domain/network-address.js';
 import type { Payment } from '../domain/payment.js';
+import { standInReceiver } from '../domain/stand-in-receivers.js';
 import type { Subscription } from '../domain/subscription.js';
 import { findDebitOfPayment } from '../store/debits.js';
 import { claimAndSubmit } from './collect-debits.js';
@@ -50,9 +51,10 @@ const AMOUNT = 1000;
 const MAX_AMOUNT = 5000;
 /**
  * Where callbacks go when the account has no notify_url of its own (the automatic payment API
- * requires one): a reserved name that nothing answers, so the events page shows the attempts.
+ * requires one): a name that never resolves, so the events page shows the attempts and nothing
+ * leaves the machine (domain/stand-in-receivers.ts).
  */
-const NO_RECEIVER = 'https://scenarios.example';
+const NO_RECEIVER = standInReceiver('scenarios');
 
 /**
  * The account's notify_url, else the stand-in, unless the installation's rules refuse it (an

@@ -15,6 +15,7 @@ import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Agent, buildConnector as BuildConnector, Dispatcher } from 'undici';
 import { type AddressReach, addressScope, beyondReach, hostBeyondReach, reachRule } from '../domain/network-address.js';
+import { neverResolvesReason } from '../domain/stand-in-receivers.js';
 import { DeadlineExceeded, Deadlines, type Expirable } from './deadlines.js';
 import { requestHeaders } from './request-headers.js';
 
@@ -43,8 +44,9 @@ const MAX_READ_BYTES = 64 * 1024;
 export class RefusedAddressError extends Error {
   readonly code = 'QUIPU_REFUSED_ADDRESS';
 
-  constructor(host: string, reason: string, reach: AddressReach) {
-    super(`refused: ${host} ${reason}; ${reachRule(reach)}`);
+  /** `reach`: the account's rule the host broke, named after the reason; none for a name nothing may reach. */
+  constructor(host: string, reason: string, reach?: AddressReach) {
+    super(`refused: ${host} ${reason}${reach ? `; ${reachRule(reach)}` : ''}`);
   }
 }
 
@@ -64,6 +66,8 @@ const lookupWithin =
 function guardedConnector(buildConnector: typeof BuildConnector, timeoutMs: number, reach: AddressReach): BuildConnector.connector {
   const connect = buildConnector({ lookup: lookupWithin(reach), timeout: timeoutMs });
   return (options, callback) => {
+    const never = neverResolvesReason(options.hostname);
+    if (never) return callback(new RefusedAddressError(options.hostname, never), null);
     // An address literal is connected to without a lookup: judge it here.
     const reason = hostBeyondReach(options.hostname, reach);
     if (reason) return callback(new RefusedAddressError(options.hostname, reason, reach), null);

@@ -11,6 +11,7 @@ import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MERCHANT_TOPIC } from '../../src/app/merchant-directory.js';
 import { updateMerchant } from '../../src/app/update-merchant.js';
+import { neverResolvesReason, standInReceiver } from '../../src/domain/stand-in-receivers.js';
 import { loadConfig } from '../../src/config.js';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
 import { startRuntime } from '../../src/main/bootstrap.js';
@@ -200,6 +201,28 @@ describe('link-local addresses', () => {
     } finally {
       rebound.mockRestore();
     }
+  });
+
+  it('sends nothing to a name under .invalid and asks no resolver for it: the stand-in receivers of the fixtures', async () => {
+    const lookup = vi.spyOn(resolver, 'lookup');
+    try {
+      const developer = await server.account({ notifyUrl: `${standInReceiver('shop')}/notify` });
+      const payment = await reconciledPayment(server, developer);
+      const n = await onlyNotification(developer.api_key, payment.paymentId);
+      expect(n.attempt_log[0]).toMatchObject({
+        outcome: 'failed',
+        http_status: null,
+        error: 'refused: shop.quipu.invalid is under .invalid, which never resolves (RFC 6761): nothing is looked up or sent',
+      });
+      expect(lookup.mock.calls.filter(([hostname]) => String(hostname).endsWith('.invalid'))).toEqual([]);
+    } finally {
+      lookup.mockRestore();
+    }
+  });
+
+  it.each(['demo.quipu.invalid', 'a.b.INVALID.', 'invalid'])('names %s as never resolving, and no other name', (host) => {
+    expect(neverResolvesReason(host)).toContain('never resolves');
+    for (const other of ['invalid.example', 'shop.test', 'localhost', '127.0.0.1', 'notinvalid']) expect(neverResolvesReason(other)).toBeUndefined();
   });
 
   it('lets a developer account give one where the operator allows it', async () => {

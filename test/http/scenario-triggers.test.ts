@@ -171,7 +171,7 @@ describe('with NOTIFY_URL_ACCOUNT_HOSTS on in a sandbox', () => {
         const refused = await client(strict.baseUrl, bare.api_key).post(`/sandbox/scenarios/${id}/run`);
         expect(refused.status).toBe(400);
         expect(refused.body.message).toContain('the account has no notify_url');
-        expect(refused.body.message).toContain('https://scenarios.example, where they would go instead, names a host this account has not registered');
+        expect(refused.body.message).toContain('https://scenarios.quipu.invalid, where they would go instead, names a host this account has not registered');
         expect(refused.body.message).toContain("Set the account's notify_url in the dashboard's Settings");
       }
       expect(await subscriptions()).toBe(0);
