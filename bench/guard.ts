@@ -2,8 +2,9 @@
 // (guard-options.ts: bench/guard-baseline, or --against). Each build's `quipu serve` runs as
 // several processes (--processes), each on a fresh database of its own (SQLite, or PostgreSQL with
 // --postgres); all stay up all along and are measured one at a time, in rounds (rounds.ts: baseline
-// then current, then current then baseline, and so on), round i on the i-th pair of processes. What is compared is work done per second of CPU time of the server's event loop,
-// not per second of the clock: on this shared 2-core machine, two measures a second apart answered
+// then current, then current then baseline, and so on), round i on the i-th pair of processes.
+// What is compared is work done per second of CPU time of the server's event loop, not per second
+// of the clock: on this shared 2-core machine, two measures a second apart answered
 // up to five times as many requests as each other, for the share of the cores each got. A round's
 // ratio is current ÷ baseline of one measure, and a measure fails when the median of its rounds'
 // ratios is below the threshold. Exit 0: every measure reached it; 1: one did not, or had errors;

@@ -85,12 +85,12 @@ function startImage() {
   const name = `quipu-ci-${port}`;
   const image = env.QUIPU_IMAGE || 'quipu';
   const named = Object.keys(settings).flatMap((key) => ['-e', key]);
-  const id = execFileSync(engine[0], [...engine.slice(1), 'run', '-d', '--rm', '--name', name, '-p', `127.0.0.1:${port}:3000`, ...named, image], {
+  execFileSync(engine[0], [...engine.slice(1), 'run', '-d', '--rm', '--name', name, '-p', `127.0.0.1:${port}:3000`, ...named, image], {
     // The engine's own settings (DOCKER_HOST, ...) from the job; the container only the ones named.
     env: { ...env, ...settings },
-    encoding: 'utf8',
-  }).trim();
-  return { pid: '', container: id, stop: `${engine.join(' ')} stop ${name}`, log: `run: ${engine.join(' ')} logs ${name}` };
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return { pid: '', stop: `${engine.join(' ')} stop ${name}`, log: `run: ${engine.join(' ')} logs ${name}` };
 }
 
 async function untilReady(started) {

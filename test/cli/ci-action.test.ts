@@ -78,14 +78,10 @@ function holds(condition: string | undefined, inputs: Record<string, string>): b
   return inputs[comparison[1]!] === comparison[2];
 }
 
-const keyValues = (file: string) =>
-  Object.fromEntries(
-    fs
-      .readFileSync(file, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
+/** `NAME=value` lines, as GITHUB_ENV and `env` hold them. */
+const assignments = (lines: string[]): Record<string, string> =>
+  Object.fromEntries(lines.filter((line) => line.includes('=')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+const keyValues = (file: string) => assignments(fs.readFileSync(file, 'utf8').split('\n'));
 
 /** Runs action.yml's steps in `workspace`, as a GitHub runner would with `given` as its inputs and `runnerEnv` in its environment. */
 async function runAction(workspace: string, given: Record<string, string>, runnerEnv: Record<string, string> = {}): Promise<Ran> {
@@ -218,9 +214,7 @@ describe('the GitLab CI example', () => {
       env: { ...process.env, ...mirror.env, QUIPU_PORT: String(port) },
       timeout: 300_000,
     });
-    const variables = Object.fromEntries(
-      ran.stdout.split('\n').flatMap((line) => (line.startsWith('QUIPU_') ? [[line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]] : [])),
-    );
+    const variables = assignments(ran.stdout.split('\n').filter((line) => line.startsWith('QUIPU_')));
     stops.push(variables.QUIPU_STOP!);
     expect(variables.QUIPU_BASE_URL).toBe(`http://127.0.0.1:${port}`);
     await usable(variables);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { moveClockPastSettlement } from '../../bench/charge-pipeline.js';
 import { chargeBodies } from '../../bench/charge-server.js';
-import { startReceiver } from './notification-receiver.js';
+import { eventually, startReceiver } from './notification-receiver.js';
 import { freePort, startProcess, waitForHttp } from './quipu-processes.js';
 
 const run = promisify(execFile);
@@ -21,16 +21,6 @@ const [bin, folder, trace] = process.argv.slice(2) as [string, string, string];
 const API_KEY = '51f210fe-2fa4-4205-b21b-f1d72d92ebb1';
 const OPERATOR_TOKEN = 'operator-token-of-the-offline-example-0123456789';
 const JSON_BODY = { 'content-type': 'application/json' };
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`offline example: gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const receiver = await startReceiver();
 const port = await freePort();
@@ -50,7 +40,7 @@ try {
   await waitForHttp(`${url}/readyz`, 60_000);
   const payment = await api('POST', '/v3/payments', { amount: 2000, currency: 'CLP', subject: 'Offline', notify_url: receiver.url, notify_api_version: '3.0' });
   await run(process.execPath, [bin, 'payments', 'pay', payment.payment_id], { cwd: folder, env: { ...process.env, ...env } });
-  await until('the payment notification', async () => notificationOf('payment_id', payment.payment_id), Boolean);
+  await eventually(async () => notificationOf('payment_id', payment.payment_id), Boolean, 60_000);
   const refund = await api('POST', `/v3/payments/${payment.payment_id}/refunds`, { amount: 500 });
 
   const scenario = await api('POST', '/sandbox/scenarios/mandate-enabled/run');
@@ -61,14 +51,14 @@ try {
   await api('POST', '/sandbox/clock', { advance: '5s' });
   // Once the job has submitted the debit (it runs in the background), it settles on the next bank
   // business day: the clock is moved past it until the charge is notified.
-  await until(
-    'the charge notification',
+  await eventually(
     async () => {
       await moveClockPastSettlement(url, headers);
       await new Promise((resolve) => setTimeout(resolve, 500));
       return notificationOf('payment_id', intent.payment_id);
     },
     Boolean,
+    60_000,
   );
 
   const paid = await api('GET', `/v3/payments/${payment.payment_id}`);
