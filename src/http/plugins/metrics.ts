@@ -16,6 +16,7 @@ import { connectionUse } from '../../store/database.js';
 import { listJobRows } from '../../store/jobs.js';
 import { BACKLOG_STATES, readOutboxGauges } from '../../store/operator-gauges.js';
 import { logOperatorCall, requireOperator } from '../operator/auth.js';
+import { RouteLatency } from './route-latency.js';
 
 /** How far back quipu_outbox_attempts_last_5m counts. */
 const ATTEMPTS_WINDOW_MS = 5 * 60_000;
@@ -24,25 +25,15 @@ const ATTEMPT_OUTCOMES = ['delivered', 'failed'] as const;
 export function metricsPlugin(app: FastifyInstance, options: { public: boolean; ctx: AppContext }): void {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'quipu_' });
-  const duration = new client.Histogram({
-    name: 'quipu_http_request_duration_seconds',
-    help: 'HTTP request latency by route and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
-  });
-  // One child per series, looked up by a string key: labelling an observation hashes its label object each time.
-  const series = new Map<string, client.Histogram.Internal<'method' | 'route' | 'status'>>();
+  const latency = new RouteLatency(
+    'quipu_http_request_duration_seconds',
+    'HTTP request latency by route and status',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registry,
+  );
   app.addHook('onResponse', (request, reply, done) => {
     // Unmatched URLs share one label so scanners cannot grow the series without bound.
-    const route = request.routeOptions.url ?? 'unmatched';
-    const key = `${request.method} ${route} ${reply.statusCode}`;
-    let child = series.get(key);
-    if (!child) {
-      child = duration.labels(request.method, route, String(reply.statusCode));
-      series.set(key, child);
-    }
-    child.observe(reply.elapsedTime / 1000);
+    latency.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   operatorGauges(registry, options.ctx);

@@ -22,12 +22,12 @@ const WINDOW_MS = 1_000;
  */
 export class RequestWindows {
   #endsAt = 0;
-  #counts = new Map<string, number>();
+  #counts = new Map<number | string, number>();
 
   constructor(readonly max: number) {}
 
   /** Counts a request of `key` at `now` (epoch ms): 0 when it is within the limit, else the ms until its window ends. */
-  take(key: string, now: number): number {
+  take(key: number | string, now: number): number {
     if (now >= this.#endsAt) {
       this.#endsAt = now - (now % WINDOW_MS) + WINDOW_MS;
       this.#counts.clear();
@@ -38,8 +38,11 @@ export class RequestWindows {
   }
 }
 
-/** An account is counted as itself wherever it calls from; a request without one, by its address. */
-const keyOf = (request: FastifyRequest) => (request.merchant ? `account:${request.merchant.receiverId}` : `address:${request.ip}`);
+/**
+ * An account is counted as itself wherever it calls from (its receiver id, a number); a request
+ * without one, by its address (a string): the two kinds of key never meet, and neither is built per request.
+ */
+const keyOf = (request: FastifyRequest): number | string => request.merchant?.receiverId ?? request.ip;
 
 function limitHook(windows: RequestWindows) {
   return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
