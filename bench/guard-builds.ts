@@ -27,7 +27,9 @@ function step(command: string, args: string[], cwd: string): void {
 
 const builtIn = (dir: string, name: string): Build => ({ name, entry: [path.join(dir, 'bin', 'quipu.js')] });
 
-const lockOf = (dir: string) => fs.readFileSync(path.join(dir, 'package-lock.json'));
+/** A build's lockfile: npm-shrinkwrap.json since the package carries it, package-lock.json before. */
+const lockOf = (dir: string) =>
+  fs.readFileSync(path.join(dir, fs.existsSync(path.join(dir, 'npm-shrinkwrap.json')) ? 'npm-shrinkwrap.json' : 'package-lock.json'));
 
 /**
  * A node_modules holding the packages `dir` locks: the working tree's, or a cached commit's own from

@@ -24,10 +24,14 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   audit: async () => (await import('./audit.js')).auditCommand(),
 };
 
-/** The commands `argv` may run: the one it names, none to print the version, or every one (for help, or to say a name is unknown). */
-export async function commandsFor(argv: readonly string[]): Promise<Command[]> {
+/**
+ * The commands `argv` may run: the one it names, none to print the version or to run one of
+ * `builtIn` (serve, worker, migrate: `quipu serve` loaded every other command's modules before it
+ * started), or every one (for help, or to say a name is unknown).
+ */
+export async function commandsFor(argv: readonly string[], builtIn: readonly string[]): Promise<Command[]> {
   const named = argv[2];
-  if (named === '--version' || named === '-V') return [];
+  if (named === '--version' || named === '-V' || (named !== undefined && builtIn.includes(named))) return [];
   const names = named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
   return Promise.all(names.map((name) => COMMANDS[name]!()));
 }

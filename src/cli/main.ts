@@ -39,7 +39,8 @@ export async function main(argv: string[]): Promise<void> {
     .command('worker')
     .description('run a notification delivery worker and the background jobs (several may share one PostgreSQL database)')
     .action(async () => (await import('./worker.js')).worker());
-  for (const command of await commandsFor(argv)) program.addCommand(command);
+  const builtIn = program.commands.map((command) => command.name());
+  for (const command of await commandsFor(argv, builtIn)) program.addCommand(command);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TIME_FRAMES } from '../../scripts/remediation-time-frames.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-const lock = JSON.parse(fs.readFileSync(`${ROOT}package-lock.json`, 'utf8')) as { packages: Record<string, { version: string }> };
+const lock = JSON.parse(fs.readFileSync(`${ROOT}npm-shrinkwrap.json`, 'utf8')) as { packages: Record<string, { version: string }> };
 const FASTIFY = lock.packages['node_modules/fastify']!.version;
 const ADVISORY = {
   id: 1999001,

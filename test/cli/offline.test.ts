@@ -1,6 +1,6 @@
 // Quipu works with the network off, and tries no connection to anything but what it is told to:
 // the npm package, installed as someone without the repository installs it, runs a full example
-// (test/helpers/offline-example.ts: a payment paid at DemoBank, notified and refunded; a mandate
+// (test/helpers/offline-example.ts and merchant-day.ts: a payment paid at DemoBank, notified and refunded; a mandate
 // signed; a charge debited, settled and notified) inside a network namespace whose only interface
 // is the loopback (`unshare --net`), its receiver beside it, while strace records every connect(2)
 // of the server's process tree. What the README promises (no account, no token, no expiry, no
@@ -57,6 +57,8 @@ describe('with the network off', () => {
       subscription: 'ENABLED',
       charge: 'done',
       notifications: expect.any(Number),
+      firstNotificationAt: expect.any(Number),
+      signed: true,
     });
 
     const tried = connections(fs.readFileSync(trace, 'utf8'));

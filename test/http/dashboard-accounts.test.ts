@@ -1,15 +1,15 @@
 // A dashboard user's password and sessions over their life: a password they choose passes the
 // password rules (not a common one, no word of Quipu, their email or their account); a generated
 // one expires and, before that, opens nothing but the page that replaces it; a hash made at a lower
-// cost is made again at sign-in; a disabled user is answered as a wrong password is and loses their
+// cost (the developer-mode demo user's is made at the least) is made again at sign-in; a disabled user is answered as a wrong password is and loses their
 // sessions at once; and a user sees their own sessions and ends one or all the others with their
 // password given again, audited.
 import { describe, expect, it } from 'vitest';
-import { addDashboardUser, type DashboardCredentials } from '../../src/app/add-dashboard-user.js';
+import { addDashboardUser, type DashboardCredentials, insertDashboardUser, passwordAndHash } from '../../src/app/add-dashboard-user.js';
 import { setDashboardUserDisabled } from '../../src/app/dashboard-user-access.js';
 import { resetDashboardPassword } from '../../src/app/reset-dashboard-password.js';
 import { INITIAL_PASSWORD_MS } from '../../src/domain/dashboard-session.js';
-import { hashPassword } from '../../src/domain/password-hash.js';
+import { hashPassword, MIN_HASH_COST } from '../../src/domain/password-hash.js';
 import { csrfOf, type PageResponse, PayerSession } from '../helpers/payer-session.js';
 import { CHOSEN_PASSWORD, useTestServer } from '../helpers/server.js';
 
@@ -135,6 +135,18 @@ describe('password hashes', () => {
     expect(stored).toContain(`$scrypt$ln=${cost},r=8,p=1$`);
     expect(stored).not.toBe(weaker);
     expect((await signIn(user)).answer.status).toBe(303);
+  });
+
+  it("the developer-mode demo user's is made at the least cost (its password is printed at start), then at the installation's at its first sign-in", async () => {
+    const { ctx } = setup.server;
+    const email = `demo${++users}@teteras.test`;
+    const password = await passwordAndHash(ctx, { context: { email, accountName: 'Teteras Andinas' }, developerDemo: true });
+    expect(password.hash).toContain(`$scrypt$ln=${MIN_HASH_COST},r=8,p=1$`);
+    expect(password.expiresAt).toBeNull();
+    await insertDashboardUser(ctx, ctx.db, setup.account.receiver_id, email, password);
+    expect((await signIn({ email, password: password.password })).answer.status).toBe(303);
+    expect((await userRow(email)).password_hash).toContain(`$scrypt$ln=${setup.server.config.passwordHashCost},r=8,p=1$`);
+    expect((await signIn({ email, password: password.password })).answer.status).toBe(303);
   });
 });
 
