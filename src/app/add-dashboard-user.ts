@@ -53,9 +53,10 @@ export async function passwordAndHash(ctx: AppContext, input: { given?: string; 
   }
   const password = given ?? newPassword(ctx.random);
   const expiresAt = given !== undefined || input.developerDemo ? null : wallClockMs(ctx.clock) + INITIAL_PASSWORD_MS;
-  // The demo user's hash is made at the least cost, so that a fresh start is ready in under a
-  // second (scrypt at 17 took most of one): its password is no secret a person chose, and its first
-  // sign-in makes the hash again at the installation's cost, as for any weaker hash.
+  // The demo user's hash is made at the least cost: at 17 it took most of a second of every fresh
+  // start (a test suite's container starts fresh each time), and its password is no secret a
+  // person chose (printed, or set in a CI's settings). Its first sign-in makes the hash again at
+  // the installation's cost, as for any weaker hash.
   const cost = input.developerDemo ? MIN_HASH_COST : ctx.config.passwordHashCost;
   return { password, hash: await hashPassword(password, ctx.random(16), cost), expiresAt };
 }

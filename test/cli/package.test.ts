@@ -66,7 +66,8 @@ afterAll(async () => {
 
 describe('the npm package, installed into an empty folder', () => {
   it('holds the compiled service and its assets, none of the repository, and takes no development dependency', () => {
-    expect(fs.readdirSync(installed).sort()).toEqual(['README.md', 'bin', 'ci', 'dist', 'package.json']);
+    // npm-shrinkwrap.json: the lockfile, which the image's `npm ci --omit=dev` installs from (Dockerfile).
+    expect(fs.readdirSync(installed).sort()).toEqual(['README.md', 'bin', 'ci', 'dist', 'npm-shrinkwrap.json', 'package.json']);
     for (const asset of ['dist/cli/main.js', 'dist/http/payer/payer.css', 'dist/http/dashboard/dashboard.css'])
       expect(fs.existsSync(path.join(installed, asset))).toBe(true);
     // The build's and the tests' tools (yaml, also a development dependency, is the Swagger plugins' own).
